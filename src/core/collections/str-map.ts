@@ -1,0 +1,69 @@
+import { IntMap } from './int-map';
+
+/**
+ * A persistent map from strings to values: a hash into an `IntMap` of small collision buckets.
+ * Used for the few lookups by name or email that must not scan the organization (authentication,
+ * channel names, group names). Iteration order is not meaningful.
+ */
+type Bucket<V> = ReadonlyArray<readonly [string, V]>;
+
+export class StrMap<V> {
+  private constructor(
+    private readonly buckets: IntMap<Bucket<V>>,
+    readonly size: number,
+  ) {}
+
+  static empty<V>(): StrMap<V> {
+    return new StrMap<V>(IntMap.empty(), 0);
+  }
+
+  static from<V>(entries: Iterable<readonly [string, V]>): StrMap<V> {
+    let map = StrMap.empty<V>();
+    for (const [k, v] of entries) map = map.set(k, v);
+    return map;
+  }
+
+  get(key: string): V | undefined {
+    const bucket = this.buckets.get(hash(key));
+    if (bucket === undefined) return undefined;
+    for (const [k, v] of bucket) if (k === key) return v;
+    return undefined;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  set(key: string, value: V): StrMap<V> {
+    const h = hash(key);
+    const bucket = this.buckets.get(h) ?? [];
+    const i = bucket.findIndex(([k]) => k === key);
+    const next = bucket.slice();
+    if (i >= 0) next[i] = [key, value];
+    else next.push([key, value]);
+    return new StrMap(this.buckets.set(h, next), i >= 0 ? this.size : this.size + 1);
+  }
+
+  delete(key: string): StrMap<V> {
+    const h = hash(key);
+    const bucket = this.buckets.get(h);
+    if (bucket === undefined || !bucket.some(([k]) => k === key)) return this;
+    const next = bucket.filter(([k]) => k !== key);
+    const buckets = next.length === 0 ? this.buckets.delete(h) : this.buckets.set(h, next);
+    return new StrMap(buckets, this.size - 1);
+  }
+
+  *entries(): IterableIterator<readonly [string, V]> {
+    for (const bucket of this.buckets.values()) yield* bucket;
+  }
+}
+
+/** FNV-1a over UTF-16 code units, folded to 31 bits. */
+function hash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h & 0x7fffffff;
+}

@@ -1,0 +1,111 @@
+/**
+ * What the host lends the pure core: the time, a random source and a password hasher. The core
+ * never reads a clock or calls Math.random; it asks the context.
+ */
+import { customRandom } from 'nanoid';
+import { sha256Hex } from './sha256';
+
+export interface RandomSource {
+  /** `n` uniformly random bytes. */
+  bytes(n: number): Uint8Array;
+}
+
+export interface PasswordHasher {
+  hash(password: string, random: RandomSource): string;
+  verify(password: string, hash: string): boolean;
+}
+
+export interface DeleteTopicOptions {
+  /** Messages deleted per batch (Zulip: 100). */
+  readonly batchSize?: number;
+  /** Batches one request may run before answering `complete: false` (Zulip stops on a time budget). */
+  readonly maxBatches?: number;
+}
+
+export interface OpContext {
+  /** UNIX seconds. Defaults to the state's snapshot `now`, else 0: pass it for real hosts. */
+  readonly now?: number;
+  readonly random?: RandomSource;
+  readonly passwords?: PasswordHasher;
+  readonly deleteTopic?: DeleteTopicOptions;
+}
+
+export interface ResolvedContext {
+  readonly now: number;
+  readonly random: RandomSource;
+  readonly passwords: PasswordHasher;
+  readonly deleteTopic: Required<DeleteTopicOptions>;
+}
+
+/** Web Crypto is a global in browsers, Deno, Bun and Node ≥ 19, so this stays free of `node:`. */
+export const cryptoRandom: RandomSource = {
+  bytes(n) {
+    const out = new Uint8Array(n);
+    globalThis.crypto.getRandomValues(out);
+    return out;
+  },
+};
+
+/** A deterministic source for tests and simulations (mulberry32). */
+export function seededRandom(seed: number): RandomSource {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    bytes(n) {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) out[i] = Math.floor(next() * 256);
+      return out;
+    },
+  };
+}
+
+const ITERATIONS = 4096;
+
+/**
+ * The default hasher: salted, iterated SHA-256, synchronous so operations stay synchronous.
+ * Hosts with stronger needs plug in scrypt or argon2 (the Node server does).
+ */
+export const defaultPasswordHasher: PasswordHasher = {
+  hash(password, random) {
+    const salt = [...random.bytes(12)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    return `sha256i$${ITERATIONS}$${salt}$${stretch(password, salt, ITERATIONS)}`;
+  },
+  verify(password, hash) {
+    const [scheme, iterations, salt, digest] = hash.split('$');
+    if (scheme !== 'sha256i' || salt === undefined || digest === undefined) return false;
+    const n = Number(iterations);
+    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) return false;
+    return stretch(password, salt, n) === digest;
+  },
+};
+
+function stretch(password: string, salt: string, iterations: number): string {
+  let h = sha256Hex(`${salt}:${password}`);
+  for (let i = 1; i < iterations; i++) h = sha256Hex(h + salt);
+  return h;
+}
+
+export function resolveContext(ctx: OpContext | undefined, stateNow: number | null): ResolvedContext {
+  return {
+    now: ctx?.now ?? stateNow ?? 0,
+    random: ctx?.random ?? cryptoRandom,
+    passwords: ctx?.passwords ?? defaultPasswordHasher,
+    deleteTopic: {
+      batchSize: ctx?.deleteTopic?.batchSize ?? 100,
+      maxBatches: ctx?.deleteTopic?.maxBatches ?? Number.POSITIVE_INFINITY,
+    },
+  };
+}
+
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A Zulip-style API key: 32 characters of [A-Za-z0-9], unbiased, from the context's random source. */
+export function generateApiKey(random: RandomSource): string {
+  return customRandom(KEY_ALPHABET, 32, (size) => random.bytes(size))();
+}

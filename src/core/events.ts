@@ -1,0 +1,45 @@
+import type { GroupSettingValue } from './model/group-setting';
+
+/**
+ * The Zulip events the 20 operations send, in Zulip's wire form (what GET /events would deliver,
+ * minus the queue's `id`). Each variant names its required keys; Zulip adds a few property-specific
+ * keys to some (e.g. `rendered_description` on a description update), which the index signatures allow.
+ */
+type Extra = { readonly [key: string]: unknown };
+
+export type ZulipEvent =
+  | ({ readonly type: 'user_settings'; readonly op: 'update'; readonly property: string; readonly value: unknown } & Extra)
+  | ({ readonly type: 'update_display_settings' | 'update_global_notifications'; readonly setting_name: string; readonly setting: unknown; readonly user: string } & Extra)
+  | ({ readonly type: 'realm_user'; readonly op: 'update'; readonly person: { readonly user_id: number } & Extra } & Extra)
+  | ({ readonly type: 'realm_bot'; readonly op: 'update'; readonly bot: { readonly user_id: number } & Extra } & Extra)
+  | { readonly type: 'realm_export_consent'; readonly user_id: number; readonly consented: boolean }
+  | ({ readonly type: 'stream'; readonly op: 'update'; readonly stream_id: number; readonly name: string; readonly property: string; readonly value: unknown } & Extra)
+  | ({ readonly type: 'stream'; readonly op: 'create' | 'delete'; readonly streams: readonly Extra[] } & Extra)
+  | ({ readonly type: 'subscription'; readonly op: 'update'; readonly stream_id: number; readonly property: string; readonly value: unknown } & Extra)
+  | ({ readonly type: 'subscription'; readonly op: 'add'; readonly subscriptions: readonly Extra[] } & Extra)
+  | { readonly type: 'subscription'; readonly op: 'remove'; readonly subscriptions: ReadonlyArray<{ readonly name: string; readonly stream_id: number }> }
+  | { readonly type: 'subscription'; readonly op: 'peer_add' | 'peer_remove'; readonly stream_ids: readonly number[]; readonly user_ids: readonly number[] }
+  | { readonly type: 'default_streams'; readonly default_streams: readonly Extra[] }
+  | { readonly type: 'scheduled_messages'; readonly op: 'update'; readonly scheduled_message: Extra }
+  | { readonly type: 'user_group'; readonly op: 'update'; readonly group_id: number; readonly data: { readonly [key: string]: string | boolean | GroupSettingValue } }
+  | ({ readonly type: 'user_group'; readonly op: 'add'; readonly group: Extra } & Extra)
+  | { readonly type: 'custom_profile_fields'; readonly fields: readonly Extra[] }
+  | ({ readonly type: 'update_message_flags'; readonly op: 'add' | 'remove'; readonly operation: 'add' | 'remove'; readonly flag: string; readonly messages: readonly number[]; readonly all: boolean } & Extra)
+  | ({ readonly type: 'delete_message'; readonly message_type: 'stream' | 'private'; readonly message_ids: readonly number[] } & Extra)
+  | ({ readonly type: 'navigation_view'; readonly op: 'add' | 'update' | 'remove' } & Extra)
+  | ({ readonly type: 'saved_snippets'; readonly op: 'add' | 'update' | 'remove' } & Extra)
+  | ({ readonly type: 'channel_folder'; readonly op: 'add' | 'update' | 'reorder' } & Extra)
+  | ({ readonly type: 'user_topic' } & Extra)
+  | ({ readonly type: 'message' } & Extra)
+  | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
+  | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra);
+
+/** An event and the ids of the users who receive it (Zulip's `send_event_on_commit(realm, event, user_ids)`). */
+export interface AddressedEvent {
+  readonly event: ZulipEvent;
+  readonly users: readonly number[];
+}
+
+export function to(users: Iterable<number>, event: ZulipEvent): AddressedEvent {
+  return { event, users: [...new Set(users)].sort((a, b) => a - b) };
+}

@@ -1,0 +1,35 @@
+import { IntMap } from '../collections/int-map';
+import { StrMap } from '../collections/str-map';
+
+/**
+ * A persistent string ↔ small-integer table. Topics and direct-message conversations are stored as
+ * ids in the message columns; interning a new string yields a new interner, older states keep theirs.
+ */
+export interface Interner {
+  readonly ids: StrMap<number>;
+  readonly names: IntMap<string>;
+}
+
+export const emptyInterner: Interner = { ids: StrMap.empty(), names: IntMap.empty() };
+
+export function intern(table: Interner, name: string): [Interner, number] {
+  const existing = table.ids.get(name);
+  if (existing !== undefined) return [table, existing];
+  const id = table.names.maxKey() + 1;
+  return [{ ids: table.ids.set(name, id), names: table.names.set(id, name) }, id];
+}
+
+export function nameOf(table: Interner, id: number): string {
+  const name = table.names.get(id);
+  if (name === undefined) throw new RangeError(`no interned string ${id}`);
+  return name;
+}
+
+/** A direct-message conversation's key: its sorted participant ids, sender included. */
+export function conversationKey(participants: Iterable<number>): string {
+  return [...new Set(participants)].sort((a, b) => a - b).join(',');
+}
+
+export function conversationParticipants(key: string): number[] {
+  return key.split(',').map(Number);
+}

@@ -1,0 +1,86 @@
+import type { Channel, Subscription, User } from '../model/records';
+import type { RealmState } from '../state';
+import { hasPermission, CHANNEL_SETTING_RULES } from './setting-rules';
+import { isGuest, isRealmAdmin } from './roles';
+
+export function getChannel(state: RealmState, streamId: number): Channel | undefined {
+  return state.channels.get(streamId);
+}
+
+export function getChannelByName(state: RealmState, name: string): Channel | undefined {
+  const id = state.channelsByName.get(name.toLowerCase());
+  return id === undefined ? undefined : state.channels.get(id);
+}
+
+export function getSubscription(state: RealmState, streamId: number, userId: number): Subscription | undefined {
+  return state.subscriptions.get(streamId)?.get(userId);
+}
+
+export function isSubscribed(state: RealmState, streamId: number, userId: number): boolean {
+  return getSubscription(state, streamId, userId)?.active === true;
+}
+
+/** Active subscribers who are active users, ascending. */
+export function subscriberIds(state: RealmState, streamId: number): number[] {
+  const out: number[] = [];
+  for (const sub of state.subscriptions.get(streamId)?.values() ?? []) {
+    if (sub.active && state.users.get(sub.user_id)?.is_active) out.push(sub.user_id);
+  }
+  return out;
+}
+
+export const isPublic = (c: Channel): boolean => !c.invite_only;
+
+/**
+ * Content access (Zulip's `has_content_access`): web-public, subscribed, a non-guest on a public
+ * channel, or a non-guest allowed to add subscribers or to subscribe. Admins have no right by role.
+ */
+export function hasContentAccess(state: RealmState, user: User, channel: Channel): boolean {
+  if (channel.is_web_public) return true;
+  if (isSubscribed(state, channel.stream_id, user.user_id)) return true;
+  if (isGuest(user)) return false;
+  if (!channel.invite_only) return true;
+  return (
+    hasPermission(state, user, CHANNEL_SETTING_RULES.can_add_subscribers_group, channel.can_add_subscribers_group) ||
+    hasPermission(state, user, CHANNEL_SETTING_RULES.can_subscribe_group, channel.can_subscribe_group)
+  );
+}
+
+/**
+ * Metadata access (Zulip's `has_metadata_access`): content access, or for private channels being an
+ * organization administrator or in a setting that grants metadata access.
+ */
+export function hasMetadataAccess(state: RealmState, user: User, channel: Channel): boolean {
+  if (hasContentAccess(state, user, channel)) return true;
+  if (isGuest(user)) return false;
+  if (isRealmAdmin(user)) return true;
+  return canAdministerChannel(state, user, channel);
+}
+
+/** Organization administrators, and members of the channel's `can_administer_channel_group`. */
+export function canAdministerChannel(state: RealmState, user: User, channel: Channel): boolean {
+  if (isRealmAdmin(user)) return true;
+  return hasPermission(state, user, CHANNEL_SETTING_RULES.can_administer_channel_group, channel.can_administer_channel_group);
+}
+
+/**
+ * Users who can see a channel's metadata, i.e. who receive its `stream` events:
+ * public — every active non-guest plus subscribed guests; private — subscribers, realm admins, and
+ * non-guest members of the settings that grant metadata access.
+ */
+export function metadataAccessUserIds(state: RealmState, channel: Channel): number[] {
+  const out: number[] = [];
+  for (const u of state.users.values()) {
+    if (!u.is_active) continue;
+    if (isSubscribed(state, channel.stream_id, u.user_id)) out.push(u.user_id);
+    else if (isGuest(u)) continue;
+    else if (!channel.invite_only || isRealmAdmin(u)) out.push(u.user_id);
+    else if (
+      hasPermission(state, u, CHANNEL_SETTING_RULES.can_administer_channel_group, channel.can_administer_channel_group) ||
+      hasPermission(state, u, CHANNEL_SETTING_RULES.can_add_subscribers_group, channel.can_add_subscribers_group) ||
+      hasPermission(state, u, CHANNEL_SETTING_RULES.can_subscribe_group, channel.can_subscribe_group)
+    )
+      out.push(u.user_id);
+  }
+  return out;
+}

@@ -1,0 +1,140 @@
+import { allMessages } from '../messages/store';
+import { bitsToFlags } from '../messages/flags';
+import { forEachRow } from '../messages/rows';
+import type { GroupSettingValue } from '../model/group-setting';
+import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
+import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
+import type { RealmState } from '../state';
+
+/** A canonical snapshot: plain JSON, every field present, arrays in canonical order. */
+export type RealmSnapshot = {
+  readonly format: 'chat-realm.snapshot/1';
+  readonly now: number | null;
+  readonly [section: string]: unknown;
+};
+
+const byId = <T>(key: keyof T) => (a: T, b: T) => (a[key] as number) - (b[key] as number);
+
+/**
+ * Writes the canonical form of a realm (docs/realm-snapshot.md, rule 1): every field present,
+ * arrays sorted by id (linkifiers and channel folders keep their order), flag keys and lists
+ * sorted, system groups listed with their ids. `createRealm(snapshotRealm(s))` gives back the same realm.
+ */
+export function snapshotRealm(state: RealmState): RealmSnapshot {
+  const setting = (v: GroupSettingValue): GroupSettingValue =>
+    typeof v === 'number' ? v : { direct_members: [...v.direct_members], direct_subgroups: [...v.direct_subgroups] };
+  const pick = <T extends object>(record: T, keys: readonly string[]) =>
+    Object.fromEntries(keys.map((k) => [k, setting((record as Record<string, GroupSettingValue>)[k]!)]));
+
+  const users = [...state.users.values()].map((u) => {
+    const { is_full_member: _derived, password_hash, settings, ...rest } = u;
+    return {
+      ...rest,
+      ...(password_hash === null ? {} : { password_hash }),
+      settings: Object.fromEntries(Object.entries(settings).sort(([a], [b]) => (a < b ? -1 : 1))),
+      settings_edited_by_user: [...u.settings_edited_by_user],
+      profile_data: Object.fromEntries(
+        Object.entries(u.profile_data).sort(([a], [b]) => Number(a) - Number(b)),
+      ),
+    };
+  });
+
+  const groups = [...state.groups.values()].map((g) => ({
+    id: g.id,
+    name: g.name,
+    description: g.description,
+    is_system_group: g.is_system_group,
+    deactivated: g.deactivated,
+    creator_id: g.creator_id,
+    date_created: g.date_created,
+    members: [...g.members],
+    direct_subgroup_ids: [...g.direct_subgroup_ids],
+    ...pick(g, USER_GROUP_SETTING_NAMES),
+  }));
+
+  const channels = [...state.channels.values()].map((c) => {
+    const { ...rest } = c;
+    return { ...rest, ...pick(c, CHANNEL_GROUP_SETTING_NAMES) };
+  });
+
+  const subscriptions = [];
+  for (const perChannel of state.subscriptions.values()) for (const sub of perChannel.values()) subscriptions.push({ ...sub });
+  subscriptions.sort((a, b) => a.stream_id - b.stream_id || a.user_id - b.user_id);
+
+  const flagsOf = messageFlags(state);
+  const messages = [];
+  for (const m of allMessages(state.messages)) {
+    const flags = flagsOf.get(m.id) ?? {};
+    const target =
+      m.stream_id !== null
+        ? { stream_id: m.stream_id, topic: m.topic }
+        : { to: dmRecipients(m.participants ?? [], m.sender_id) };
+    messages.push({
+      id: m.id,
+      sender_id: m.sender_id,
+      ...target,
+      content: m.content,
+      timestamp: m.timestamp,
+      has_link: m.has_link,
+      has_attachment: m.has_attachment,
+      has_image: m.has_image,
+      reactions: m.reactions.map((r) => ({ ...r })),
+      flags,
+    });
+  }
+
+  const flatten = <T>(map: Iterable<readonly T[]>) => [...map].flat();
+
+  return {
+    format: 'chat-realm.snapshot/1',
+    now: state.now,
+    server: { ...state.server },
+    realm: {
+      ...Object.fromEntries(Object.entries(state.realm).filter(([k]) => !(REALM_GROUP_SETTING_NAMES as string[]).includes(k))),
+      ...pick(state.realm, REALM_GROUP_SETTING_NAMES),
+    },
+    users,
+    user_groups: groups.sort(byId('id')),
+    channel_folders: [...state.channelFolders.values()].sort((a, b) => a.order - b.order || a.id - b.id).map((f) => ({ ...f })),
+    channels,
+    subscriptions,
+    default_channel_ids: [...state.defaultChannelIds.keys()],
+    messages,
+    user_topics: flatten(state.userTopics.values())
+      .map((t) => ({ ...t }))
+      .sort((a, b) => a.user_id - b.user_id || a.stream_id - b.stream_id || (a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0)),
+    scheduled_messages: [...state.scheduledMessages.values()].map((m) => ({ ...m, to: typeof m.to === 'number' ? m.to : [...m.to] })),
+    custom_profile_fields: [...state.customProfileFields.values()].map((f) => ({ ...f })),
+    linkifiers: state.linkifiers.map((l) => ({ ...l, alternative_url_templates: [...l.alternative_url_templates] })),
+    navigation_views: flatten(state.navigationViews.values()).map((v) => ({ ...v })),
+    saved_snippets: [...state.savedSnippets.values()].map((x) => ({ ...x })),
+    drafts: [...state.drafts.values()].map((x) => ({ ...x, to: [...x.to] })),
+    push_devices: flatten(state.pushDevices.values()).map((d) => ({ ...d })),
+    bot_storage: flatten(state.botStorage.values()).map((b) => ({ ...b })),
+    pending_email_changes: [...state.pendingEmailChanges.values()].map((p) => ({ ...p })),
+  };
+}
+
+/** Each message's `flags` object, built by walking every user's rows once (linear in the rows). */
+function messageFlags(state: RealmState): Map<number, Record<string, string[]>> {
+  const out = new Map<number, Record<string, string[]>>();
+  const names = new Map<number, string[]>();
+  for (const [userId, rows] of state.messages.rows) {
+    const key = String(userId);
+    forEachRow(rows, (id, bits) => {
+      let list = names.get(bits);
+      if (!list) names.set(bits, (list = bitsToFlags(bits)));
+      let flags = out.get(id);
+      if (!flags) out.set(id, (flags = {}));
+      flags[key] = [...list];
+    });
+  }
+  return out;
+}
+
+/** A direct message's `to`: the participants other than the sender, or the sender for a note to self. */
+function dmRecipients(participants: readonly number[], sender: number): number[] {
+  const others = participants.filter((p) => p !== sender);
+  return others.length > 0 ? others : [sender];
+}
+

@@ -1,0 +1,286 @@
+import { z } from 'zod';
+import { USER_SETTING_DEFAULTS } from '../model/user-settings';
+
+/**
+ * The `chat-realm.snapshot/1` format (docs/realm-snapshot.md), structure only: types and defaults.
+ * Cross-record checks (unique ids, references) live in validate.ts. Messages are checked by hand
+ * in messages.ts: a million of them through zod would take minutes.
+ */
+const id = z.int().positive();
+const ts = z.int().nonnegative();
+
+export const groupSettingInput = z.union([
+  id,
+  z.string(),
+  z.object({ direct_members: z.array(id), direct_subgroups: z.array(id) }).strict(),
+]);
+export type GroupSettingInput = z.infer<typeof groupSettingInput>;
+
+const settingsShape = Object.fromEntries(
+  Object.entries(USER_SETTING_DEFAULTS).map(([k, v]) => [
+    k,
+    (typeof v === 'boolean' ? z.boolean() : typeof v === 'number' ? z.int() : z.string()).optional(),
+  ]),
+);
+
+export const serverSchema = z
+  .object({
+    feature_level: z.int().positive().optional(),
+    web_public_streams_enabled: z.boolean().optional(),
+    push_notifications: z.enum(['off', 'direct', 'bouncer']).optional(),
+    max_stream_name_length: z.int().positive().optional(),
+    max_stream_description_length: z.int().positive().optional(),
+    max_topic_length: z.int().positive().optional(),
+    max_message_length: z.int().positive().optional(),
+  })
+  .strict();
+
+const realmGroupSettings = z.record(z.string(), z.unknown());
+
+export const realmSchema = z
+  .object({
+    id: id.optional(),
+    string_id: z.string().optional(),
+    name: z.string().optional(),
+    uri: z.string().optional(),
+    deactivated: z.boolean().optional(),
+    enable_spectator_access: z.boolean().optional(),
+    topics_policy: z.enum(['allow_empty_topic', 'disable_empty_topic']).optional(),
+    waiting_period_threshold: z.int().nonnegative().optional(),
+    name_changes_disabled: z.boolean().optional(),
+    email_changes_disabled: z.boolean().optional(),
+    require_unique_names: z.boolean().optional(),
+    message_retention_days: z.int().refine((n) => n === -1 || n > 0, 'must be -1 or positive').optional(),
+    default_language: z.string().optional(),
+    password_auth_enabled: z.boolean().optional(),
+  })
+  .catchall(groupSettingInput);
+void realmGroupSettings;
+
+export const userSchema = z
+  .object({
+    user_id: id,
+    email: z.string().min(1),
+    delivery_email: z.string().min(1).optional(),
+    full_name: z.string(),
+    role: z.union([z.literal(100), z.literal(200), z.literal(300), z.literal(400), z.literal(600)]).optional(),
+    is_active: z.boolean().optional(),
+    is_bot: z.boolean().optional(),
+    bot_type: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.null()]).optional(),
+    bot_owner_id: id.nullable().optional(),
+    is_imported_stub: z.boolean().optional(),
+    date_joined: z.iso.datetime({ offset: true }).optional(),
+    timezone: z.string().optional(),
+    avatar_source: z.enum(['G', 'U']).optional(),
+    avatar_version: z.int().nonnegative().optional(),
+    api_key: z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 characters of [A-Za-z0-9]'),
+    password: z.string().optional(),
+    password_hash: z.string().optional(),
+    settings: z.object(settingsShape).strict().optional(),
+    settings_edited_by_user: z.array(z.string()).optional(),
+    profile_data: z.record(z.string().regex(/^[1-9][0-9]*$/), z.union([z.string(), z.array(id)])).optional(),
+  })
+  .strict();
+
+const groupSettingFields = {
+  can_add_members_group: groupSettingInput.optional(),
+  can_join_group: groupSettingInput.optional(),
+  can_leave_group: groupSettingInput.optional(),
+  can_manage_group: groupSettingInput.optional(),
+  can_mention_group: groupSettingInput.optional(),
+  can_remove_members_group: groupSettingInput.optional(),
+};
+
+export const userGroupSchema = z
+  .object({
+    id,
+    name: z.string().min(1),
+    description: z.string().optional(),
+    is_system_group: z.boolean().optional(),
+    deactivated: z.boolean().optional(),
+    creator_id: id.nullable().optional(),
+    date_created: ts.optional(),
+    members: z.array(id).optional(),
+    direct_subgroup_ids: z.array(id).optional(),
+    ...groupSettingFields,
+  })
+  .strict();
+
+export const channelFolderSchema = z
+  .object({
+    id,
+    name: z.string().min(1),
+    description: z.string().optional(),
+    order: z.int().optional(),
+    is_archived: z.boolean().optional(),
+    creator_id: id.nullable().optional(),
+    date_created: ts.optional(),
+  })
+  .strict();
+
+const channelSettingFields = Object.fromEntries(
+  [
+    'can_add_subscribers_group',
+    'can_remove_subscribers_group',
+    'can_administer_channel_group',
+    'can_delete_any_message_group',
+    'can_delete_own_message_group',
+    'can_move_messages_out_of_channel_group',
+    'can_move_messages_within_channel_group',
+    'can_send_message_group',
+    'can_subscribe_group',
+    'can_create_topic_group',
+    'can_resolve_topics_group',
+  ].map((k) => [k, groupSettingInput.optional()]),
+);
+
+export const channelSchema = z
+  .object({
+    stream_id: id,
+    name: z.string().min(1),
+    description: z.string().optional(),
+    invite_only: z.boolean().optional(),
+    is_web_public: z.boolean().optional(),
+    history_public_to_subscribers: z.boolean().optional(),
+    message_retention_days: z.int().refine((n) => n === -1 || n > 0, 'must be -1 or positive').nullable().optional(),
+    is_archived: z.boolean().optional(),
+    folder_id: id.nullable().optional(),
+    topics_policy: z.enum(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only']).optional(),
+    creator_id: id.nullable().optional(),
+    date_created: ts.optional(),
+    ...channelSettingFields,
+  })
+  .strict();
+
+const nullableBool = z.boolean().nullable().optional();
+export const subscriptionSchema = z
+  .object({
+    user_id: id,
+    stream_id: id,
+    active: z.boolean().optional(),
+    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be #rrggbb').optional(),
+    is_muted: z.boolean().optional(),
+    pin_to_top: z.boolean().optional(),
+    desktop_notifications: nullableBool,
+    audible_notifications: nullableBool,
+    push_notifications: nullableBool,
+    email_notifications: nullableBool,
+    wildcard_mentions_notify: nullableBool,
+  })
+  .strict();
+
+export const userTopicSchema = z
+  .object({
+    user_id: id,
+    stream_id: id,
+    topic_name: z.string(),
+    visibility_policy: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+    last_updated: ts.optional(),
+  })
+  .strict();
+
+export const scheduledMessageSchema = z
+  .object({
+    scheduled_message_id: id,
+    sender_id: id,
+    type: z.enum(['stream', 'private']),
+    to: z.union([id, z.array(id)]),
+    topic: z.string().optional(),
+    content: z.string(),
+    scheduled_delivery_timestamp: ts,
+    failed: z.boolean().optional(),
+    delivered: z.boolean().optional(),
+    read_by_sender: z.boolean().nullable().optional(),
+  })
+  .strict();
+
+export const customProfileFieldSchema = z
+  .object({
+    id,
+    name: z.string(),
+    hint: z.string().optional(),
+    type: z.int().min(1).max(8),
+    field_data: z.string().optional(),
+    order: z.int().optional(),
+    display_in_profile_summary: z.boolean().optional(),
+    required: z.boolean().optional(),
+    editable_by_user: z.boolean().optional(),
+    use_for_user_matching: z.boolean().optional(),
+  })
+  .strict();
+
+export const linkifierSchema = z
+  .object({
+    id,
+    pattern: z.string(),
+    url_template: z.string(),
+    example_input: z.string().nullable().optional(),
+    reverse_template: z.string().nullable().optional(),
+    alternative_url_templates: z.array(z.string()).optional(),
+  })
+  .strict();
+
+export const navigationViewSchema = z
+  .object({ user_id: id, fragment: z.string().min(1), is_pinned: z.boolean(), name: z.string().nullable().optional() })
+  .strict();
+
+export const savedSnippetSchema = z
+  .object({ id, user_id: id, title: z.string(), content: z.string(), date_created: ts.optional() })
+  .strict();
+
+export const draftSchema = z
+  .object({
+    id,
+    user_id: id,
+    type: z.enum(['stream', 'private', '']),
+    to: z.array(id).optional(),
+    topic: z.string().optional(),
+    content: z.string(),
+    timestamp: ts.optional(),
+  })
+  .strict();
+
+export const pushDeviceSchema = z
+  .object({
+    user_id: id,
+    kind: z.enum(['fcm', 'apns']),
+    token: z.string().min(1),
+    ios_app_id: z.string().nullable().optional(),
+    registered_with_bouncer: z.boolean().optional(),
+  })
+  .strict();
+
+export const botStorageSchema = z.object({ bot_id: id, key: z.string(), value: z.string() }).strict();
+
+export const pendingEmailChangeSchema = z
+  .object({ user_id: id, new_email: z.string().min(1), requested_at: ts.optional() })
+  .strict();
+
+/** Everything but `messages`, which messages.ts checks. */
+export const snapshotSchema = z
+  .object({
+    format: z.literal('chat-realm.snapshot/1'),
+    now: ts.nullable().optional(),
+    server: serverSchema.optional(),
+    realm: realmSchema.optional(),
+    users: z.array(userSchema).optional(),
+    user_groups: z.array(userGroupSchema).optional(),
+    channel_folders: z.array(channelFolderSchema).optional(),
+    channels: z.array(channelSchema).optional(),
+    subscriptions: z.array(subscriptionSchema).optional(),
+    default_channel_ids: z.array(id).optional(),
+    messages: z.array(z.unknown()).optional(),
+    user_topics: z.array(userTopicSchema).optional(),
+    scheduled_messages: z.array(scheduledMessageSchema).optional(),
+    custom_profile_fields: z.array(customProfileFieldSchema).optional(),
+    linkifiers: z.array(linkifierSchema).optional(),
+    navigation_views: z.array(navigationViewSchema).optional(),
+    saved_snippets: z.array(savedSnippetSchema).optional(),
+    drafts: z.array(draftSchema).optional(),
+    push_devices: z.array(pushDeviceSchema).optional(),
+    bot_storage: z.array(botStorageSchema).optional(),
+    pending_email_changes: z.array(pendingEmailChangeSchema).optional(),
+  })
+  .strict();
+
+export type SnapshotInput = z.infer<typeof snapshotSchema>;

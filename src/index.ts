@@ -1,0 +1,31 @@
+/**
+ * chat-realm: Zulip's REST operations as pure functions over an immutable organization.
+ * The core (state, operations, permissions, narrow, wire layer) imports nothing from Node.
+ */
+export { createRealm, type RealmOptions } from './core/snapshot/create';
+export { snapshotRealm, type RealmSnapshot } from './core/snapshot/export';
+export { SnapshotError, type SnapshotIssue } from './core/snapshot/issues';
+export type { RealmState } from './core/state';
+export type { Actor, Operation, DefinedOperation, OperationDef } from './core/operation';
+export type { OpResult, ZulipSuccess, ZulipErrorBody } from './core/result';
+export type { ZulipEvent, AddressedEvent } from './core/events';
+export type { Effect } from './core/effects';
+export type { ZulipError } from './core/errors';
+export {
+  cryptoRandom,
+  seededRandom,
+  defaultPasswordHasher,
+  generateApiKey,
+  type OpContext,
+  type RandomSource,
+  type PasswordHasher,
+} from './core/context';
+export { IntMap } from './core/collections/int-map';
+export { StrMap } from './core/collections/str-map';
+export type * from './core/model/records';
+export type { GroupSettingValue, AnonymousGroup, SystemGroupName } from './core/model/group-setting';
+export type { RealmSettings, ServerSettings } from './core/model/realm';
+export type { UserSettings, UserSettingName } from './core/model/user-settings';
+export { handleApiRequest, type ApiRequest } from './wire/handle';
+export { basicAuthHeader } from './wire/auth';
+export * from './ops/index';

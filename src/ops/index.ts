@@ -1,0 +1,67 @@
+/** The 20 operations, in the order of docs/OPERATIONS.md. */
+import { updateSettings } from './settings/updateSettings';
+import { editChannel } from './channels/editChannel';
+import { updateSubscriptionSettings } from './channels/updateSubscriptionSettings';
+import { editScheduledMessage } from './scheduled/editScheduledMessage';
+import { editUserGroup } from './groups/editUserGroup';
+import { getUsers } from './users/getUsers';
+import { createCustomProfileField } from './users/createCustomProfileField';
+import { unsubscribe } from './channels/unsubscribe';
+import { updateMessageFlagsForNarrow } from './messages/updateMessageFlagsForNarrow';
+import { deleteTopic } from './channels/deleteTopic';
+import { updateProfileData } from './users/updateProfileData';
+import { addNavigationView } from './personal/addNavigationView';
+import { createSavedSnippet } from './personal/createSavedSnippet';
+import { getOwnUser } from './users/getOwnUser';
+import { getLinkifiers } from './realm/getLinkifiers';
+import { sendTestPushNotification } from './push/sendTestPushNotification';
+import { regenerateBotApiKey } from './bots/regenerateBotApiKey';
+import { removeFcmToken } from './push/removeFcmToken';
+import { deleteBotStorage } from './bots/deleteBotStorage';
+import { reorderChannelFolders } from './channels/reorderChannelFolders';
+
+export {
+  updateSettings,
+  editChannel,
+  updateSubscriptionSettings,
+  editScheduledMessage,
+  editUserGroup,
+  getUsers,
+  createCustomProfileField,
+  unsubscribe,
+  updateMessageFlagsForNarrow,
+  deleteTopic,
+  updateProfileData,
+  addNavigationView,
+  createSavedSnippet,
+  getOwnUser,
+  getLinkifiers,
+  sendTestPushNotification,
+  regenerateBotApiKey,
+  removeFcmToken,
+  deleteBotStorage,
+  reorderChannelFolders,
+};
+
+export const OPERATIONS = [
+  updateSettings,
+  editChannel,
+  updateSubscriptionSettings,
+  editScheduledMessage,
+  editUserGroup,
+  getUsers,
+  createCustomProfileField,
+  unsubscribe,
+  updateMessageFlagsForNarrow,
+  deleteTopic,
+  updateProfileData,
+  addNavigationView,
+  createSavedSnippet,
+  getOwnUser,
+  getLinkifiers,
+  sendTestPushNotification,
+  regenerateBotApiKey,
+  removeFcmToken,
+  deleteBotStorage,
+  reorderChannelFolders,
+] as const;

@@ -1,0 +1,71 @@
+import type { OpContext } from '../core/context';
+import { errors } from '../core/errors';
+import { invoke } from '../core/operation';
+import { failure, type OpResult } from '../core/result';
+import type { RealmState } from '../core/state';
+import { authenticate } from './auth';
+import { matchRoute } from './routes';
+
+export interface ApiRequest {
+  /** "GET" | "POST" | "PATCH" | "DELETE" ... */
+  readonly method: string;
+  /** Path and query, e.g. "/api/v1/users?include_custom_profile_fields=true". */
+  readonly url: string;
+  /** Case-insensitive names; "authorization: Basic base64(email:api_key)". */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** An application/x-www-form-urlencoded string, or fields a host already parsed (multipart). */
+  readonly body?: string | Readonly<Record<string, string>>;
+}
+
+const PREFIX = '/api/v1';
+
+/**
+ * Everything a Zulip server does between the socket and the operation, as a pure function:
+ * routing, 404/405, HTTP Basic authentication, parameters from the query string and the form body
+ * (the body wins), and the call in wire mode (JSON-typed parameters decoded by the operation's
+ * parser, in its order, after its permission decorators).
+ */
+export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: OpContext): OpResult {
+  const method = String(request.method ?? '').toUpperCase();
+  const { path, query } = splitUrl(String(request.url ?? ''));
+  if (!path.startsWith(`${PREFIX}/`)) return failure(state, errors.notFound());
+  const match = matchRoute(method, path.slice(PREFIX.length).replace(/\/+$/, '') || '/');
+  if (match.kind === 'not_found') return failure(state, errors.notFound());
+  if (match.kind === 'wrong_method') return failure(state, errors.methodNotAllowed(match.allowed));
+
+  const actor = authenticate(state, header(request.headers, 'authorization'));
+  if ('code' in actor) return failure(state, actor);
+  if ('anonymous' in actor && !match.op.def.allowAnonymous) return failure(state, errors.notLoggedIn());
+
+  const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of query) input[k] = v;
+  const body = request.body;
+  if (typeof body === 'string') {
+    for (const [k, v] of new URLSearchParams(body)) input[k] = v;
+  } else if (body !== undefined && body !== null && typeof body === 'object') {
+    for (const [k, v] of Object.entries(body)) input[k] = String(v);
+  }
+  // Path parameters are the URL's: they override same-named form fields and are never "ignored".
+  for (const [k, v] of Object.entries(match.pathParams)) input[k] = v;
+  return invoke(match.op.def, state, actor, { ...input }, ctx, 'wire');
+}
+
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  let path = rawPath;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    path = rawPath;
+  }
+  // Hosts may pass absolute URLs; keep only the path.
+  path = path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  return { path, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)) };
+}
+
+function header(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}

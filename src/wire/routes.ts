@@ -1,0 +1,33 @@
+import type { DefinedOperation } from '../core/operation';
+import { OPERATIONS } from '../ops/index';
+
+/** A route: the operation, and the regex for its path under /api/v1 with named path params. */
+export interface Route {
+  readonly op: DefinedOperation;
+  readonly pattern: RegExp;
+}
+
+function compile(path: string): RegExp {
+  // Zulip's URL patterns take path ids as digits only: /streams/abc is a 404, not a 400.
+  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[0-9]+)');
+  return new RegExp(`^${source}$`);
+}
+
+export const ROUTES: readonly Route[] = OPERATIONS.map((op) => ({ op, pattern: compile(op.def.path) }));
+
+export type RouteMatch =
+  | { readonly kind: 'found'; readonly op: DefinedOperation; readonly pathParams: Record<string, string> }
+  | { readonly kind: 'wrong_method'; readonly allowed: readonly string[] }
+  | { readonly kind: 'not_found' };
+
+/** Finds the operation for a method and a path below /api/v1 (e.g. `/streams/5`). */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const allowed: string[] = [];
+  for (const route of ROUTES) {
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    if (route.op.def.method === method) return { kind: 'found', op: route.op, pathParams: { ...m.groups } };
+    allowed.push(route.op.def.method);
+  }
+  return allowed.length > 0 ? { kind: 'wrong_method', allowed: [...new Set(allowed)].sort() } : { kind: 'not_found' };
+}

@@ -10,10 +10,29 @@ export type Effect =
   | {
       readonly type: 'send_push_notification';
       /** Where to deliver: the device tokens, and whether through the bouncer. */
-      readonly devices: ReadonlyArray<{ readonly kind: 'fcm' | 'apns'; readonly token: string; readonly ios_app_id: string | null }>;
+      readonly devices: ReadonlyArray<{
+        readonly kind: 'fcm' | 'apns';
+        readonly token: string;
+        readonly ios_app_id: string | null;
+      }>;
       readonly via_bouncer: boolean;
       readonly user_id: number;
       readonly payload: Readonly<Record<string, unknown>>;
+      /**
+       * For APNs devices: the alert Zulip wraps around `payload` (which goes in `custom.zulip`).
+       * Present only when an APNs device is among `devices`.
+       */
+      readonly apns?: {
+        readonly alert: { readonly title: string; readonly body: string };
+        readonly sound: string;
+      };
+    }
+  | {
+      /** Tell the push bouncer to forget a device token (Zulip's `push/unregister` call). */
+      readonly type: 'unregister_push_device';
+      readonly user_id: number;
+      readonly kind: 'fcm' | 'apns';
+      readonly token: string;
     }
   | {
       /** A notification message Zulip itself would post (e.g. as Notification Bot after a channel change). */

@@ -19,7 +19,7 @@ export type ZulipEvent =
   | ({ readonly type: 'subscription'; readonly op: 'add'; readonly subscriptions: readonly Extra[] } & Extra)
   | { readonly type: 'subscription'; readonly op: 'remove'; readonly subscriptions: ReadonlyArray<{ readonly name: string; readonly stream_id: number }> }
   | { readonly type: 'subscription'; readonly op: 'peer_add' | 'peer_remove'; readonly stream_ids: readonly number[]; readonly user_ids: readonly number[] }
-  | { readonly type: 'default_streams'; readonly default_streams: readonly Extra[] }
+  | { readonly type: 'default_streams'; readonly default_streams: readonly Extra[] | readonly number[] }
   | { readonly type: 'scheduled_messages'; readonly op: 'update'; readonly scheduled_message: Extra }
   | { readonly type: 'user_group'; readonly op: 'update'; readonly group_id: number; readonly data: { readonly [key: string]: string | boolean | GroupSettingValue } }
   | ({ readonly type: 'user_group'; readonly op: 'add'; readonly group: Extra } & Extra)
@@ -30,6 +30,8 @@ export type ZulipEvent =
   | ({ readonly type: 'saved_snippets'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'channel_folder'; readonly op: 'add' | 'update' | 'reorder' } & Extra)
   | ({ readonly type: 'user_topic' } & Extra)
+  | { readonly type: 'muted_topics'; readonly muted_topics: ReadonlyArray<readonly [string, string, number]> }
+  | { readonly type: 'realm_user'; readonly op: 'remove'; readonly person: { readonly user_id: number; readonly full_name: string } }
   | ({ readonly type: 'message' } & Extra)
   | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra);

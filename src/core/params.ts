@@ -70,7 +70,8 @@ export function parseParams(
         return fail(errors.invalidJson(name));
       }
     }
-    const parsed = spec.schema.safeParse(value);
+    // `reportInput` keeps `input` on issues, telling a wrong nested type from a missing key.
+    const parsed = spec.schema.safeParse(value, { reportInput: true });
     if (!parsed.success) return fail(zodIssueToError(name, parsed.error.issues[0]));
     values[spec.name] = parsed.data;
   }

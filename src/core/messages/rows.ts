@@ -17,19 +17,19 @@ export interface UserRows {
 
 export const EMPTY_ROWS: UserRows = { chunks: [], count: 0 };
 
-/** Builds rows from ids in ascending order and their flags. */
+/**
+ * Builds rows from ids in ascending order and their flags. Typed-array input is sliced into views
+ * (no copy): chunks are never written in place, so sharing the buffer is safe.
+ */
 export function buildRows(ids: ArrayLike<number>, flags: ArrayLike<number>): UserRows {
+  const typedIds = ids instanceof Int32Array ? ids : Int32Array.from(ids);
+  const typedFlags = flags instanceof Uint16Array ? flags : Uint16Array.from(flags);
   const chunks: RowChunk[] = [];
-  for (let start = 0; start < ids.length; start += ROW_CHUNK) {
-    const end = Math.min(ids.length, start + ROW_CHUNK);
-    const c = { ids: new Int32Array(end - start), flags: new Uint16Array(end - start) };
-    for (let i = start; i < end; i++) {
-      c.ids[i - start] = ids[i]!;
-      c.flags[i - start] = flags[i]!;
-    }
-    chunks.push(c);
+  for (let start = 0; start < typedIds.length; start += ROW_CHUNK) {
+    const end = Math.min(typedIds.length, start + ROW_CHUNK);
+    chunks.push({ ids: typedIds.subarray(start, end), flags: typedFlags.subarray(start, end) });
   }
-  return { chunks, count: ids.length };
+  return { chunks, count: typedIds.length };
 }
 
 /** The chunk that would hold `id`: the last chunk whose first id is ≤ id (0 when none). */
@@ -70,49 +70,88 @@ export function getRowFlags(rows: UserRows, id: number): number | undefined {
  */
 export function updateRowFlags(rows: UserRows, ids: ArrayLike<number>, set: number, clear: number): UserRows {
   let chunks: RowChunk[] | undefined;
-  let ci = -1;
+  let copiedAt = -1;
   let copy: Uint16Array | undefined;
+  // A cursor: ids usually arrive ascending and close together, so the next row is found by a
+  // step or a short search from the previous one instead of a binary search from scratch.
+  let idx = -1;
+  let chunk: RowChunk | undefined;
+  let pos = 0;
   for (let k = 0; k < ids.length; k++) {
     const id = ids[k]!;
-    const idx = chunkIndexFor(rows, id);
-    const chunk = rows.chunks[idx];
-    if (chunk === undefined) continue;
-    const i = lowerBound(chunk.ids, id);
-    if (i >= chunk.ids.length || chunk.ids[i] !== id) continue;
-    const old = (idx === ci && copy ? copy[i] : chunk.flags[i])!;
+    if (chunk === undefined || id < chunk.ids[0]! || id > chunk.ids[chunk.ids.length - 1]!) {
+      if (rows.count === 0) break;
+      idx = chunkIndexFor(rows, id);
+      chunk = (chunks ?? rows.chunks)[idx]!;
+      pos = 0;
+      // Back in a chunk copied earlier (ids out of order): keep writing into that copy.
+      if (chunks !== undefined && chunk !== rows.chunks[idx]) {
+        copiedAt = idx;
+        copy = chunk.flags;
+      }
+    }
+    const cids = chunk.ids;
+    if (cids[pos] !== id) {
+      if (cids[pos + 1] === id) pos++;
+      else pos = id > cids[pos]! ? lowerBound(cids, id, pos) : lowerBound(cids, id, 0, pos);
+    }
+    if (pos >= cids.length || cids[pos] !== id) continue;
+    const old = (idx === copiedAt ? copy![pos] : chunk.flags[pos])!;
     const next = (old | set) & ~clear;
     if (next === old) continue;
-    if (idx !== ci) {
+    if (idx !== copiedAt) {
       chunks ??= rows.chunks.slice();
-      ci = idx;
+      copiedAt = idx;
       copy = chunk.flags.slice();
       chunks[idx] = { ids: chunk.ids, flags: copy };
     }
-    copy![i] = next;
+    copy![pos] = next;
   }
   return chunks ? { chunks, count: rows.count } : rows;
 }
 
-/** Inserts rows (ascending ids not already present) with their flags. */
-export function insertRows(rows: UserRows, ids: readonly number[], flags: readonly number[]): UserRows {
+/**
+ * Inserts rows (ascending ids not already present) with their flags. Only the chunks receiving
+ * rows are rebuilt (a chunk grown past twice the chunk size is split), so inserting k rows costs
+ * O(k + touched chunks), not O(all rows).
+ */
+export function insertRows(rows: UserRows, ids: ArrayLike<number>, flags: ArrayLike<number>): UserRows {
   if (ids.length === 0) return rows;
-  const all = toArrays(rows);
-  const mergedIds: number[] = [];
-  const mergedFlags: number[] = [];
-  let a = 0;
-  let b = 0;
-  while (a < all.ids.length || b < ids.length) {
-    if (b >= ids.length || (a < all.ids.length && all.ids[a]! < ids[b]!)) {
-      mergedIds.push(all.ids[a]!);
-      mergedFlags.push(all.flags[a]!);
-      a++;
-    } else {
-      mergedIds.push(ids[b]!);
-      mergedFlags.push(flags[b]!);
-      b++;
+  if (rows.count === 0) return buildRows(ids, flags);
+  const out: RowChunk[] = [];
+  let k = 0;
+  const n = rows.chunks.length;
+  for (let ci = 0; ci < n; ci++) {
+    const chunk = rows.chunks[ci]!;
+    // Ids for this chunk: below the next chunk's first id (everything left for the last chunk).
+    const limit = ci + 1 < n ? rows.chunks[ci + 1]!.ids[0]! : Infinity;
+    let end = k;
+    while (end < ids.length && ids[end]! < limit) end++;
+    if (end === k) {
+      out.push(chunk);
+      continue;
     }
+    const total = chunk.ids.length + (end - k);
+    const mergedIds = new Int32Array(total);
+    const mergedFlags = new Uint16Array(total);
+    let a = 0;
+    let b = k;
+    for (let o = 0; o < total; o++) {
+      if (b >= end || (a < chunk.ids.length && chunk.ids[a]! < ids[b]!)) {
+        mergedIds[o] = chunk.ids[a]!;
+        mergedFlags[o] = chunk.flags[a]!;
+        a++;
+      } else {
+        mergedIds[o] = ids[b]!;
+        mergedFlags[o] = flags[b]!;
+        b++;
+      }
+    }
+    if (total <= 2 * ROW_CHUNK) out.push({ ids: mergedIds, flags: mergedFlags });
+    else for (const c of buildRows(mergedIds, mergedFlags).chunks) out.push(c);
+    k = end;
   }
-  return buildRows(mergedIds, mergedFlags);
+  return { chunks: out, count: rows.count + ids.length };
 }
 
 /**
@@ -151,7 +190,7 @@ export function deleteRows(rows: UserRows, ids: ReadonlySet<number>): UserRows {
   return { chunks, count };
 }
 
-function toArrays(rows: UserRows): { ids: Int32Array; flags: Uint16Array } {
+export function toArrays(rows: UserRows): { ids: Int32Array; flags: Uint16Array } {
   const ids = new Int32Array(rows.count);
   const flags = new Uint16Array(rows.count);
   let o = 0;

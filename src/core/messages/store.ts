@@ -1,8 +1,10 @@
 import { IntMap } from '../collections/int-map';
+import { StrMap } from '../collections/str-map';
 import type { Reaction } from '../model/records';
 import { conversationKey, conversationParticipants, emptyInterner, intern, nameOf, type Interner } from './interner';
 import { MESSAGE_BITS } from './flags';
 import { buildRows, deleteRows, lowerBound, type UserRows } from './rows';
+import { buildIdList, removeIds, type IdList } from './idlist';
 
 /**
  * The message store: messages as columns in fixed-size chunks ordered by id, each user's flags as
@@ -16,6 +18,8 @@ export interface MessageChunk {
   readonly recipient: Int32Array;
   /** Interned exact topic (0 for direct messages). */
   readonly topic: Int32Array;
+  /** Interned lower-cased topic in `MessageStore.foldedTopics` (Zulip compares topics case-insensitively); 0 for DMs. */
+  readonly topicKey: Int32Array;
   readonly sender: Int32Array;
   readonly timestamp: Float64Array;
   /** `MESSAGE_BITS`. */
@@ -31,6 +35,14 @@ export interface MessageStore {
   readonly reactions: IntMap<readonly Reaction[]>;
   /** user id → that user's UserMessage rows. */
   readonly rows: IntMap<UserRows>;
+  /** Lower-cased topics (ids start at 1), the keys of `byTopic` and the `topicKey` column. */
+  readonly foldedTopics: Interner;
+  /** stream id → ids of its messages. */
+  readonly byChannel: IntMap<IdList>;
+  /** stream id → folded topic id → ids of the topic's messages. */
+  readonly byTopic: IntMap<IntMap<IdList>>;
+  /** conversation id → ids of the direct messages of that conversation. */
+  readonly byConversation: IntMap<IdList>;
 }
 
 /** One message, decoded from the columns. */
@@ -72,6 +84,10 @@ export const EMPTY_STORE: MessageStore = {
   conversations: emptyInterner,
   reactions: IntMap.empty(),
   rows: IntMap.empty(),
+  foldedTopics: emptyInterner,
+  byChannel: IntMap.empty(),
+  byTopic: IntMap.empty(),
+  byConversation: IntMap.empty(),
 };
 
 /**
@@ -82,56 +98,154 @@ export function buildMessageStore(
   messages: readonly MessageInput[],
   rows: ReadonlyMap<number, { ids: ArrayLike<number>; flags: ArrayLike<number> }>,
 ): MessageStore {
-  let topics = emptyInterner;
-  let conversations = emptyInterner;
-  // Interning through the persistent tables for every message would be slow; use a local Map first.
+  const n = messages.length;
+  const cols = {
+    ids: new Int32Array(n),
+    recipient: new Int32Array(n),
+    sender: new Int32Array(n),
+    timestamp: new Float64Array(n),
+    bits: new Uint8Array(n),
+    content: new Array<string>(n),
+    topics: new Array<string>(n),
+    conversations: new Array<string>(n),
+  };
+  const reactions: Array<readonly [number, readonly Reaction[]]> = [];
+  for (let i = 0; i < n; i++) {
+    const m = messages[i]!;
+    cols.ids[i] = m.id;
+    cols.sender[i] = m.sender_id;
+    cols.timestamp[i] = m.timestamp;
+    cols.content[i] = m.content;
+    if (m.stream_id !== undefined) {
+      cols.recipient[i] = m.stream_id;
+      cols.topics[i] = m.topic ?? '';
+    } else {
+      cols.conversations[i] = conversationKey([m.sender_id, ...(m.to ?? [])]);
+    }
+    const hasReaction = (m.reactions?.length ?? 0) > 0;
+    if (hasReaction) reactions.push([m.id, m.reactions!]);
+    cols.bits[i] =
+      (m.has_link ? MESSAGE_BITS.has_link : 0) |
+      (m.has_attachment ? MESSAGE_BITS.has_attachment : 0) |
+      (m.has_image ? MESSAGE_BITS.has_image : 0) |
+      (hasReaction ? MESSAGE_BITS.has_reaction : 0);
+  }
+  return buildMessageStoreFromColumns(cols, rows, reactions);
+}
+
+/** Messages as columns, for builders that never make a million objects (the simulator). */
+export interface MessageColumnsInput {
+  readonly ids: ArrayLike<number>;
+  /** stream id for channel messages; ignored (any value) for direct messages. */
+  readonly recipient: ArrayLike<number>;
+  readonly sender: ArrayLike<number>;
+  readonly timestamp: ArrayLike<number>;
+  /** `MESSAGE_BITS` (has_reaction is recomputed from `reactions`). */
+  readonly bits: ArrayLike<number>;
+  readonly content: ArrayLike<string>;
+  /** Channel messages: the topic; direct messages: undefined. */
+  readonly topics: ArrayLike<string | undefined>;
+  /** Direct messages: the conversation key (`conversationKey`); channel messages: undefined. */
+  readonly conversations: ArrayLike<string | undefined>;
+}
+
+/**
+ * Builds a store from columns sorted by id, with each user's rows (ascending ids, flag bits) and
+ * the reactions of messages that have any. Interns topics and conversations through local maps
+ * first (the persistent tables are built once at the end) and fills the channel, topic and
+ * conversation indexes in the same pass.
+ */
+export function buildMessageStoreFromColumns(
+  cols: MessageColumnsInput,
+  rows: ReadonlyMap<number, { ids: ArrayLike<number>; flags: ArrayLike<number> }>,
+  reactionList: Iterable<readonly [number, readonly Reaction[]]> = [],
+): MessageStore {
+  const n = cols.ids.length;
   const topicIds = new Map<string, number>();
+  const foldedIds = new Map<string, number>();
   const convIds = new Map<string, number>();
-  const chunks: MessageChunk[] = [];
+  const byChannel = new Map<number, number[]>();
+  const byTopic = new Map<number, Map<number, number[]>>();
+  const byConversation = new Map<number, number[]>();
+  const reactionIds = new Set<number>();
   let reactions = IntMap.empty<readonly Reaction[]>();
-  for (let start = 0; start < messages.length; start += MESSAGE_CHUNK) {
-    const n = Math.min(MESSAGE_CHUNK, messages.length - start);
-    const c = allocChunk(n);
-    const content: string[] = new Array<string>(n);
-    for (let i = 0; i < n; i++) {
-      const m = messages[start + i]!;
-      c.ids[i] = m.id;
-      c.sender[i] = m.sender_id;
-      c.timestamp[i] = m.timestamp;
-      content[i] = m.content;
-      if (m.stream_id !== undefined) {
-        const t = m.topic ?? '';
-        let tid = topicIds.get(t);
-        if (tid === undefined) {
-          [topics, tid] = intern(topics, t);
-          topicIds.set(t, tid);
-        }
-        c.recipient[i] = m.stream_id;
+  for (const [id, list] of reactionList) {
+    if (list.length === 0) continue;
+    reactions = reactions.set(id, list);
+    reactionIds.add(id);
+  }
+  const chunks: MessageChunk[] = [];
+  for (let start = 0; start < n; start += MESSAGE_CHUNK) {
+    const size = Math.min(MESSAGE_CHUNK, n - start);
+    const c = allocChunk(size);
+    const content: string[] = new Array<string>(size);
+    for (let i = 0; i < size; i++) {
+      const k = start + i;
+      const id = cols.ids[k]!;
+      c.ids[i] = id;
+      c.sender[i] = cols.sender[k]!;
+      c.timestamp[i] = cols.timestamp[k]!;
+      content[i] = cols.content[k]!;
+      const topic = cols.topics[k];
+      if (topic !== undefined) {
+        const streamId = cols.recipient[k]!;
+        let tid = topicIds.get(topic);
+        if (tid === undefined) topicIds.set(topic, (tid = topicIds.size + 1));
+        const folded = topic.toLowerCase();
+        let fid = foldedIds.get(folded);
+        if (fid === undefined) foldedIds.set(folded, (fid = foldedIds.size + 1));
+        c.recipient[i] = streamId;
         c.topic[i] = tid;
+        c.topicKey[i] = fid;
+        pushTo(byChannel, streamId, id);
+        let perTopic = byTopic.get(streamId);
+        if (!perTopic) byTopic.set(streamId, (perTopic = new Map()));
+        pushTo(perTopic, fid, id);
       } else {
-        const key = conversationKey([m.sender_id, ...(m.to ?? [])]);
+        const key = cols.conversations[k]!;
         let cid = convIds.get(key);
-        if (cid === undefined) {
-          [conversations, cid] = intern(conversations, key);
-          convIds.set(key, cid);
-        }
+        if (cid === undefined) convIds.set(key, (cid = convIds.size + 1));
         c.recipient[i] = -cid;
+        pushTo(byConversation, cid, id);
       }
-      const hasReaction = (m.reactions?.length ?? 0) > 0;
-      if (hasReaction) reactions = reactions.set(m.id, m.reactions!);
-      c.bits[i] =
-        (m.has_link ? MESSAGE_BITS.has_link : 0) |
-        (m.has_attachment ? MESSAGE_BITS.has_attachment : 0) |
-        (m.has_image ? MESSAGE_BITS.has_image : 0) |
-        (hasReaction ? MESSAGE_BITS.has_reaction : 0);
+      c.bits[i] = (cols.bits[k]! & ~MESSAGE_BITS.has_reaction) | (reactionIds.has(id) ? MESSAGE_BITS.has_reaction : 0);
     }
     chunks.push({ ...c, content });
   }
-  let userRows = IntMap.empty<UserRows>();
-  for (const [userId, r] of [...rows].sort((a, b) => a[0] - b[0])) {
-    userRows = userRows.set(userId, buildRows(r.ids, r.flags));
-  }
-  return { chunks, count: messages.length, topics, conversations, reactions, rows: userRows };
+  const entries = [...rows].sort((a, b) => a[0] - b[0]);
+  const userRows = IntMap.from(entries.map(([userId, r]) => [userId, buildRows(r.ids, r.flags)] as const));
+  return {
+    chunks,
+    count: n,
+    topics: internerFrom(topicIds),
+    conversations: internerFrom(convIds),
+    reactions,
+    rows: userRows,
+    foldedTopics: internerFrom(foldedIds),
+    byChannel: idLists(byChannel),
+    byTopic: IntMap.from([...byTopic].sort((a, b) => a[0] - b[0]).map(([s, m]) => [s, idLists(m)] as const)),
+    byConversation: idLists(byConversation),
+  };
+}
+
+function pushTo(map: Map<number, number[]>, key: number, id: number): void {
+  const list = map.get(key);
+  if (list) list.push(id);
+  else map.set(key, [id]);
+}
+
+function idLists(map: Map<number, number[]>): IntMap<IdList> {
+  return IntMap.from([...map].sort((a, b) => a[0] - b[0]).map(([k, ids]) => [k, buildIdList(ids)] as const));
+}
+
+/** A persistent interner from a local name → id map whose ids are 1..size. */
+function internerFrom(map: Map<string, number>): Interner {
+  let table = emptyInterner;
+  if (map.size === 0) return table;
+  const names = IntMap.from([...map].map(([name, id]) => [id, name] as const));
+  void intern;
+  table = { ids: StrMap.from(map), names };
+  return table;
 }
 
 function allocChunk(n: number) {
@@ -139,6 +253,7 @@ function allocChunk(n: number) {
     ids: new Int32Array(n),
     recipient: new Int32Array(n),
     topic: new Int32Array(n),
+    topicKey: new Int32Array(n),
     sender: new Int32Array(n),
     timestamp: new Float64Array(n),
     bits: new Uint8Array(n),
@@ -204,9 +319,21 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   if (ids.size === 0) return store;
   const chunks: MessageChunk[] = [];
   let count = 0;
+  // Which index lists lose ids: channel → folded topics, and conversations.
+  const channels = new Map<number, Set<number>>();
+  const conversations = new Set<number>();
   for (const c of store.chunks) {
     let hits = 0;
-    for (let i = 0; i < c.ids.length; i++) if (ids.has(c.ids[i]!)) hits++;
+    for (let i = 0; i < c.ids.length; i++) {
+      if (!ids.has(c.ids[i]!)) continue;
+      hits++;
+      const r = c.recipient[i]!;
+      if (r > 0) {
+        let topics = channels.get(r);
+        if (!topics) channels.set(r, (topics = new Set()));
+        topics.add(c.topicKey[i]!);
+      } else conversations.add(-r);
+    }
     if (hits === 0) {
       chunks.push(c);
       count += c.ids.length;
@@ -222,6 +349,7 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
       out.ids[j] = c.ids[i]!;
       out.recipient[j] = c.recipient[i]!;
       out.topic[j] = c.topic[i]!;
+      out.topicKey[j] = c.topicKey[i]!;
       out.sender[j] = c.sender[i]!;
       out.timestamp[j] = c.timestamp[i]!;
       out.bits[j] = c.bits[i]!;
@@ -238,7 +366,25 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   }
   let reactions = store.reactions;
   for (const id of ids) reactions = reactions.delete(id);
-  return { ...store, chunks, count, rows, reactions };
+  let byChannel = store.byChannel;
+  let byTopic = store.byTopic;
+  for (const [streamId, topics] of channels) {
+    byChannel = shrink(byChannel, streamId, ids);
+    let perTopic = byTopic.get(streamId) ?? IntMap.empty<IdList>();
+    for (const t of topics) perTopic = shrink(perTopic, t, ids);
+    byTopic = perTopic.size === 0 ? byTopic.delete(streamId) : byTopic.set(streamId, perTopic);
+  }
+  let byConversation = store.byConversation;
+  for (const cid of conversations) byConversation = shrink(byConversation, cid, ids);
+  return { ...store, chunks, count, rows, reactions, byChannel, byTopic, byConversation };
+}
+
+function shrink(map: IntMap<IdList>, key: number, ids: ReadonlySet<number>): IntMap<IdList> {
+  const list = map.get(key);
+  if (list === undefined) return map;
+  const next = removeIds(list, ids);
+  if (next === list) return map;
+  return next.count === 0 ? map.delete(key) : map.set(key, next);
 }
 
 /** Users who have a row for message `id` (Zulip's UserMessage holders), ascending. */

@@ -1,19 +1,53 @@
 import { z } from 'zod';
-import { zulipError } from '../../core/errors';
+import { errors, zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
-import { failure } from '../../core/result';
+import { edit, failure, success } from '../../core/result';
 
 /**
- * DELETE /api/v1/bot_storage (Zulip operationId `remove-bot-storage`).
- * Not implemented yet: answers 501 until its issue lands.
+ * DELETE /api/v1/bot_storage — https://zulip.com/api/remove-bot-storage
+ *
+ * Deletes keys from the calling bot's key/value storage: the listed `keys` (JSON list of strings),
+ * or everything when `keys` is absent or null. Bots only since FL494, refused before the
+ * parameters are read. Zulip counts the stored rows matching the list and refuses when there are
+ * fewer than the list's length, so an unknown key — or a key listed twice — is
+ * `Key does not exist.` and nothing is deleted. `[]` deletes nothing. No events.
+ *
+ * Differs from Zulip: the exact message and status of the FL494 refusal are not in our sources;
+ * we answer 400 PERMISSION_DENIED `This endpoint is only available to bots.`
+ * (docs/differences/personal.md).
  */
-export const deleteBotStorage = defineOperation<Record<string, unknown>>({
+interface Params {
+  keys?: readonly string[] | null;
+}
+
+const notABot = () => zulipError('This endpoint is only available to bots.', 'PERMISSION_DENIED');
+
+export const deleteBotStorage = defineOperation<Params>({
   name: 'deleteBotStorage',
   method: 'DELETE',
   path: '/bot_storage',
   operationId: 'remove-bot-storage',
-  params: [],
-  handler: ({ state }) => failure(state, zulipError('Not implemented', 'NOT_IMPLEMENTED', 501)),
+  guard: (_state, user) => (user.is_bot ? undefined : notABot()),
+  params: [param('keys', z.array(z.string()).nullable())],
+  handler: ({ state, user, params, ignored }) => {
+    if (user === null) return failure(state, errors.notLoggedIn());
+    const rows = state.botStorage.get(user.user_id) ?? [];
+    const keys = params.keys ?? null;
+    let kept: typeof rows = [];
+    if (keys !== null) {
+      const listed = new Set(keys);
+      const matching = rows.filter((r) => listed.has(r.key)).length;
+      if (matching < keys.length) return failure(state, errors.badRequest('Key does not exist.'));
+      kept = rows.filter((r) => !listed.has(r.key));
+    }
+    if (kept.length === rows.length) return success(state, { ignored });
+    const next = edit(state, (draft) => {
+      draft.botStorage =
+        kept.length === 0
+          ? draft.botStorage.delete(user.user_id)
+          : draft.botStorage.set(user.user_id, Object.freeze(kept));
+    });
+    return success(next, { ignored });
+  },
 });
-void z;

@@ -1,20 +1,78 @@
+/**
+ * POST /api/v1/bots/{bot_id}/api_key/regenerate — https://zulip.com/api/regenerate-bot-api-key
+ *
+ * A bot's owner, or an organization administrator, replaces the bot's API key with 32 fresh
+ * characters from the context's random source; the old key stops authenticating at once. The
+ * `realm_bot` update event carrying the new key goes to the realm's active human administrators
+ * and the bot's owner. The bot's push device registrations are dropped, as Zulip does.
+ *
+ * Differences from Zulip: the realm state has no bot default channels and no "can create users"
+ * bot permission, so every bot counts as public (the event never narrows to the owner alone) and
+ * the owner-only check for user-creating bots never applies. No audit log is kept.
+ * See docs/differences/users.md.
+ */
 import { z } from 'zod';
-import { zulipError } from '../../core/errors';
+import { generateApiKey } from '../../core/context';
+import { errors, zulipError } from '../../core/errors';
+import { to } from '../../core/events';
+import type { Effect } from '../../core/effects';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
-import { failure } from '../../core/result';
+import { isGuest, isRealmAdmin } from '../../core/permissions/roles';
+import { edit, editRecord, failure, success } from '../../core/result';
+import { putUser } from '../../core/state-edit';
 
-/**
- * POST /api/v1/bots/{bot_id}/api_key/regenerate (Zulip operationId `regenerate-bot-api-key`).
- * Not implemented yet: answers 501 until its issue lands.
- */
-export const regenerateBotApiKey = defineOperation<Record<string, unknown>>({
+interface Params {
+  readonly bot_id: number;
+}
+
+export const regenerateBotApiKey = defineOperation<Params>({
   name: 'regenerateBotApiKey',
   method: 'POST',
   path: '/bots/{bot_id}/api_key/regenerate',
   operationId: 'regenerate-bot-api-key',
   pathParams: ['bot_id'],
-  params: [param('bot_id', z.int(), { required: true }), ],
-  handler: ({ state }) => failure(state, zulipError('Not implemented', 'NOT_IMPLEMENTED', 501)),
+  // Zulip's require_member_or_admin: guests first, then bots.
+  guard: (_state, user) =>
+    isGuest(user) ? errors.notForGuests() : user.is_bot ? errors.notForBots() : undefined,
+  params: [param('bot_id', z.int(), { required: true })],
+  handler: ({ state, user, params, ctx, ignored }) => {
+    const me = user!;
+    const bot = state.users.get(params.bot_id);
+    if (bot === undefined || !bot.is_bot) return failure(state, zulipError('No such bot'));
+    if (bot.bot_owner_id !== me.user_id && !isRealmAdmin(me))
+      return failure(state, errors.insufficientPermission());
+
+    let apiKey = generateApiKey(ctx.random);
+    while (state.usersByApiKey.has(apiKey)) apiKey = generateApiKey(ctx.random);
+    const updated = editRecord(bot, (d) => {
+      d.api_key = apiKey;
+    });
+    const devices = state.pushDevices.get(bot.user_id) ?? [];
+    const next = edit(state, (draft) => {
+      putUser(draft, updated);
+      if (devices.length > 0) draft.pushDevices = draft.pushDevices.delete(bot.user_id);
+    });
+    const effects: Effect[] =
+      state.server.push_notifications === 'bouncer'
+        ? devices
+            .filter((d) => d.registered_with_bouncer)
+            .map((d) => ({
+              type: 'unregister_push_device',
+              user_id: bot.user_id,
+              kind: d.kind,
+              token: d.token,
+            }))
+        : [];
+    const recipients = [...state.users.values()]
+      .filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u))
+      .map((u) => u.user_id);
+    if (bot.bot_owner_id !== null) recipients.push(bot.bot_owner_id);
+    const event = {
+      type: 'realm_bot' as const,
+      op: 'update' as const,
+      bot: { user_id: bot.user_id, api_key: apiKey },
+    };
+    return success(next, { data: { api_key: apiKey }, ignored, events: [to(recipients, event)], effects });
+  },
 });
-void z;

@@ -1,19 +1,64 @@
 import { z } from 'zod';
-import { zulipError } from '../../core/errors';
+import { errors, zulipError } from '../../core/errors';
+import { to } from '../../core/events';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
-import { failure } from '../../core/result';
+import { isRealmAdmin } from '../../core/permissions/roles';
+import { edit, editRecord, failure, success } from '../../core/result';
+import type { RealmState } from '../../core/state';
 
 /**
- * PATCH /api/v1/channel_folders (Zulip operationId `patch-channel-folders`).
- * Not implemented yet: answers 501 until its issue lands.
+ * PATCH /api/v1/channel_folders (Zulip operationId `patch-channel-folders`):
+ * https://zulip.com/api/patch-channel-folders
+ *
+ * Sets every channel folder's `order` to its position in `order`. The list must name every folder of
+ * the organization, archived ones included; ids that are not folders are ignored, and a folder listed
+ * twice takes its last position. No difference from Zulip known.
  */
-export const reorderChannelFolders = defineOperation<Record<string, unknown>>({
+interface Params {
+  readonly order: readonly number[];
+}
+
+export const reorderChannelFolders = defineOperation<Params>({
   name: 'reorderChannelFolders',
   method: 'PATCH',
   path: '/channel_folders',
   operationId: 'patch-channel-folders',
-  params: [],
-  handler: ({ state }) => failure(state, zulipError('Not implemented', 'NOT_IMPLEMENTED', 501)),
+  guard: (_state, user) => (isRealmAdmin(user) ? undefined : errors.mustBeAdmin()),
+  params: [param('order', z.array(z.int()), { required: true })],
+  handler: ({ state, params, ignored }) => {
+    // Later positions overwrite earlier ones, so a duplicated id keeps its last index.
+    const position = new Map<number, number>();
+    params.order.forEach((id, index) => position.set(id, index));
+    for (const folder of state.channelFolders.values()) {
+      if (!position.has(folder.id)) return failure(state, zulipError('Invalid order mapping.'));
+    }
+    const next = applyOrder(state, position);
+    const event = to(activeUserIds(next), { type: 'channel_folder', op: 'reorder', order: [...params.order] });
+    return success(next, { ignored, events: [event] });
+  },
 });
-void z;
+
+/** The state with each folder's new `order`; the same object when no folder moves. */
+function applyOrder(state: RealmState, position: ReadonlyMap<number, number>): RealmState {
+  const moved = [...state.channelFolders.values()].filter((f) => f.order !== position.get(f.id));
+  if (moved.length === 0) return state;
+  return edit(state, (draft) => {
+    for (const folder of moved) {
+      const order = position.get(folder.id)!;
+      draft.channelFolders = draft.channelFolders.set(
+        folder.id,
+        editRecord(folder, (d) => {
+          d.order = order;
+        }),
+      );
+    }
+  });
+}
+
+/** Zulip's `active_user_ids`: every active account, bots included. */
+function activeUserIds(state: RealmState): number[] {
+  const out: number[] = [];
+  for (const u of state.users.values()) if (u.is_active) out.push(u.user_id);
+  return out;
+}

@@ -1,19 +1,249 @@
+import { castDraft } from 'immer';
 import { z } from 'zod';
 import { zulipError } from '../../core/errors';
+import { to, type ZulipEvent } from '../../core/events';
+import { FLAG_BITS } from '../../core/messages/flags';
+import { locateMessage, type MessageStore } from '../../core/messages/store';
+import { changeFlag } from '../../core/messages/update-flags';
+import { getRowFlags, type UserRows } from '../../core/messages/rows';
+import { nameOf } from '../../core/messages/interner';
+import { hasContentAccess, isSubscribed } from '../../core/permissions/channels';
+import { isGuest } from '../../core/permissions/roles';
 import { defineOperation } from '../../core/operation';
-import { param } from '../../core/params';
-import { failure } from '../../core/result';
+import { param, rawParam, zulipIssue } from '../../core/params';
+import { edit, failure, success } from '../../core/result';
+import type { RealmState } from '../../core/state';
+import type { User } from '../../core/model/records';
+import { buildNarrow, excludedFromHome, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
+import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
 
 /**
- * POST /api/v1/messages/flags/narrow (Zulip operationId `update-message-flags-for-narrow`).
- * Not implemented yet: answers 501 until its issue lands.
+ * POST /api/v1/messages/flags/narrow — https://zulip.com/api/update-message-flags-for-narrow
+ *
+ * Differences from Zulip (details in docs/differences/narrow.md):
+ * - `search` approximates PostgreSQL full-text search (light stemming, English stop words).
+ * - `first_visible_message_id` (plan-limited history) is not modelled: always 0.
+ * - No `group_mentioned` flag in the store, so `is:mentioned` tests the personal and wildcard bits.
+ * - Cross-realm system bots are not users of the realm, so `sender` cannot name them.
+ * - Marking read clears no push notifications and bumps no statistics (nothing to model).
  */
-export const updateMessageFlagsForNarrow = defineOperation<Record<string, unknown>>({
+interface Params {
+  anchor: string | number;
+  flag: string;
+  include_anchor?: boolean;
+  narrow: NarrowTerm[];
+  num_after: number;
+  num_before: number;
+  op: string;
+}
+
+/** Zulip's MAX_MESSAGES_PER_UPDATE. */
+export const MAX_MESSAGES_PER_UPDATE = 5000;
+
+const ALL_FLAGS = new Set([
+  'read',
+  'starred',
+  'collapsed',
+  'mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+  'group_mentioned',
+  'force_expand',
+  'force_collapse',
+  'has_alert_word',
+  'historical',
+]);
+const EDITABLE: Readonly<Record<string, number>> = { read: FLAG_BITS.read, starred: FLAG_BITS.starred, collapsed: FLAG_BITS.collapsed };
+
+const narrowSchema = z.unknown().transform((value, ctx) => {
+  const r = parseNarrow(value);
+  if (!r.ok) {
+    zulipIssue(ctx, r.msg);
+    return z.NEVER;
+  }
+  return r.terms;
+});
+// The library API may pass the anchor as a number; the wire always sends text.
+const anchorSchema = z.union([z.string(), z.int()]);
+
+/**
+ * Python's `int()` on a string: surrounding whitespace, a sign, and single underscores between
+ * digits are allowed. Returns null when Python would raise.
+ */
+export function parsePythonInt(text: string): number | null {
+  const m = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/u.exec(text);
+  if (!m) return null;
+  const digits = m[2]!.replaceAll('_', '');
+  const n = Number(digits);
+  return m[1] === '-' ? -n : n;
+}
+
+/** Zulip's `parse_anchor_value`: null for first_unread, clamped to [0, 10^16]; undefined when invalid. */
+export function resolveAnchor(raw: string | number): number | null | undefined {
+  if (raw === 'oldest') return 0;
+  if (raw === 'newest') return NEWEST;
+  if (raw === 'first_unread') return null;
+  const n = typeof raw === 'number' ? raw : parsePythonInt(raw);
+  if (n === null) return undefined;
+  return n < 0 ? 0 : n > NEWEST ? NEWEST : n;
+}
+
+/** Zulip's clamp of the window to MAX_MESSAGES_PER_UPDATE (never an error on this endpoint). */
+export function clampCounts(numBefore: number, numAfter: number): [number, number] {
+  const before = Math.min(numBefore, Math.max(MAX_MESSAGES_PER_UPDATE - numAfter, MAX_MESSAGES_PER_UPDATE / 2));
+  const after = Math.min(numAfter, MAX_MESSAGES_PER_UPDATE - before);
+  return [before, after];
+}
+
+/** The first topic term named `general chat` means the empty topic (only the first topic term is looked at). */
+function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
+  const out = [...terms];
+  const i = out.findIndex((t) => t.operator === 'topic');
+  if (i >= 0 && out[i]!.operand === 'general chat') out[i] = { ...out[i]!, operand: '' };
+  return out;
+}
+
+export const updateMessageFlagsForNarrow = defineOperation<Params>({
   name: 'updateMessageFlagsForNarrow',
   method: 'POST',
   path: '/messages/flags/narrow',
   operationId: 'update-message-flags-for-narrow',
-  params: [],
-  handler: ({ state }) => failure(state, zulipError('Not implemented', 'NOT_IMPLEMENTED', 501)),
+  params: [
+    rawParam('anchor', anchorSchema, { required: true }),
+    rawParam('flag', z.string(), { required: true }),
+    param('include_anchor', z.boolean()),
+    param('narrow', narrowSchema, { required: true }),
+    param('num_after', z.int().nonnegative(), { required: true }),
+    param('num_before', z.int().nonnegative(), { required: true }),
+    rawParam('op', z.string(), { required: true }),
+  ],
+  handler: ({ state, user, params, ignored }) => {
+    const me = user!;
+    const anchorValue = resolveAnchor(params.anchor);
+    if (anchorValue === undefined) return failure(state, zulipError('Invalid anchor'));
+    const includeAnchor = params.include_anchor ?? true;
+    if (params.num_before > 0 && params.num_after > 0 && !includeAnchor) {
+      return failure(state, zulipError('The anchor can only be excluded at an end of the range'));
+    }
+    const [numBefore, numAfter] = clampCounts(params.num_before, params.num_after);
+    const built = buildNarrow(state, me, renameGeneralChat(params.narrow));
+    if (!built.ok) return failure(state, built.error);
+    const plan = built.plan;
+    const anchor = anchorValue ?? firstUnreadAnchor(plan);
+    const selection = selectWindow(plan, anchor, numBefore, numAfter, includeAnchor);
+
+    const { flag, op } = params;
+    if (!ALL_FLAGS.has(flag)) return failure(state, zulipError(`Invalid flag: '${flag}'`));
+    const bit = Object.hasOwn(EDITABLE, flag) ? EDITABLE[flag] : undefined;
+    if (bit === undefined) return failure(state, zulipError(`Flag not editable: '${flag}'`));
+    if (op !== 'add' && op !== 'remove') return failure(state, zulipError(`Invalid message flag operation: '${op}'`));
+
+    let ids = selection.ids;
+    let flags = selection.flags;
+    const store = state.messages;
+    const ignoredChannels = new Set<number>();
+    if (flag === 'read' && op === 'remove') {
+      // Marking unread skips messages in channels the user is not subscribed to now.
+      const keepIds: number[] = [];
+      const keepFlags: number[] = [];
+      ids.forEach((id, k) => {
+        const streamId = streamOf(store, id);
+        if (streamId !== null && !isSubscribed(state, streamId, me.user_id)) ignoredChannels.add(streamId);
+        else {
+          keepIds.push(id);
+          keepFlags.push(flags[k]!);
+        }
+      });
+      ids = keepIds;
+      flags = keepFlags;
+    }
+    const change = changeFlag(store, me.user_id, ids, flags, bit, op === 'add', (id) => streamOf(store, id) === null);
+    if (change.created.length > 0 && !change.created.every((id) => canAccessWithoutRow(state, me, store, id))) {
+      return failure(state, zulipError('Invalid message(s)'));
+    }
+    const next = change.changed.length === 0 ? state : edit(state, (d) => void (d.messages = castDraft(Object.freeze(change.store))));
+    const event: ZulipEvent = {
+      type: 'update_message_flags',
+      op,
+      operation: op,
+      flag,
+      messages: change.changed,
+      all: false,
+      ...(flag === 'read' && op === 'remove' ? { message_details: messageDetails(plan.ctx, change.store, change.changed) } : {}),
+    };
+    return success(next, {
+      ignored,
+      data: {
+        processed_count: selection.ids.length,
+        updated_count: change.changed.length,
+        first_processed_id: selection.ids[0] ?? null,
+        last_processed_id: selection.ids[selection.ids.length - 1] ?? null,
+        found_oldest: selection.foundOldest,
+        found_newest: selection.foundNewest,
+        ignored_because_not_subscribed_channels: [...ignoredChannels].sort((a, b) => a - b),
+      },
+      events: [to([me.user_id], event)],
+    });
+  },
 });
-void z;
+
+/** A message's channel, or null for a direct message (or a missing message). */
+function streamOf(store: MessageStore, id: number): number | null {
+  const at = locateMessage(store, id);
+  if (!at) return null;
+  const r = at.chunk.recipient[at.index]!;
+  return r > 0 ? r : null;
+}
+
+/**
+ * Zulip's access check before creating historical rows: a public channel (not a guest), or
+ * content access; a private channel with protected history needs an existing row, so never here.
+ */
+function canAccessWithoutRow(state: RealmState, user: User, store: MessageStore, id: number): boolean {
+  const streamId = streamOf(store, id);
+  if (streamId === null) return false;
+  const channel = state.channels.get(streamId);
+  if (channel === undefined) return false;
+  if (channel.invite_only && !channel.history_public_to_subscribers) return false;
+  if (!channel.invite_only && !isGuest(user)) return true;
+  return hasContentAccess(state, user, channel);
+}
+
+/**
+ * `message_details` of an unread event: for channel messages the channel, topic and whether the
+ * channel is unmuted; for DMs the other participants; `mentioned` when the user was mentioned
+ * (wildcard mentions count only outside muted channels and topics, as in Zulip's unread data).
+ */
+function messageDetails(ctx: NarrowContext, store: MessageStore, ids: readonly number[]): Record<string, Record<string, unknown>> {
+  const me = ctx.userId;
+  const muting = ctx.mutingInfo;
+  const rows = store.rows.get(me);
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const id of ids) {
+    const at = locateMessage(store, id);
+    if (!at) continue;
+    const { chunk: c, index: i } = at;
+    const r = c.recipient[i]!;
+    const flags = rows ? rowFlags(rows, id) : 0;
+    const direct = (flags & FLAG_BITS.mentioned) !== 0;
+    const wildcard = (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
+    if (r > 0) {
+      const muted = excludedFromHome(muting, r, c.topicKey[i]!);
+      out[String(id)] = {
+        type: 'stream',
+        stream_id: r,
+        topic: nameOf(store.topics, c.topic[i]!),
+        unmuted_stream_msg: !muting.mutedChannels.has(r),
+        ...(direct || (wildcard && !muted) ? { mentioned: true } : {}),
+      };
+    } else {
+      const members = ctx.members(-r).filter((u) => u !== me);
+      out[String(id)] = { type: 'private', user_ids: members, ...(direct || wildcard ? { mentioned: true } : {}) };
+    }
+  }
+  return out;
+}
+
+function rowFlags(rows: UserRows, id: number): number {
+  return getRowFlags(rows, id) ?? 0;
+}

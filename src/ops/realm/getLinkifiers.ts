@@ -1,19 +1,33 @@
-import { z } from 'zod';
-import { zulipError } from '../../core/errors';
+import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
-import { param } from '../../core/params';
-import { failure } from '../../core/result';
+import { failure, success } from '../../core/result';
 
 /**
- * GET /api/v1/realm/linkifiers (Zulip operationId `get-linkifiers`).
- * Not implemented yet: answers 501 until its issue lands.
+ * GET /api/v1/realm/linkifiers — https://zulip.com/api/get-linkifiers
+ *
+ * The realm's linkifiers in processing order (the order PATCH /realm/linkifiers sets), each with
+ * every field the current server sends: `example_input`, `reverse_template` and
+ * `alternative_url_templates` (reverse linkifiers, newer than the OpenAPI document) besides
+ * `id`, `pattern` and `url_template`. Any authenticated user may call it. Zulip's view does not
+ * use the typed-parameter mechanism, so extra parameters are silently ignored (never reported).
  */
-export const getLinkifiers = defineOperation<Record<string, unknown>>({
+export const getLinkifiers = defineOperation<Record<string, never>>({
   name: 'getLinkifiers',
   method: 'GET',
   path: '/realm/linkifiers',
   operationId: 'get-linkifiers',
   params: [],
-  handler: ({ state }) => failure(state, zulipError('Not implemented', 'NOT_IMPLEMENTED', 501)),
+  reportsIgnored: false,
+  handler: ({ state, user }) => {
+    if (user === null) return failure(state, errors.notLoggedIn());
+    const linkifiers = state.linkifiers.map((l) => ({
+      pattern: l.pattern,
+      url_template: l.url_template,
+      id: l.id,
+      example_input: l.example_input,
+      reverse_template: l.reverse_template,
+      alternative_url_templates: [...l.alternative_url_templates],
+    }));
+    return success(state, { data: { linkifiers } });
+  },
 });
-void z;

@@ -1,19 +1,36 @@
-import { z } from 'zod';
-import { zulipError } from '../../core/errors';
-import { defineOperation } from '../../core/operation';
-import { param } from '../../core/params';
-import { failure } from '../../core/result';
-
 /**
- * GET /api/v1/users/me (Zulip operationId `get-own-user`).
- * Not implemented yet: answers 501 until its issue lands.
+ * GET /api/v1/users/me — https://zulip.com/api/get-own-user
+ *
+ * The caller's own user record (as GET /users formats it with client_gravatar=false and custom
+ * profile fields included) plus `max_message_id`: the largest id among the caller's own
+ * UserMessage rows, or -1. Zulip's view takes no typed parameters, so unknown parameters are never
+ * reported. Differences from Zulip: those of the shared user formatter (docs/differences/users.md).
  */
-export const getOwnUser = defineOperation<Record<string, unknown>>({
+import { defineOperation } from '../../core/operation';
+import type { UserRows } from '../../core/messages/rows';
+import { success } from '../../core/result';
+import { formatUser } from '../../core/users/format';
+
+/** The last (largest) message id of a user's rows, or -1 when there are none. */
+export function lastRowId(rows: UserRows | undefined): number {
+  const last = rows?.chunks[rows.chunks.length - 1];
+  if (last === undefined || last.ids.length === 0) return -1;
+  return last.ids[last.ids.length - 1]!;
+}
+
+export const getOwnUser = defineOperation<Record<string, never>>({
   name: 'getOwnUser',
   method: 'GET',
   path: '/users/me',
   operationId: 'get-own-user',
+  reportsIgnored: false,
   params: [],
-  handler: ({ state }) => failure(state, zulipError('Not implemented', 'NOT_IMPLEMENTED', 501)),
+  handler: ({ state, user }) => {
+    // Not anonymous: the operation does not allow spectators, so `invoke` resolved a user.
+    const me = user!;
+    const record = formatUser(state, me, me, { clientGravatar: false, includeCustomProfileFields: true });
+    return success(state, {
+      data: { ...record, max_message_id: lastRowId(state.messages.rows.get(me.user_id)) },
+    });
+  },
 });
-void z;

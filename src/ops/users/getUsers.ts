@@ -1,19 +1,63 @@
+/**
+ * GET /api/v1/users — https://zulip.com/api/get-users
+ *
+ * Lists the realm's users (active and deactivated, humans and bots) in user id order, formatted by
+ * `formatUser`. Differences from Zulip: none known beyond the shared ones of the user formatter
+ * (avatar hash of uploaded avatars, fake email domain) and the access rule's reading of
+ * "shares a conversation", see docs/differences/users.md.
+ */
 import { z } from 'zod';
 import { zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
-import { failure } from '../../core/result';
+import { accessibleUserIds } from '../../core/permissions/user-access';
+import { failure, success } from '../../core/result';
+import type { RealmState } from '../../core/state';
+import { formatUser } from '../../core/users/format';
+
+interface Params {
+  readonly client_gravatar?: boolean;
+  readonly include_custom_profile_fields?: boolean;
+  readonly user_ids?: readonly number[];
+}
 
 /**
- * GET /api/v1/users (Zulip operationId `get-users`).
- * Not implemented yet: answers 501 until its issue lands.
+ * Spectators may list users only when the server and the realm allow web-public access and the
+ * realm has a web-public channel that is not archived (Zulip's `allow_web_public_streams_access`).
  */
-export const getUsers = defineOperation<Record<string, unknown>>({
+export function spectatorsAllowed(state: RealmState): boolean {
+  if (!state.server.web_public_streams_enabled || !state.realm.enable_spectator_access) return false;
+  for (const c of state.channels.values()) if (c.is_web_public && !c.is_archived) return true;
+  return false;
+}
+
+export const getUsers = defineOperation<Params>({
   name: 'getUsers',
   method: 'GET',
   path: '/users',
   operationId: 'get-users',
-  params: [],
-  handler: ({ state }) => failure(state, zulipError('Not implemented', 'NOT_IMPLEMENTED', 501)),
+  allowAnonymous: true,
+  params: [
+    param('client_gravatar', z.boolean()),
+    param('include_custom_profile_fields', z.boolean()),
+    param('user_ids', z.array(z.int())),
+  ],
+  handler: ({ state, user, params, ignored }) => {
+    if (user === null && !spectatorsAllowed(state)) {
+      // Zulip's MissingAuthenticationError, raised by the view (after parsing).
+      return failure(
+        state,
+        zulipError('Not logged in: API authentication or user session required', 'UNAUTHENTICATED_USER', 401),
+      );
+    }
+    const opts = {
+      clientGravatar: params.client_gravatar ?? true,
+      includeCustomProfileFields: params.include_custom_profile_fields ?? false,
+    };
+    const wanted = params.user_ids === undefined ? undefined : new Set(params.user_ids);
+    const members = accessibleUserIds(state, user)
+      .filter((id) => wanted === undefined || wanted.has(id))
+      .map((id) => formatUser(state, user, state.users.get(id)!, opts));
+    return success(state, { data: { members }, ignored });
+  },
 });
-void z;

@@ -1,0 +1,87 @@
+/**
+ * A channel as Zulip's API shows it (`stream_to_dict`): the objects of `stream/create` events and
+ * GET /streams. Also the legacy `stream_post_policy` derived from `can_send_message_group`, and the
+ * topic Notification Bot posts channel-event notices to.
+ */
+import { renderMarkdown } from '../markdown';
+import { firstMessageIdInChannel } from '../messages/query';
+import type { GroupSettingValue } from '../model/group-setting';
+import { CHANNEL_GROUP_SETTING_NAMES, type Channel } from '../model/records';
+import { settingApiValue } from '../permissions/groups';
+import { subscriberIds } from '../permissions/channels';
+import type { RealmState } from '../state';
+
+/** Zulip's legacy `stream_post_policy` values. */
+export const StreamPostPolicy = { everyone: 1, admins: 2, restrictNewMembers: 3, moderators: 4 } as const;
+
+/** Days without a message after which Zulip's daily job marks a channel as not recently active. */
+const RECENTLY_ACTIVE_DAYS = 180;
+
+/** The legacy policy a `can_send_message_group` value maps to (a non-matching value counts as everyone). */
+export function streamPostPolicy(state: RealmState, value: GroupSettingValue): number {
+  if (typeof value !== 'number') return StreamPostPolicy.everyone;
+  const group = state.groups.get(value);
+  if (!group?.is_system_group) return StreamPostPolicy.everyone;
+  switch (group.name) {
+    case 'role:administrators':
+      return StreamPostPolicy.admins;
+    case 'role:fullmembers':
+      return StreamPostPolicy.restrictNewMembers;
+    case 'role:moderators':
+      return StreamPostPolicy.moderators;
+    default:
+      return StreamPostPolicy.everyone;
+  }
+}
+
+/**
+ * Whether a channel counts as recently active: a message sent in the last 180 days. (Zulip stores a
+ * flag refreshed by a daily job; we derive it from the messages at `now`.)
+ */
+export function isRecentlyActive(state: RealmState, streamId: number, now: number): boolean {
+  const since = now - RECENTLY_ACTIVE_DAYS * 86400;
+  for (const c of state.messages.chunks) {
+    for (let i = c.ids.length - 1; i >= 0; i--) {
+      if (c.recipient[i] === streamId && c.timestamp[i]! >= since) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The API object of a channel. `stream_weekly_traffic` is null: the engine keeps no traffic
+ * statistics (Zulip also sends null for channels too new to have any).
+ */
+export function streamToDict(state: RealmState, channel: Channel, now: number): Record<string, unknown> {
+  const settings = Object.fromEntries(
+    CHANNEL_GROUP_SETTING_NAMES.map((name) => [name, settingApiValue(state, channel[name])]),
+  );
+  const postPolicy = streamPostPolicy(state, channel.can_send_message_group);
+  return {
+    is_archived: channel.is_archived,
+    ...settings,
+    creator_id: channel.creator_id,
+    date_created: channel.date_created,
+    description: channel.description,
+    first_message_id: firstMessageIdInChannel(state.messages, channel.stream_id),
+    folder_id: channel.folder_id,
+    is_recently_active: isRecentlyActive(state, channel.stream_id, now),
+    history_public_to_subscribers: channel.history_public_to_subscribers,
+    invite_only: channel.invite_only,
+    is_web_public: channel.is_web_public,
+    message_retention_days: channel.message_retention_days,
+    name: channel.name,
+    rendered_description: renderMarkdown(channel.description),
+    stream_id: channel.stream_id,
+    stream_post_policy: postPolicy,
+    is_announcement_only: postPolicy === StreamPostPolicy.admins,
+    stream_weekly_traffic: null,
+    subscriber_count: subscriberIds(state, channel.stream_id).length,
+    topics_policy: channel.topics_policy,
+  };
+}
+
+/** Zulip's `channel_events_topic_name`: "channel events", or the empty topic where only it is allowed. */
+export function channelEventsTopic(channel: Channel): string {
+  return channel.topics_policy === 'empty_topic_only' ? '' : 'channel events';
+}

@@ -1,0 +1,149 @@
+import { to, type AddressedEvent } from '../events';
+import { FLAG_BITS } from '../messages/flags';
+import { channelMessageIds } from '../messages/query';
+import { getRowFlags, updateRowFlags } from '../messages/rows';
+import type { MessageStore } from '../messages/store';
+import type { Channel, User } from '../model/records';
+import { hasMetadataAccess, metadataAccessUserIds, subscriberIds } from '../permissions/channels';
+import { isGuest, isRealmAdmin } from '../permissions/roles';
+import type { RealmState } from '../state';
+import { allUsersAccessible, peersOf } from '../users/user-access';
+
+/** One deactivated subscription. */
+export interface Removal {
+  readonly user: User;
+  readonly channel: Channel;
+}
+
+/**
+ * The events of Zulip's `bulk_remove_subscriptions`, given the state after the change: to each
+ * removed user `subscription/remove` (and `stream/delete` for channels whose metadata they can no
+ * longer see, admins excepted), then `peer_remove` to whoever sees each channel's subscribers.
+ */
+export function unsubscribeEvents(after: RealmState, removals: readonly Removal[]): AddressedEvent[] {
+  const events: AddressedEvent[] = [];
+  const byUser = new Map<number, { user: User; channels: Channel[] }>();
+  const byChannel = new Map<number, { channel: Channel; users: Set<number> }>();
+  for (const { user, channel } of removals) {
+    const u = byUser.get(user.user_id) ?? { user, channels: [] };
+    u.channels.push(channel);
+    byUser.set(user.user_id, u);
+    const c = byChannel.get(channel.stream_id) ?? { channel, users: new Set<number>() };
+    c.users.add(user.user_id);
+    byChannel.set(channel.stream_id, c);
+  }
+  for (const { user, channels } of byUser.values()) {
+    const subscriptions = channels.map((c) => ({ name: c.name, stream_id: c.stream_id }));
+    events.push(to([user.user_id], { type: 'subscription', op: 'remove', subscriptions }));
+    if (isRealmAdmin(user)) continue;
+    const lost = channels.filter((c) => !hasMetadataAccess(after, user, c));
+    if (lost.length > 0) {
+      events.push(
+        to([user.user_id], {
+          type: 'stream',
+          op: 'delete',
+          streams: lost.map((c) => ({ stream_id: c.stream_id })),
+          stream_ids: lost.map((c) => c.stream_id),
+          for_archiving: false,
+        }),
+      );
+    }
+  }
+  const altered = [...byChannel.values()].sort((a, b) => a.channel.stream_id - b.channel.stream_id);
+  events.push(...peerRemoveEvents(after, altered));
+  if (!allUsersAccessible(after)) events.push(...userRemoveEvents(after, [...byUser.values()]));
+  return events;
+}
+
+/** The name Zulip shows for a user one can no longer see. */
+const INACCESSIBLE_USER_NAME = 'Unknown user';
+
+/**
+ * Zulip's `send_user_remove_events_on_removing_subscriptions`, for realms that limit which users
+ * guests see: guests left in those channels who no longer share anything with the removed user lose
+ * them (`realm_user/remove`), and a removed guest loses the users they only shared those channels with.
+ */
+function userRemoveEvents(after: RealmState, removed: ReadonlyArray<{ user: User; channels: Channel[] }>): AddressedEvent[] {
+  const events: AddressedEvent[] = [];
+  const nonGuests = [...after.users.values()].filter((u) => u.is_active && !isGuest(u)).map((u) => u.user_id);
+  const remove = (userId: number, audience: Iterable<number>) =>
+    to(audience, { type: 'realm_user', op: 'remove', person: { user_id: userId, full_name: INACCESSIBLE_USER_NAME } });
+  for (const { user, channels } of removed) {
+    const leftBehind = new Set(channels.flatMap((c) => subscriberIds(after, c.stream_id)));
+    const peers = peersOf(after, user.user_id);
+    const canSee = new Set([...nonGuests, ...peers]);
+    const losing = [...leftBehind].filter((id) => !canSee.has(id));
+    if (losing.length > 0) events.push(remove(user.user_id, losing));
+    if (!isGuest(user)) continue;
+    for (const id of [...leftBehind].filter((x) => !peers.has(x)).sort((a, b) => a - b)) events.push(remove(id, [user.user_id]));
+  }
+  return events;
+}
+
+/**
+ * Zulip's `send_peer_subscriber_events` for `peer_remove`: one event per private channel to those
+ * with metadata access; public channels sharing the same removed users are batched — web-public ones
+ * to every active user, those without guest subscribers to every active non-guest — and a public
+ * channel with guest subscribers gets its own event (non-guests plus its subscribers).
+ * The removed users never receive these; events without recipients are not sent.
+ */
+function peerRemoveEvents(after: RealmState, altered: ReadonlyArray<{ channel: Channel; users: Set<number> }>): AddressedEvent[] {
+  const events: AddressedEvent[] = [];
+  const peerRemove = (streamIds: number[], users: Set<number>, recipients: Iterable<number>) => {
+    const audience = [...recipients].filter((id) => !users.has(id));
+    if (audience.length === 0) return;
+    const userIds = [...users].sort((a, b) => a - b);
+    events.push(to(audience, { type: 'subscription', op: 'peer_remove', stream_ids: streamIds, user_ids: userIds }));
+  };
+  for (const { channel, users } of altered) {
+    if (channel.invite_only) peerRemove([channel.stream_id], users, metadataAccessUserIds(after, channel));
+  }
+  const groups = new Map<string, { users: Set<number>; channels: Channel[] }>();
+  for (const { channel, users } of altered) {
+    if (channel.invite_only) continue;
+    const key = [...users].sort((a, b) => a - b).join(',');
+    const g = groups.get(key) ?? { users, channels: [] };
+    g.channels.push(channel);
+    groups.set(key, g);
+  }
+  if (groups.size === 0) return events;
+  const active = [...after.users.values()].filter((u) => u.is_active);
+  const nonGuests = active.filter((u) => !isGuest(u)).map((u) => u.user_id);
+  const nonGuestSet = new Set(nonGuests);
+  for (const { users, channels } of groups.values()) {
+    const webPublic: number[] = [];
+    const withoutGuests: number[] = [];
+    for (const channel of channels) {
+      const subscribers = subscriberIds(after, channel.stream_id);
+      if (channel.is_web_public) webPublic.push(channel.stream_id);
+      else if (subscribers.every((id) => nonGuestSet.has(id))) withoutGuests.push(channel.stream_id);
+      else peerRemove([channel.stream_id], users, new Set([...nonGuests, ...subscribers]));
+    }
+    if (webPublic.length > 0) peerRemove(webPublic, users, active.map((u) => u.user_id));
+    if (withoutGuests.length > 0) peerRemove(withoutGuests, users, nonGuests);
+  }
+  return events;
+}
+
+/**
+ * What Zulip's deferred worker does after an unsubscription: mark the removed user's unread messages
+ * in each of those channels as read, with one `update_message_flags` event per channel that had any.
+ */
+export function markChannelsRead(store: MessageStore, removals: readonly Removal[]): { store: MessageStore; events: AddressedEvent[] } {
+  const events: AddressedEvent[] = [];
+  let rowsByUser = store.rows;
+  for (const { user, channel } of removals) {
+    const rows = rowsByUser.get(user.user_id);
+    if (rows === undefined) continue;
+    const unread = channelMessageIds(store, channel.stream_id).filter((id) => {
+      const flags = getRowFlags(rows, id);
+      return flags !== undefined && (flags & FLAG_BITS.read) === 0;
+    });
+    if (unread.length === 0) continue;
+    rowsByUser = rowsByUser.set(user.user_id, updateRowFlags(rows, unread, FLAG_BITS.read, 0));
+    events.push(
+      to([user.user_id], { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: unread, all: false }),
+    );
+  }
+  return { store: rowsByUser === store.rows ? store : { ...store, rows: rowsByUser }, events };
+}

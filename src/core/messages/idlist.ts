@@ -1,0 +1,69 @@
+/**
+ * A persistent sorted list of message ids in fixed-size `Int32Array` chunks: the per-channel,
+ * per-topic and per-conversation indexes of the message store. Chunks are never mutated; a removal
+ * rebuilds only the chunks that lose an id, so older states keep their lists.
+ */
+export const ID_CHUNK = 4096;
+
+export interface IdList {
+  readonly chunks: readonly Int32Array[];
+  readonly count: number;
+}
+
+export const EMPTY_IDS: IdList = { chunks: [], count: 0 };
+
+/** Builds a list from ascending ids. */
+export function buildIdList(ids: ArrayLike<number>, length = ids.length): IdList {
+  const chunks: Int32Array[] = [];
+  for (let start = 0; start < length; start += ID_CHUNK) {
+    const end = Math.min(length, start + ID_CHUNK);
+    const c = new Int32Array(end - start);
+    for (let i = start; i < end; i++) c[i - start] = ids[i]!;
+    chunks.push(c);
+  }
+  return { chunks, count: length };
+}
+
+/** Removes the given ids; untouched chunks are shared. */
+export function removeIds(list: IdList, ids: ReadonlySet<number>): IdList {
+  let changed = false;
+  const chunks: Int32Array[] = [];
+  let count = 0;
+  for (const c of list.chunks) {
+    let hits = 0;
+    for (let i = 0; i < c.length; i++) if (ids.has(c[i]!)) hits++;
+    if (hits === 0) {
+      chunks.push(c);
+      count += c.length;
+      continue;
+    }
+    changed = true;
+    if (hits === c.length) continue;
+    const out = new Int32Array(c.length - hits);
+    let j = 0;
+    for (let i = 0; i < c.length; i++) if (!ids.has(c[i]!)) out[j++] = c[i]!;
+    chunks.push(out);
+    count += out.length;
+  }
+  return changed ? { chunks, count } : list;
+}
+
+/** Every id, ascending. */
+export function idListToArray(list: IdList): number[] {
+  const out: number[] = new Array<number>(list.count);
+  let o = 0;
+  for (const c of list.chunks) for (let i = 0; i < c.length; i++) out[o++] = c[i]!;
+  return out;
+}
+
+/** The chunk that would hold `id`: the last chunk whose first id is ≤ id (0 when none). */
+export function idChunkFor(chunks: readonly Int32Array[], id: number): number {
+  let lo = 0;
+  let hi = chunks.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (chunks[mid]![0]! <= id) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

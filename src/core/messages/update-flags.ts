@@ -1,0 +1,56 @@
+import { FLAG_BITS } from './flags';
+import { EMPTY_ROWS, insertRows, updateRowFlags } from './rows';
+import type { MessageStore } from './store';
+
+/**
+ * Zulip's `do_update_message_flags` on the store, for one user and one editable flag: messages
+ * without a row count as {read, historical}; messages already in the target state are skipped;
+ * when the target differs from {read, historical} (adding starred/collapsed, removing read), rows
+ * are created for messages lacking one ("historical" rows). Copies only the touched row chunks.
+ */
+export interface FlagChange {
+  readonly store: MessageStore;
+  /** Ids whose flag changed, ascending. */
+  readonly changed: number[];
+  /** Ids among `changed` that got a new historical row. */
+  readonly created: number[];
+}
+
+const DEFAULT_HISTORICAL = FLAG_BITS.read | FLAG_BITS.historical;
+
+/**
+ * `ids` ascending, `flags[k]` the current row flags of `ids[k]` (-1 when the user has no row);
+ * `isPrivate(id)` tells whether a message is a direct message (for the bit on created rows).
+ */
+export function changeFlag(
+  store: MessageStore,
+  userId: number,
+  ids: readonly number[],
+  flags: readonly number[],
+  bit: number,
+  add: boolean,
+  isPrivate: (id: number) => boolean,
+): FlagChange {
+  const changed: number[] = [];
+  const existing: number[] = [];
+  const created: number[] = [];
+  const createdFlags: number[] = [];
+  const createRows = add ? (DEFAULT_HISTORICAL & bit) === 0 : (DEFAULT_HISTORICAL & bit) !== 0;
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k]!;
+    const f = flags[k]!;
+    const current = f < 0 ? DEFAULT_HISTORICAL : f;
+    if (((current & bit) !== 0) === add) continue;
+    changed.push(id);
+    if (f >= 0) existing.push(id);
+    else if (createRows) {
+      created.push(id);
+      createdFlags.push((add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) | (isPrivate(id) ? FLAG_BITS.is_private : 0));
+    }
+  }
+  if (changed.length === 0) return { store, changed, created };
+  let rows = store.rows.get(userId) ?? EMPTY_ROWS;
+  if (existing.length > 0) rows = updateRowFlags(rows, existing, add ? bit : 0, add ? 0 : bit);
+  if (created.length > 0) rows = insertRows(rows, created, createdFlags);
+  return { store: { ...store, rows: store.rows.set(userId, rows) }, changed, created };
+}

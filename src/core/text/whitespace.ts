@@ -1,0 +1,28 @@
+/**
+ * Whitespace stripping as Zulip's two layers do it. They differ from JavaScript's `trim()`, so
+ * operations that must reproduce Zulip's "cannot be blank" / "too long" answers use these.
+ *
+ * - pydantic's `StringConstraints(strip_whitespace=True)` runs in pydantic-core (Rust) and trims
+ *   Unicode `White_Space` characters: unlike `trim()` it strips U+0085 and keeps U+FEFF.
+ * - Python's `str.strip()` (used again by some views after validation) also strips the
+ *   information separators U+001C..U+001F.
+ */
+
+/** Unicode White_Space: what Rust's `str::trim` (and so pydantic's strip_whitespace) removes. */
+const UNICODE_WHITE_SPACE =
+  '\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+/** Python's `str.isspace()` characters: White_Space plus U+001C..U+001F. */
+const PYTHON_WHITESPACE = `${UNICODE_WHITE_SPACE}\\u001c-\\u001f`;
+
+const unicodeEdges = new RegExp(`^[${UNICODE_WHITE_SPACE}]+|[${UNICODE_WHITE_SPACE}]+$`, 'gu');
+const pythonEdges = new RegExp(`^[${PYTHON_WHITESPACE}]+|[${PYTHON_WHITESPACE}]+$`, 'gu');
+
+/** pydantic's `strip_whitespace=True`. */
+export function stripUnicodeWhitespace(s: string): string {
+  return s.replace(unicodeEdges, '');
+}
+
+/** Python's `str.strip()` without arguments. */
+export function pythonStrip(s: string): string {
+  return s.replace(pythonEdges, '');
+}

@@ -1,0 +1,60 @@
+import type { User } from '../model/records';
+import type { RealmState } from '../state';
+
+/**
+ * Email addresses as Zulip's server handles them: Django's `validate_email` (the syntax check behind
+ * "Invalid address."), the fake public address of users who hide their real one, and lookups by
+ * delivery email (case-insensitive, as Zulip's indexes on `upper(delivery_email)`).
+ */
+
+/** Django's `EmailValidator.user_regex`: a dot-atom or a quoted string (which may hold control characters). */
+const USER_PART =
+  // eslint-disable-next-line no-control-regex
+  /^(?:[-!#$%&'*+/=?^_`{}|~0-9a-z]+(?:\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*|"(?:[\u0001-\u0008\u000b\u000c\u000e-\u001f!#-[\]-\u007f]|\\[\u0001-\u0009\u000b\u000c\u000e-\u007f])*")$/i;
+/** Django's `domain_regex` (after IDNA encoding): labels of letters, digits and inner hyphens, a TLD of 2..63. */
+const DOMAIN_PART = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}(?<!-)$/i;
+const IPV4 = /^\[(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\]$/;
+
+/** Whether Django's `validate_email` accepts the address (IPv6 literals and IDNA domains approximated). */
+export function isValidEmailSyntax(value: string): boolean {
+  // Django refuses values over 320 characters and any with a line break.
+  if (value.length === 0 || value.length > 320 || /[\r\n]/.test(value)) return false;
+  const at = value.lastIndexOf('@');
+  if (at <= 0) return false;
+  const user = value.slice(0, at);
+  const domain = value.slice(at + 1);
+  if (!USER_PART.test(user)) return false;
+  if (domain === 'localhost') return true;
+  if (DOMAIN_PART.test(domain) || IPV4.test(domain)) return true;
+  // Django retries a non-ASCII domain in its IDNA form; any label of letters passes that check.
+  if (/[^\p{ASCII}]/u.test(domain))
+    return /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}]{2,63}$/u.test(domain);
+  return false;
+}
+
+/**
+ * The domain of fake addresses (`user{id}@{domain}`): the realm's host when it forms a valid
+ * address, else the host without its port (Zulip's `FAKE_EMAIL_DOMAIN` defaults to that).
+ */
+export function fakeEmailDomain(state: RealmState): string {
+  const host = hostOf(state.realm.uri);
+  if (isValidEmailSyntax(`bot@${host}`)) return host;
+  return host.replace(/:\d+$/, '');
+}
+
+function hostOf(uri: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri);
+  return (match?.[1] ?? uri).toLowerCase();
+}
+
+/** The public `email` field for a visibility setting: the real address only for 1 (everyone). */
+export function displayEmail(state: RealmState, user: User, visibility: number): string {
+  return visibility === 1 ? user.delivery_email : `user${user.user_id}@${fakeEmailDomain(state)}`;
+}
+
+/** The user whose delivery email matches, ignoring case (Zulip's `get_user_by_delivery_email`). */
+export function userByDeliveryEmail(state: RealmState, email: string): User | undefined {
+  const wanted = email.toUpperCase();
+  for (const user of state.users.values()) if (user.delivery_email.toUpperCase() === wanted) return user;
+  return undefined;
+}

@@ -1,0 +1,73 @@
+/** Errors of the persistence layer. Each names where the problem is, so an operator can act on it. */
+
+/** An append found the store at another version than the writer expected (another writer got there first). */
+export class VersionConflictError extends Error {
+  override readonly name = 'VersionConflictError';
+  constructor(
+    /** The version the writer based its change on. */
+    readonly expected: number,
+    /** The store's latest version when the append was refused. */
+    readonly actual: number,
+  ) {
+    super(`Version conflict: the change was based on version ${expected}, but the store is at version ${actual}`);
+  }
+}
+
+/** A stored record is damaged, truncated, missing or inconsistent. The store is refused whole. */
+export class CorruptStoreError extends Error {
+  override readonly name = 'CorruptStoreError';
+  constructor(
+    /** Where: e.g. `sqlite /var/lib/realm.db, realm "main", change 17`. */
+    readonly where: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Corrupt realm store at ${where}: ${reason}`, options);
+  }
+}
+
+/** The store was written by a newer chat-realm (an unknown format version): refused, never guessed at. */
+export class UnsupportedFormatError extends Error {
+  override readonly name = 'UnsupportedFormatError';
+  constructor(
+    readonly where: string,
+    readonly format: number,
+    readonly supported: number,
+  ) {
+    super(`${where} has format ${format}; this chat-realm reads formats up to ${supported} (written by a newer version?)`);
+  }
+}
+
+/** Replaying a stored change did not give the result it had when it was acknowledged. */
+export class ReplayMismatchError extends Error {
+  override readonly name = 'ReplayMismatchError';
+  constructor(
+    readonly version: number,
+    readonly detail: string,
+  ) {
+    super(`Replaying change ${version} diverged from the recorded result: ${detail}`);
+  }
+}
+
+/** A change could not be persisted; it was not applied and not acknowledged. `cause` is the store's error. */
+export class PersistError extends Error {
+  override readonly name = 'PersistError';
+  constructor(
+    readonly version: number,
+    options: { cause: unknown },
+  ) {
+    super(`Change ${version} could not be persisted: ${describe(options.cause)}`, options);
+  }
+}
+
+/** The handle was closed; no more operations. */
+export class RealmClosedError extends Error {
+  override readonly name = 'RealmClosedError';
+  constructor() {
+    super('The realm handle is closed');
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,128 @@
+import { CHANNEL_SETTING_RULES, hasPermission } from '../core/permissions/setting-rules';
+import { hasContentAccess, isSubscribed } from '../core/permissions/channels';
+import { isGuest } from '../core/permissions/roles';
+import { nameOf } from '../core/messages/interner';
+import { EMPTY_ROWS, type UserRows } from '../core/messages/rows';
+import { VisibilityPolicy, type Channel, type User } from '../core/model/records';
+import type { RealmState } from '../core/state';
+
+/**
+ * What evaluating a narrow for one user needs from the realm, computed lazily and cached for the
+ * duration of one request: channel access, muting, conversation membership. Nothing here scans
+ * the organization; every answer is computed the first time a message asks for it.
+ */
+export class NarrowContext {
+  readonly rows: UserRows;
+  readonly guest: boolean;
+  private readonly readable = new Map<number, boolean>();
+  private readonly convMembers = new Map<number, readonly number[]>();
+  private readonly resolvedTopics = new Map<number, boolean>();
+  private muting: Muting | undefined;
+
+  constructor(
+    readonly state: RealmState,
+    readonly user: User,
+  ) {
+    this.rows = state.messages.rows.get(user.user_id) ?? EMPTY_ROWS;
+    this.guest = isGuest(user);
+  }
+
+  get userId(): number {
+    return this.user.user_id;
+  }
+
+  /**
+   * Whether the user's rows in this channel are candidates outside history mode: public channel
+   * and not a guest, a non-guest allowed to subscribe or add subscribers, or actively subscribed.
+   */
+  rowChannelReadable(streamId: number): boolean {
+    let ok = this.readable.get(streamId);
+    if (ok === undefined) {
+      ok = this.computeReadable(streamId);
+      this.readable.set(streamId, ok);
+    }
+    return ok;
+  }
+
+  private computeReadable(streamId: number): boolean {
+    const { state, user } = this;
+    if (isSubscribed(state, streamId, user.user_id)) return true;
+    const channel = state.channels.get(streamId);
+    if (channel === undefined || this.guest) return false;
+    if (!channel.invite_only) return true;
+    return (
+      hasPermission(state, user, CHANNEL_SETTING_RULES.can_subscribe_group, channel.can_subscribe_group) ||
+      hasPermission(state, user, CHANNEL_SETTING_RULES.can_add_subscribers_group, channel.can_add_subscribers_group)
+    );
+  }
+
+  /** Zulip's `can_access_stream_history`: the condition for history mode on a channel term. */
+  canReadHistory(channel: Channel): boolean {
+    if (channel.is_web_public) return true;
+    if (!channel.invite_only && channel.history_public_to_subscribers && !this.guest) return true;
+    return channel.history_public_to_subscribers && hasContentAccess(this.state, this.user, channel);
+  }
+
+  /** Participants of a direct-message conversation, sorted. */
+  members(conversationId: number): readonly number[] {
+    let m = this.convMembers.get(conversationId);
+    if (m === undefined) {
+      m = nameOf(this.state.messages.conversations, conversationId).split(',').map(Number);
+      this.convMembers.set(conversationId, m);
+    }
+    return m;
+  }
+
+  /** Whether an interned exact topic is resolved (starts with the check mark and a space). */
+  isResolvedTopic(topicId: number): boolean {
+    let r = this.resolvedTopics.get(topicId);
+    if (r === undefined) {
+      r = nameOf(this.state.messages.topics, topicId).startsWith('✔ ');
+      this.resolvedTopics.set(topicId, r);
+    }
+    return r;
+  }
+
+  get mutingInfo(): Muting {
+    this.muting ??= buildMuting(this.state, this.user.user_id);
+    return this.muting;
+  }
+}
+
+/** One user's muting: muted channels and per-(channel, folded topic) visibility policies. */
+export interface Muting {
+  readonly mutedChannels: ReadonlySet<number>;
+  /** stream id → folded topic id → visibility policy (1 muted, 2 unmuted, 3 followed). */
+  readonly policies: ReadonlyMap<number, ReadonlyMap<number, number>>;
+  /** Whether the user muted anything at all (channel or topic). */
+  readonly any: boolean;
+}
+
+function buildMuting(state: RealmState, userId: number): Muting {
+  const mutedChannels = new Set<number>();
+  // Subscriptions are stored by channel; a user's muted channels need a walk over channels, which
+  // is bounded by the number of channels (not messages) and done at most once per request.
+  for (const [streamId, subs] of state.subscriptions) {
+    const sub = subs.get(userId);
+    if (sub?.active && sub.is_muted) mutedChannels.add(streamId);
+  }
+  const policies = new Map<number, Map<number, number>>();
+  let mutedTopics = 0;
+  for (const t of state.userTopics.get(userId) ?? []) {
+    const key = state.messages.foldedTopics.ids.get(t.topic_name.toLowerCase());
+    if (t.visibility_policy === VisibilityPolicy.muted) mutedTopics++;
+    if (key === undefined) continue;
+    let perChannel = policies.get(t.stream_id);
+    if (!perChannel) policies.set(t.stream_id, (perChannel = new Map()));
+    perChannel.set(key, t.visibility_policy);
+  }
+  return { mutedChannels, policies, any: mutedChannels.size > 0 || mutedTopics > 0 };
+}
+
+/** Whether `in:home` excludes a channel message (muted topic, or muted channel without an unmuting policy). */
+export function excludedFromHome(m: Muting, streamId: number, topicKey: number): boolean {
+  const policy = m.policies.get(streamId)?.get(topicKey);
+  if (policy === VisibilityPolicy.muted) return true;
+  if (!m.mutedChannels.has(streamId)) return false;
+  return policy !== VisibilityPolicy.unmuted && policy !== VisibilityPolicy.followed;
+}

@@ -1,0 +1,293 @@
+import { FLAG_BITS } from '../core/messages/flags';
+import { idChunkFor } from '../core/messages/idlist';
+import { lowerBound } from '../core/messages/rows';
+import type { MessageChunk } from '../core/messages/store';
+import { excludedFromHome } from './context';
+import type { NarrowPlan } from './build';
+
+/**
+ * Evaluates a narrow plan for its user in message-id order from an anchor, in both directions,
+ * without scanning the organization: candidates come from the smallest index list the narrow
+ * allows (a topic, a channel, a conversation), else from the user's own rows (or, in history
+ * mode, every message). Flags come from the user's rows through a cursor that only moves forward
+ * (or backward), so a window of k messages costs O(k) plus a few binary searches.
+ */
+
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the "newest" anchor. */
+export const NEWEST = 10 ** 16;
+/** Flags of a message the user has no row for (Zulip treats it as read and historical). */
+export const NO_ROW_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
+
+export interface Selection {
+  /** Selected ids, ascending. */
+  readonly ids: number[];
+  /** Each selected message's row flags, or -1 when the user has no row. */
+  readonly flags: number[];
+  readonly foundOldest: boolean;
+  readonly foundNewest: boolean;
+}
+
+/** A sorted id source: chunks of ids, with the flags alongside when the source is the user's rows. */
+interface Source {
+  readonly chunks: readonly Int32Array[];
+  readonly flags: readonly Uint16Array[] | null;
+  /** The message store's own chunks (history mode over every message): no lookup needed. */
+  readonly messages: readonly MessageChunk[] | null;
+  /** Whether each channel row must pass the access rule (rows of channels the user cannot read are skipped). */
+  readonly accessPerRow: boolean;
+}
+
+function sourceOf(plan: NarrowPlan): Source | null {
+  const { ctx } = plan;
+  if (plan.empty) return null;
+  const history = plan.history;
+  if (plan.single !== null) {
+    return { chunks: [Int32Array.of(plan.single)], flags: null, messages: null, accessPerRow: !history };
+  }
+  if (plan.drive !== null) {
+    // Lists of one channel need the access check once, lists of a conversation never.
+    let access = false;
+    const channel = plan.driveChannel;
+    if (!history && channel !== null && !ctx.rowChannelReadable(channel)) return null;
+    if (!history && channel === null && !plan.driveConversation) access = true;
+    return { chunks: plan.drive.chunks, flags: null, messages: null, accessPerRow: access };
+  }
+  if (history) {
+    const messages = ctx.state.messages.chunks;
+    return { chunks: messages.map((c) => c.ids), flags: null, messages, accessPerRow: false };
+  }
+  const rows = ctx.rows;
+  return { chunks: rows.chunks.map((c) => c.ids), flags: rows.chunks.map((c) => c.flags), messages: null, accessPerRow: true };
+}
+
+/** Finds ids in the user's rows, moving monotonically. */
+class RowCursor {
+  private ci = 0;
+  private i = 0;
+  constructor(private readonly chunks: ReadonlyArray<{ readonly ids: Int32Array; readonly flags: Uint16Array }>) {}
+
+  /** The row's flags, or -1. */
+  flagsOf(id: number): number {
+    const chunks = this.chunks;
+    if (chunks.length === 0) return -1;
+    let c = chunks[this.ci]!;
+    if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
+      this.ci = idChunkForRows(chunks, id);
+      c = chunks[this.ci]!;
+      this.i = 0;
+    }
+    const ids = c.ids;
+    let i = this.i;
+    if (ids[i] !== id) {
+      if (ids[i + 1] === id) i++;
+      else if (ids[i - 1] === id) i--;
+      else i = lowerBound(ids, id);
+    }
+    this.i = i;
+    return i < ids.length && ids[i] === id ? c.flags[i]! : -1;
+  }
+}
+
+function idChunkForRows(chunks: ReadonlyArray<{ readonly ids: Int32Array }>, id: number): number {
+  let lo = 0;
+  let hi = chunks.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (chunks[mid]!.ids[0]! <= id) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Finds messages in the store, moving monotonically. */
+class MessageCursor {
+  private ci = 0;
+  chunk: MessageChunk | undefined;
+  index = 0;
+  constructor(private readonly chunks: readonly MessageChunk[]) {}
+
+  seek(id: number): boolean {
+    const chunks = this.chunks;
+    if (chunks.length === 0) return false;
+    let c = chunks[this.ci]!;
+    if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
+      this.ci = idChunkForRows(chunks, id);
+      c = chunks[this.ci]!;
+      this.index = 0;
+    }
+    const ids = c.ids;
+    let i = this.index;
+    if (ids[i] !== id) {
+      if (ids[i + 1] === id) i++;
+      else if (ids[i - 1] === id) i--;
+      else i = lowerBound(ids, id);
+    }
+    this.index = i;
+    this.chunk = c;
+    return i < ids.length && ids[i] === id;
+  }
+}
+
+/** Scans the source from `start` in direction `dir`, appending up to `limit` matching ids. */
+function scan(
+  plan: NarrowPlan,
+  src: Source,
+  start: number,
+  dir: 1 | -1,
+  inclusive: boolean,
+  limit: number,
+  outIds: number[],
+  outFlags: number[],
+): void {
+  if (limit <= 0 || src.chunks.length === 0) return;
+  const { ctx, flagTests, messageTests, history } = plan;
+  const nFlag = flagTests.length;
+  const nMsg = messageTests.length;
+  const rowCursor = src.flags === null ? new RowCursor(ctx.rows.chunks) : null;
+  const msgCursor = src.messages === null && (nMsg > 0 || src.accessPerRow) ? new MessageCursor(ctx.state.messages.chunks) : null;
+  const chunks = src.chunks;
+  let ci = idChunkFor(chunks, start);
+  let i = lowerBound(chunks[ci]!, start);
+  if (dir === 1) {
+    if (!inclusive && i < chunks[ci]!.length && chunks[ci]![i] === start) i++;
+  } else {
+    // First position ≤ start (or < start when exclusive).
+    const c = chunks[ci]!;
+    if (!(i < c.length && c[i] === start && inclusive)) i--;
+    if (i < 0) {
+      ci--;
+      if (ci < 0) return;
+      i = chunks[ci]!.length - 1;
+    }
+  }
+  let found = 0;
+  for (; ci >= 0 && ci < chunks.length; ci += dir, i = dir === 1 ? 0 : (chunks[ci]?.length ?? 0) - 1) {
+    const ids = chunks[ci]!;
+    const flagChunk = src.flags?.[ci];
+    const msgChunk = src.messages?.[ci];
+    for (; i >= 0 && i < ids.length; i += dir) {
+      const id = ids[i]!;
+      let flags: number;
+      if (flagChunk !== undefined) flags = flagChunk[i]!;
+      else {
+        flags = rowCursor!.flagsOf(id);
+        if (flags < 0 && !history) continue;
+      }
+      if (nFlag > 0) {
+        const f = flags < 0 ? NO_ROW_FLAGS : flags;
+        let ok = true;
+        for (let t = 0; t < nFlag; t++) {
+          const ft = flagTests[t]!;
+          if (((f & ft.mask) !== 0) !== ft.set) {
+            ok = false;
+            break;
+          }
+        }
+        if (!ok) continue;
+      }
+      const needAccess = src.accessPerRow && (flags < 0 || (flags & FLAG_BITS.is_private) === 0);
+      if (nMsg > 0 || needAccess) {
+        let c: MessageChunk;
+        let k: number;
+        if (msgChunk !== undefined) {
+          c = msgChunk;
+          k = i;
+        } else {
+          if (!msgCursor!.seek(id)) continue;
+          c = msgCursor!.chunk!;
+          k = msgCursor!.index;
+        }
+        if (needAccess) {
+          const r = c.recipient[k]!;
+          if (r > 0 && !ctx.rowChannelReadable(r)) continue;
+        }
+        let ok = true;
+        for (let t = 0; t < nMsg; t++) {
+          if (!messageTests[t]!(c, k)) {
+            ok = false;
+            break;
+          }
+        }
+        if (!ok) continue;
+      }
+      outIds.push(id);
+      outFlags.push(flags);
+      if (++found >= limit) return;
+    }
+  }
+}
+
+/** Whether message `id` is in the narrow; its flags (-1: no row) or undefined. */
+function lookup(plan: NarrowPlan, src: Source, id: number): number | undefined {
+  const ids: number[] = [];
+  const flags: number[] = [];
+  scan(plan, src, id, 1, true, 1, ids, flags);
+  return ids[0] === id ? flags[0] : undefined;
+}
+
+/**
+ * Zulip's range selection (§3.5): `anchor` 0 is "oldest", ≥ 10^16 "newest"; counts are already
+ * clamped. Returns ids ascending with found_oldest/found_newest.
+ */
+export function selectWindow(plan: NarrowPlan, anchor: number, numBefore: number, numAfter: number, includeAnchor: boolean): Selection {
+  const src = sourceOf(plan);
+  const left = anchor === 0;
+  const right = anchor >= NEWEST;
+  if (right) numAfter = 0;
+  if (left) numBefore = 0;
+  const beforeIds: number[] = [];
+  const beforeFlags: number[] = [];
+  const ids: number[] = [];
+  const flags: number[] = [];
+  if (src !== null) {
+    if (numBefore > 0) scan(plan, src, right ? 0x7fffffff : anchor, -1, right, numBefore, beforeIds, beforeFlags);
+    if (!left && !right) {
+      const withAnchor = includeAnchor || (numBefore === 0 && numAfter === 0);
+      const f = withAnchor ? lookup(plan, src, anchor) : undefined;
+      if (f !== undefined) {
+        ids.push(anchor);
+        flags.push(f);
+      }
+    }
+    if (numAfter > 0) scan(plan, src, anchor, 1, left, numAfter, ids, flags);
+  }
+  const before = beforeIds.length;
+  const afterCount = ids.length - (ids[0] === anchor && !left ? 1 : 0);
+  beforeIds.reverse();
+  beforeFlags.reverse();
+  return {
+    ids: before > 0 ? beforeIds.concat(ids) : ids,
+    flags: before > 0 ? beforeFlags.concat(flags) : flags,
+    foundOldest: left || before < numBefore,
+    foundNewest: right || afterCount < numAfter,
+  };
+}
+
+/**
+ * The `first_unread` anchor: the oldest unread message of the narrow among the user's own rows,
+ * skipping muted topics and channels (a channel term limits topic muting to that channel and
+ * turns channel muting off; DM narrows skip muting). NEWEST when there is none.
+ */
+export function firstUnreadAnchor(plan: NarrowPlan): number {
+  const { ctx } = plan;
+  const rowsOnly: NarrowPlan = {
+    ...plan,
+    history: false,
+    flagTests: [...plan.flagTests, { mask: FLAG_BITS.read, set: false }],
+    messageTests: plan.dmNarrow ? plan.messageTests : [...plan.messageTests, mutingTest(plan)],
+  };
+  const src = sourceOf(rowsOnly);
+  if (src === null) return NEWEST;
+  const ids: number[] = [];
+  scan(rowsOnly, src, 0, 1, true, 1, ids, []);
+  void ctx;
+  return ids[0] ?? NEWEST;
+}
+
+function mutingTest(plan: NarrowPlan): (c: MessageChunk, i: number) => boolean {
+  const muting = plan.ctx.mutingInfo;
+  const channel = plan.channelTerm;
+  if (channel === null) return (c, i) => !(c.recipient[i]! > 0 && excludedFromHome(muting, c.recipient[i]!, c.topicKey[i]!));
+  const topics = muting.policies.get(channel);
+  return (c, i) => !(c.recipient[i] === channel && topics?.get(c.topicKey[i]!) === 1);
+}

@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IntMap } from '../../src/core/collections/int-map';
+import { StrMap } from '../../src/core/collections/str-map';
+
+type Cmd = { kind: 'set'; key: number; value: number } | { kind: 'delete'; key: number };
+const key = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 0x7fffffff }));
+const cmd: fc.Arbitrary<Cmd> = fc.oneof(
+  fc.record({ kind: fc.constant('set' as const), key, value: fc.integer() }),
+  fc.record({ kind: fc.constant('delete' as const), key }),
+);
+
+describe('IntMap', () => {
+  it('behaves like a Map, iterates in key order, and never changes an older version', () => {
+    fc.assert(
+      fc.property(fc.array(cmd, { maxLength: 60 }), (cmds) => {
+        let map = IntMap.empty<number>();
+        const model = new Map<number, number>();
+        const history: Array<[IntMap<number>, Array<[number, number]>]> = [];
+        for (const c of cmds) {
+          if (c.kind === 'set') {
+            map = map.set(c.key, c.value);
+            model.set(c.key, c.value);
+          } else {
+            map = map.delete(c.key);
+            model.delete(c.key);
+          }
+          history.push([map, [...model].sort((a, b) => a[0] - b[0])]);
+        }
+        for (const [version, entries] of history) {
+          expect([...version.entries()]).toEqual(entries);
+          expect(version.size).toBe(entries.length);
+          expect(version.maxKey()).toBe(entries.length ? entries[entries.length - 1]![0] : 0);
+          for (const [k, v] of entries) expect(version.get(k)).toBe(v);
+        }
+      }),
+    );
+  });
+
+  it('refuses keys it cannot hold', () => {
+    expect(() => IntMap.empty().set(-1, 1)).toThrow(RangeError);
+    expect(() => IntMap.empty().set(2 ** 31, 1)).toThrow(RangeError);
+    expect(IntMap.empty().get(-1)).toBeUndefined();
+  });
+});
+
+describe('StrMap', () => {
+  it('behaves like a Map and keeps older versions', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.string({ maxLength: 4 }), fc.integer())), (ops) => {
+        let map = StrMap.empty<number>();
+        const model = new Map<string, number>();
+        const before = map;
+        for (const [isSet, k, v] of ops) {
+          if (isSet) {
+            map = map.set(k, v);
+            model.set(k, v);
+          } else {
+            map = map.delete(k);
+            model.delete(k);
+          }
+        }
+        expect(map.size).toBe(model.size);
+        for (const [k, v] of model) expect(map.get(k)).toBe(v);
+        expect(new Map(map.entries())).toEqual(model);
+        expect(before.size).toBe(0);
+      }),
+    );
+  });
+});

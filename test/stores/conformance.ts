@@ -1,0 +1,215 @@
+/**
+ * The conformance suite every store adapter passes: call `storeConformance(name, factory)` from a
+ * test file. The factory opens a fresh, empty backing (a file, a schema...) and can open more
+ * stores on the *same* backing (another process's view), damage a record, and clean up.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRealm, type ChangeNotice } from '../../src/host/realm-handle';
+import { sealChange, sealCheckpoint } from '../../src/host/change';
+import { CorruptStoreError, VersionConflictError } from '../../src/host/errors';
+import type { RealmStore, SealedChange } from '../../src/host/store';
+import { snapshotRealm } from '../../src/core/snapshot/export';
+import { seededRandom } from '../../src/core/context';
+import { devSnapshot, cast } from '../support/realm';
+import { ALL_OPS, appendMark, noop, randomSnippet } from '../support/host-ops';
+
+export interface StoreBacking {
+  /** Opens a store on this backing (each call: a new connection, like another process). */
+  open(): Promise<RealmStore>;
+  /** Overwrites the stored payload of change `version` (keeping its checksum), as disk damage would. */
+  damageChange(version: number, payload: string): Promise<void>;
+  /** Removes everything the backing created. */
+  cleanup(): Promise<void>;
+}
+
+export type BackingFactory = () => Promise<StoreBacking>;
+
+const hamlet = { userId: cast.hamlet };
+const iago = { userId: cast.iago };
+const ctx = (seed = 7) => ({ now: 1795219200, random: seededRandom(seed) });
+
+function change(version: number, mark: string): SealedChange {
+  return sealChange({
+    version,
+    input: { kind: 'call', op: appendMark.def.name, actor: hamlet, params: { mark } },
+    now: 1795219200,
+    random: '',
+    status: 200,
+  });
+}
+
+export function storeConformance(name: string, factory: BackingFactory): void {
+  describe(`${name} store conformance`, () => {
+    const backings: StoreBacking[] = [];
+    const stores: RealmStore[] = [];
+    const fresh = async () => {
+      const b = await factory();
+      backings.push(b);
+      return b;
+    };
+    const open = async (b: StoreBacking) => {
+      const s = await b.open();
+      stores.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      for (const s of stores.splice(0)) await s.close();
+      for (const b of backings.splice(0)) await b.cleanup();
+    });
+
+    it('loads an empty store as no checkpoint and no changes', async () => {
+      const store = await open(await fresh());
+      expect(await store.load()).toEqual({ checkpoint: null, changes: [] });
+      expect(await store.changesSince(0)).toEqual([]);
+      expect(store.describe).toEqual(expect.any(String));
+    });
+
+    it('returns the latest checkpoint and the changes after it, in order, across reopening', async () => {
+      const b = await fresh();
+      const store = await open(b);
+      await store.writeCheckpoint(sealCheckpoint(0, { a: 1 }));
+      for (let v = 1; v <= 5; v++) await store.append(change(v, `m${v}`), v - 1);
+      await store.writeCheckpoint(sealCheckpoint(3, { a: 3 }));
+      const again = await open(b);
+      const loaded = await again.load();
+      expect(loaded.checkpoint).toEqual(sealCheckpoint(3, { a: 3 }));
+      expect(loaded.changes).toEqual([change(4, 'm4'), change(5, 'm5')]);
+      expect(await again.changesSince(1)).toEqual([2, 3, 4, 5].map((v) => change(v, `m${v}`)));
+      expect(await again.changesSince(5)).toEqual([]);
+    });
+
+    it('keeps binary checkpoint payloads byte for byte', async () => {
+      const b = await fresh();
+      const store = await open(b);
+      const payload = new Uint8Array([0, 1, 2, 255, 254, 10, 13, 0]);
+      await store.writeCheckpoint({ version: 0, format: 1, payload, checksum: 42 });
+      const loaded = await (await open(b)).load();
+      expect(loaded.checkpoint?.payload).toEqual(payload);
+    });
+
+    it('writes a checkpoint at an existing version as a no-op', async () => {
+      const store = await open(await fresh());
+      await store.writeCheckpoint(sealCheckpoint(0, { first: true }));
+      await store.writeCheckpoint(sealCheckpoint(0, { second: true }));
+      expect((await store.load()).checkpoint).toEqual(sealCheckpoint(0, { first: true }));
+    });
+
+    it('refuses an append at the wrong version with both versions and writes nothing', async () => {
+      const store = await open(await fresh());
+      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      await store.append(change(1, 'a'), 0);
+      const stale = await store.append(change(1, 'b'), 0).catch((e: unknown) => e);
+      expect(stale).toBeInstanceOf(VersionConflictError);
+      expect(stale).toMatchObject({ expected: 0, actual: 1 });
+      const ahead = await store.append(change(3, 'c'), 2).catch((e: unknown) => e);
+      expect(ahead).toMatchObject({ name: 'VersionConflictError', expected: 2, actual: 1 });
+      expect((await store.load()).changes).toEqual([change(1, 'a')]);
+    });
+
+    it('lets exactly one of two writers racing for the same version win', async () => {
+      const b = await fresh();
+      const s1 = await open(b);
+      const s2 = await open(b);
+      await s1.writeCheckpoint(sealCheckpoint(0, {}));
+      const outcomes = await Promise.allSettled([s1.append(change(1, 'x'), 0), s2.append(change(1, 'y'), 0)]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const lost = outcomes.find((o) => o.status === 'rejected');
+      expect((lost as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
+      expect((await s2.load()).changes).toHaveLength(1);
+    });
+
+    it('persists a realm handle and reopens it at the same version and state, random bytes and clock replayed', async () => {
+      const b = await fresh();
+      const h = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS });
+      expect(h.version).toBe(0);
+      await h.run(appendMark, hamlet, { mark: '!' });
+      const snip = await h.run(randomSnippet, iago, { content: 'hello' });
+      expect(snip.status).toBe(200);
+      expect(h.version).toBe(2);
+      const before = snapshotRealm(h.state);
+      await h.close();
+      // Another clock and random source: the replay must use the recorded ones.
+      const again = await openRealm({ store: await b.open(), ctx: { now: 1, random: seededRandom(999) }, operations: ALL_OPS });
+      expect(again.version).toBe(2);
+      expect(snapshotRealm(again.state)).toEqual(before);
+      expect(again.state.users.get(cast.hamlet)?.full_name).toMatch(/!$/);
+      await again.close();
+    });
+
+    it('writes nothing for a failed or no-op operation', async () => {
+      const b = await fresh();
+      const store = await b.open();
+      const h = await openRealm({ store, snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS });
+      const failed = await h.run(appendMark, hamlet, { mark: '' });
+      expect(failed.status).toBe(400);
+      const none = await h.run(noop, hamlet, {});
+      expect(none.status).toBe(200);
+      expect(h.version).toBe(0);
+      expect(await store.changesSince(0)).toEqual([]);
+      await h.close();
+    });
+
+    it('gives subscribers each change with its events, in version order, after it is stored', async () => {
+      const b = await fresh();
+      const store = await b.open();
+      const h = await openRealm({ store, snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS });
+      const seen: Array<{ notice: ChangeNotice; stored: number }> = [];
+      const stop = h.subscribe((notice) => {
+        seen.push({ notice, stored: -1 });
+      });
+      await Promise.all(['a', 'b', 'c'].map((mark) => h.run(appendMark, hamlet, { mark })));
+      stop();
+      await h.run(appendMark, hamlet, { mark: 'd' });
+      expect(seen.map((s) => s.notice.version)).toEqual([1, 2, 3]);
+      expect(seen[2]!.notice.events[0]?.event).toMatchObject({ type: 'realm_user', person: { full_name: expect.stringMatching(/abc$/) } });
+      expect((await store.changesSince(0)).map((c) => c.version)).toEqual([1, 2, 3, 4]);
+      await h.close();
+    });
+
+    it('loads from the latest checkpoint plus the changes after it', async () => {
+      const b = await fresh();
+      const h = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS, checkpoints: false });
+      for (const mark of ['1', '2', '3']) await h.run(appendMark, hamlet, { mark });
+      await h.checkpoint();
+      for (const mark of ['4', '5']) await h.run(appendMark, hamlet, { mark });
+      const before = snapshotRealm(h.state);
+      await h.close();
+      const store = await open(b);
+      const loaded = await store.load();
+      expect(loaded.checkpoint?.version).toBe(3);
+      expect(loaded.changes.map((c) => c.version)).toEqual([4, 5]);
+      const again = await openRealm({ store: await b.open(), operations: ALL_OPS });
+      expect(snapshotRealm(again.state)).toEqual(before);
+      await again.close();
+    });
+
+    it('lets a second handle on the same backing catch up before its next operation, and tells its subscribers', async () => {
+      const b = await fresh();
+      const h1 = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(1), operations: ALL_OPS });
+      const h2 = await openRealm({ store: await b.open(), ctx: ctx(2), operations: ALL_OPS });
+      const heard: number[] = [];
+      h2.subscribe((n) => heard.push(n.version));
+      await h1.run(appendMark, hamlet, { mark: 'A' });
+      const r = await h2.run(appendMark, hamlet, { mark: 'B' });
+      expect(r.version).toBe(2);
+      expect(h2.state.users.get(cast.hamlet)?.full_name).toMatch(/AB$/);
+      expect(heard).toEqual([1, 2]);
+      await h1.catchUp();
+      expect(snapshotRealm(h1.state)).toEqual(snapshotRealm(h2.state));
+      await h1.close();
+      await h2.close();
+    });
+
+    it('refuses a damaged change with an error naming it, never loading half-way', async () => {
+      const b = await fresh();
+      const h = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS, checkpoints: false });
+      for (const mark of ['1', '2', '3']) await h.run(appendMark, hamlet, { mark });
+      await h.close();
+      const good = (await (await open(b)).changesSince(1))[0]!;
+      await b.damageChange(2, good.payload.slice(0, good.payload.length - 5));
+      const error = await openRealm({ store: await open(b), operations: ALL_OPS }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorruptStoreError);
+      expect((error as Error).message).toMatch(/change 2: checksum mismatch/);
+    });
+  });
+}

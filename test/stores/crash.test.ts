@@ -1,0 +1,87 @@
+/**
+ * Crash safety of the SQLite store: a child process applies a stream of operations and is killed
+ * with SIGKILL at random moments, many times. After each restart every acknowledged change is
+ * there, nothing unacknowledged is half-applied (every stored change is complete and replays), and
+ * the store loads.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openRealm } from '../../src/host/realm-handle';
+import { sqliteStore } from '../../src/stores/sqlite/index';
+import { ALL_OPS } from '../support/host-ops';
+import { cast } from '../support/realm';
+
+const CHILD = new URL('./crash-child.ts', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+interface Run {
+  loaded: number;
+  acked: number[];
+}
+
+/** Starts the child, kills it `killAfterMs` after its first acknowledgement, and reports what it said. */
+function runOnce(filename: string, killAfterMs: number): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, filename], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const run: Run = { loaded: -1, acked: [] };
+    let buffer = '';
+    let stderr = '';
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      buffer += chunk;
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const [word, n] = buffer.slice(0, nl).split(' ');
+        buffer = buffer.slice(nl + 1);
+        if (word === 'loaded') run.loaded = Number(n);
+        if (word === 'ack') {
+          run.acked.push(Number(n));
+          timer ??= setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        }
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (signal !== 'SIGKILL') reject(new Error(`child exited with ${code}: ${stderr}`));
+      else resolve(run);
+    });
+  });
+}
+
+describe('sqlite crash safety', () => {
+  it('keeps every acknowledged change through repeated SIGKILLs, and loads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chat-realm-crash-'));
+    const filename = join(dir, 'realm.db');
+    try {
+      let lastAcked = 0;
+      const deadline = Date.now() + 20_000;
+      let runs = 0;
+      // A deterministic spread of kill moments (0–300 ms after the first acknowledgement).
+      for (let i = 0; i < 15 && Date.now() < deadline; i++, runs++) {
+        const run = await runOnce(filename, (i * 97) % 300);
+        // The restart found every change acknowledged before the last kill.
+        expect(run.loaded).toBeGreaterThanOrEqual(lastAcked);
+        expect(run.acked[0]).toBe(run.loaded + 1);
+        lastAcked = run.acked.at(-1) ?? lastAcked;
+        if (process.env["CRASH_DEBUG"]) console.log(run.loaded, run.acked.length, lastAcked);
+      }
+      expect(runs).toBeGreaterThanOrEqual(5);
+      const handle = await openRealm({ store: sqliteStore({ filename, realm: 'crash' }), operations: ALL_OPS });
+      expect(handle.version).toBeGreaterThanOrEqual(lastAcked);
+      // Every stored change is complete: one snippet per version, in order, none missing or doubled.
+      const contents = [...handle.state.savedSnippets.values()]
+        .filter((s) => s.user_id === cast.hamlet && s.content.startsWith('crash-'))
+        .map((s) => s.content);
+      expect(contents).toEqual(Array.from({ length: handle.version }, (_, i) => `crash-${i + 1}`));
+      await handle.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,28 @@
+import { memoryStore, type MemoryStore } from '../../src/stores/memory/index';
+import { storeConformance } from './conformance';
+
+storeConformance('memory', async () => {
+  // Stores share the records, as processes share a database.
+  const first = memoryStore();
+  return {
+    open: async () => bindTo(first),
+    damageChange: async (version, payload) => {
+      const i = first.records.changes.findIndex((c) => c.version === version);
+      first.records.changes[i] = { ...first.records.changes[i]!, payload };
+    },
+    cleanup: async () => {},
+  };
+});
+
+/** A view of `store` that another handle can own (closing it closes nothing). */
+function bindTo(store: MemoryStore): MemoryStore {
+  return {
+    describe: store.describe,
+    records: store.records,
+    load: () => store.load(),
+    changesSince: (after) => store.changesSince(after),
+    append: (change, expected) => store.append(change, expected),
+    writeCheckpoint: (cp) => store.writeCheckpoint(cp),
+    close: async () => {},
+  };
+}

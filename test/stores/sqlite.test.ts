@@ -1,0 +1,20 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { sqliteStore } from '../../src/stores/sqlite/index';
+import { storeConformance } from './conformance';
+
+storeConformance('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chat-realm-sqlite-'));
+  const filename = join(dir, 'realm.db');
+  return {
+    open: async () => sqliteStore({ filename, realm: 'conformance' }),
+    damageChange: async (version, payload) => {
+      const db = new Database(filename);
+      db.prepare('UPDATE changes SET payload = ? WHERE realm = ? AND version = ?').run(payload, 'conformance', version);
+      db.close();
+    },
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});

@@ -1,11 +1,38 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'es2022',
-  splitting: false,
-});
+/** Public entry points; each is a subpath export of package.json. */
+const entries: Record<string, string> = {
+  index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
+  host: 'src/host/index.ts',
+  server: 'src/server/index.ts',
+  'stores/memory': 'src/stores/memory/index.ts',
+  'stores/sqlite': 'src/stores/sqlite/index.ts',
+  'stores/postgres': 'src/stores/postgres/index.ts',
+};
+
+export default defineConfig([
+  {
+    entry: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'es2022',
+    splitting: false,
+    // nanoid 5 is ESM-only: bundle it so the CommonJS build works on every Node 20.
+    noExternal: ['nanoid'],
+    external: ['better-sqlite3', 'pg', '@electric-sql/pglite'],
+  },
+  {
+    entry: { 'cli/main': 'src/cli/main.ts' },
+    format: ['esm'],
+    target: 'node20',
+    sourcemap: true,
+    clean: false,
+    noExternal: ['nanoid'],
+    external: ['better-sqlite3', 'pg', '@electric-sql/pglite'],
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);

@@ -1,38 +1,25 @@
 /**
- * A small seeded PRNG (sfc32) for the simulator: deterministic, fast, no Math.random.
+ * A small seeded PRNG (mulberry32) for the simulator: deterministic, fast, no Math.random.
  */
 export class Prng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+  private s: number;
 
   constructor(seed: number) {
-    this.a = 0x9e3779b9;
-    this.b = 0x243f6a88;
-    this.c = 0xb7e15162;
-    this.d = seed >>> 0;
-    for (let i = 0; i < 15; i++) this.next();
+    this.s = (seed ^ 0x9e3779b9) | 0;
+    for (let i = 0; i < 4; i++) this.u32();
+  }
+
+  /** A uniform 32-bit unsigned integer (mulberry32). */
+  u32(): number {
+    let t = (this.s = (this.s + 0x6d2b79f5) | 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
   }
 
   /** A uniform float in [0, 1). */
   next(): number {
-    let { a, b, c, d } = this;
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    d >>>= 0;
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    this.a = a;
-    this.b = b;
-    this.c = c;
-    this.d = d;
-    return (t >>> 0) / 4294967296;
+    return this.u32() / 4294967296;
   }
 
   /** An integer in [0, n). */

@@ -271,29 +271,32 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
     const r = recipient[m]!;
     if (r > 0) {
       const c = channelIndex(r);
-      for (const u of c.subscribers) counts[u]!++;
-      for (const [u, at] of c.left) if (m < at) counts[u]!++;
-    } else for (const u of dmMembers.get(m)!) counts[u]!++;
+      const subs = c.subscribers;
+      for (let k = 0; k < subs.length; k++) counts[subs[k]!]!++;
+      const left = c.left;
+      for (let k = 0; k < left.length; k++) if (m < left[k]![1]) counts[left[k]![0]]!++;
+    } else {
+      const members = dmMembers.get(m)!;
+      for (let k = 0; k < members.length; k++) counts[members[k]!]!++;
+    }
   }
   const rowIds: Int32Array[] = [];
   const rowFlags: Uint16Array[] = [];
   const fill = new Int32Array(nUsers + 1);
-  const unreadOf = new Float64Array(nUsers + 1);
+  /** Per-user unread share as a 16-bit threshold: most users read nearly everything, a tail reads little. */
+  const unreadOf = new Int32Array(nUsers + 1);
   for (let u = 1; u <= nUsers; u++) {
     rowIds[u] = new Int32Array(counts[u]!);
     rowFlags[u] = new Uint16Array(counts[u]!);
-    // Per-user unread share: most users read nearly everything, a tail reads little.
-    unreadOf[u] = heavy && u === HEAVY_USER_ID ? 1 : Math.min(0.98, unreadRatio * 2 * Math.pow(rng.next(), 2));
+    const share = heavy && u === HEAVY_USER_ID ? 1 : Math.min(0.98, unreadRatio * 2 * Math.pow(rng.next(), 2));
+    unreadOf[u] = Math.round(share * 65536);
   }
-  const push = (u: number, id: number, flags: number) => {
-    const k = fill[u]!++;
-    rowIds[u]![k] = id;
-    rowFlags[u]![k] = flags;
-  };
+  // One random draw per row: the low 16 bits decide read, the high bits a rare star.
   const rowFlagsFor = (u: number, from: number, extra: number) => {
+    const x = rng.u32();
     let f = extra;
-    if (u === from || rng.next() >= unreadOf[u]!) f |= FLAG_BITS.read;
-    if (rng.chance(0.005)) f |= FLAG_BITS.starred;
+    if (u === from || (x & 0xffff) >= unreadOf[u]!) f |= FLAG_BITS.read;
+    if (x >>> 16 < 328) f |= FLAG_BITS.starred;
     return f;
   };
   for (let m = 0; m < nMessages; m++) {
@@ -303,15 +306,33 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
     const r = recipient[m]!;
     if (r > 0) {
       const c = channelIndex(r);
+      const subs = c.subscribers;
       const wildcard = rng.chance(0.003) ? FLAG_BITS.stream_wildcard_mentioned : 0;
-      const mentioned = rng.chance(0.02) && c.subscribers.length > 0 ? c.subscribers[rng.int(c.subscribers.length)]! : -1;
+      const mentioned = rng.chance(0.02) && subs.length > 0 ? subs[rng.int(subs.length)]! : -1;
       const alert = rng.chance(0.002) ? FLAG_BITS.has_alert_word : 0;
-      for (const u of c.subscribers) {
-        push(u, id, rowFlagsFor(u, from, wildcard | alert | (u === mentioned ? FLAG_BITS.mentioned : 0)));
+      const extra = wildcard | alert;
+      for (let k = 0; k < subs.length; k++) {
+        const u = subs[k]!;
+        const at = fill[u]!++;
+        rowIds[u]![at] = id;
+        rowFlags[u]![at] = rowFlagsFor(u, from, u === mentioned ? extra | FLAG_BITS.mentioned : extra);
       }
-      for (const [u, at] of c.left) if (m < at) push(u, id, rowFlagsFor(u, from, 0) | FLAG_BITS.read);
+      const left = c.left;
+      for (let k = 0; k < left.length; k++) {
+        const [u, leftAt] = left[k]!;
+        if (m >= leftAt) continue;
+        const at = fill[u]!++;
+        rowIds[u]![at] = id;
+        rowFlags[u]![at] = rowFlagsFor(u, from, 0) | FLAG_BITS.read;
+      }
     } else {
-      for (const u of dmMembers.get(m)!) push(u, id, rowFlagsFor(u, from, FLAG_BITS.is_private));
+      const members = dmMembers.get(m)!;
+      for (let k = 0; k < members.length; k++) {
+        const u = members[k]!;
+        const at = fill[u]!++;
+        rowIds[u]![at] = id;
+        rowFlags[u]![at] = rowFlagsFor(u, from, FLAG_BITS.is_private);
+      }
     }
   }
   // Channel rows were pushed subscriber by subscriber, so each user's ids are already ascending.

@@ -300,6 +300,48 @@ describe('addNavigationView', () => {
     expect(ex.state).toBe(state);
   });
 
+  it("gives each caller events that rebuild their client's list of views (property)", () => {
+    type View = { fragment: string; is_pinned: boolean; name: string | null };
+    const clientView = (s: RealmState, id: number): View[] =>
+      viewsOf(s, id).map(({ fragment, is_pinned, name }) => ({ fragment, is_pinned, name }));
+    const reduce = (views: View[], event: OpResult['events'][number]['event']): View[] => {
+      if (event.type !== 'navigation_view') return views;
+      switch (event.op) {
+        case 'add':
+          return [...views, event['navigation_view'] as View];
+        case 'update':
+        case 'remove':
+          throw new Error('not sent by addNavigationView');
+        default: {
+          const never: never = event;
+          return never;
+        }
+      }
+    };
+    const request = fc.record({
+      who: fc.constantFrom('hamlet', 'cordelia', 'polonius', 'defaultBot'),
+      fragment: fc.constantFrom('inbox', 'recent', 'narrow/a', 'narrow/b', ' narrow/c '),
+      is_pinned: fc.boolean(),
+      name: fc.option(fc.constantFrom('A', 'B', ' A ', 'Denmark feed'), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.array(request, { maxLength: 8 }), (requests) => {
+        let s = state;
+        const clients = new Map<number, View[]>(
+          [cast.hamlet, cast.cordelia, cast.polonius, cast.defaultBot].map((id) => [id, clientView(s, id)]),
+        );
+        for (const { who, ...params } of requests) {
+          const r = addNavigationView(s, as(who), params);
+          for (const { event, users } of r.events)
+            for (const u of users) clients.set(u, reduce(clients.get(u)!, event));
+          s = r.state;
+        }
+        for (const [id, views] of clients) expect(views).toEqual(clientView(s, id));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('is total and pure on failure (library)', () => {
     const shaped = [
       fc.constantFrom('inbox', 'recent', 'narrow/x', '  ', ''),

@@ -197,6 +197,49 @@ describe('createSavedSnippet', () => {
     expect(r.state).toBe(state);
   });
 
+  it("gives each caller events that rebuild their client's list of snippets (property)", () => {
+    type Snippet = { id: number; title: string; content: string; date_created: number };
+    const clientView = (s: RealmState, id: number): Snippet[] =>
+      [...s.savedSnippets.values()]
+        .filter((x) => x.user_id === id)
+        .map(({ id: sid, title, content, date_created }) => ({ id: sid, title, content, date_created }));
+    const reduce = (list: Snippet[], event: OpResult['events'][number]['event']): Snippet[] => {
+      if (event.type !== 'saved_snippets') return list;
+      switch (event.op) {
+        case 'add':
+          return [...list, event['saved_snippet'] as Snippet];
+        case 'update':
+        case 'remove':
+          throw new Error('not sent by createSavedSnippet');
+        default: {
+          const never: never = event;
+          return never;
+        }
+      }
+    };
+    const request = fc.record({
+      who: fc.constantFrom('hamlet', 'cordelia', 'polonius'),
+      title: fc.constantFrom('t', ' t ', '', 'x'.repeat(61)),
+      content: fc.constantFrom('c', '  ', 'hello **world**'),
+    });
+    fc.assert(
+      fc.property(fc.array(request, { maxLength: 6 }), (requests) => {
+        let s = state;
+        const clients = new Map<number, Snippet[]>(
+          [cast.hamlet, cast.cordelia, cast.polonius].map((id) => [id, clientView(s, id)]),
+        );
+        for (const { who, ...params } of requests) {
+          const r = createSavedSnippet(s, as(who), params, testCtx());
+          for (const { event, users } of r.events)
+            for (const u of users) clients.set(u, reduce(clients.get(u)!, event));
+          s = r.state;
+        }
+        for (const [id, list] of clients) expect(list).toEqual(clientView(s, id));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('is total and pure on failure (library)', () => {
     const shaped = [fc.string(), fc.constantFrom('', '  ', 'x'.repeat(61))];
     checkLibraryLaws(createSavedSnippet, state, arbParams(['title', 'content'], shaped));

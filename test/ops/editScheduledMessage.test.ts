@@ -620,6 +620,20 @@ describe('editScheduledMessage', () => {
       );
     });
 
+    it('strips the topic parameter as pydantic does, and Python-strips it again when re-validating', () => {
+      const r = ok(patch(state, 'hamlet', TO_VERONA, { topic: '\u0085 dinner \u3000' }));
+      expect(r.state.scheduledMessages.get(TO_VERONA)!.topic).toBe('dinner');
+      // U+001F survives the parameter strip: a topic-only edit then finds a control character…
+      refused(
+        patch(state, 'hamlet', TO_VERONA, { topic: '\u001fdinner' }),
+        state,
+        'Invalid character in topic, at position 1!',
+      );
+      // …while the send re-validation strips it first.
+      const moved = ok(patch(state, 'hamlet', TO_VERONA, { to: '1', topic: '\u001fdinner' }));
+      expect(moved.state.scheduledMessages.get(TO_VERONA)!.topic).toBe('dinner');
+    });
+
     it('truncates a long topic to max_topic_length code points', () => {
       const r = ok(patch(state, 'hamlet', TO_VERONA, { topic: '😀'.repeat(61) }));
       expect(r.state.scheduledMessages.get(TO_VERONA)!.topic).toBe(`${'😀'.repeat(57)}...`);

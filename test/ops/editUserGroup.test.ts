@@ -306,6 +306,11 @@ describe('editUserGroup', () => {
       const s = scenarioRealm();
       refused(patch(s, 'hamlet', SUPPORT, { name: '' }), s, "User group name can't be empty!");
       refused(patch(s, 'hamlet', SUPPORT, { name: '  \t ' }), s, "User group name can't be empty!");
+      // Python's strip: U+001F is whitespace, U+FEFF is not.
+      refused(patch(s, 'hamlet', SUPPORT, { name: '\u001f \u3000' }), s, "User group name can't be empty!");
+      expect(ok(patch(s, 'hamlet', SUPPORT, { name: '\ufeff' })).state.groups.get(SUPPORT)!.name).toBe(
+        '\ufeff',
+      );
     });
 
     it('refuses a name over 100 code points (scenario: name too long)', () => {

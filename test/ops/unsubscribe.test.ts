@@ -442,6 +442,56 @@ describe('unsubscribe', () => {
     );
   });
 
+  describe('when guests may not see every user', () => {
+    const restricted = (edit: (snap: ReturnType<typeof devSnapshot>) => void = () => {}) =>
+      realmWith((snap) => {
+        (snap['realm'] as Rec)['can_access_all_users_group'] = 'role:members';
+        edit(snap);
+      });
+    const unknown = (userId: number, users: number[]) => ({
+      event: { type: 'realm_user', op: 'remove', person: { user_id: userId, full_name: 'Unknown user' } },
+      users,
+    });
+
+    it('tells a guest left behind that a user who shares nothing else with them is gone', () => {
+      const s = restricted((snap) => {
+        snap['subscriptions'] = (snap['subscriptions'] as Rec[]).filter((x) => !(x['stream_id'] === 1 && x['user_id'] === 10));
+      });
+      const r = del(s, { subscriptions: subs('Rome') }, 'prospero');
+      ok(r, ['Rome']);
+      expect(r.events).toEqual([
+        { event: { type: 'subscription', op: 'remove', subscriptions: [{ name: 'Rome', stream_id: 4 }] }, users: [7] },
+        { event: { type: 'subscription', op: 'peer_remove', stream_ids: [4], user_ids: [7] }, users: without(ACTIVE, 7) },
+        unknown(7, [10]),
+        readEvent(7, unreadIn(s, 7, 4)),
+      ]);
+    });
+
+    it('tells a removed guest about every user they no longer share anything with', () => {
+      const s = restricted();
+      const r = del(s, { subscriptions: subs('Verona'), principals: '[10]' }, 'iago');
+      ok(r, ['Verona']);
+      expect(r.events).toEqual([
+        { event: { type: 'subscription', op: 'remove', subscriptions: [{ name: 'Verona', stream_id: 1 }] }, users: [10] },
+        {
+          event: { type: 'stream', op: 'delete', streams: [{ stream_id: 1 }], stream_ids: [1], for_archiving: false },
+          users: [10],
+        },
+        { event: { type: 'subscription', op: 'peer_remove', stream_ids: [1], user_ids: [10] }, users: without(NON_GUESTS) },
+        // Polonius still shares Rome (iago, hamlet, prospero), newcomers (shiva, aaron, zoe) and a
+        // conversation with hamlet: the others of Verona disappear for him.
+        ...[1, 5, 6, 11].map((id) => unknown(id, [10])),
+        readEvent(10, unreadIn(s, 10, 1)),
+      ]);
+    });
+
+    it('sends nothing extra when everyone still sees the removed user', () => {
+      const r = del(restricted(), { subscriptions: subs('Denmark') });
+      ok(r, ['Denmark']);
+      expect(r.events.some((e) => e.event.type === 'realm_user')).toBe(false);
+    });
+  });
+
   it('removes the last subscriber of a private channel without archiving it (scenario: Removing the last subscriber)', () => {
     const s = realmWith((snap) => {
       snap['subscriptions'] = (snap['subscriptions'] as Rec[]).filter(

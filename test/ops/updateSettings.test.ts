@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultPasswordHasher, seededRandom } from '../../src/core/context';
+import { md5Hex } from '../../src/core/md5';
 import {
   USER_SETTING_DEFAULTS,
   USER_SETTING_NAMES,
@@ -436,6 +437,25 @@ describe('updateSettings', () => {
       ]);
     });
 
+    it('notifies only users who can access the renamed user when guests are restricted', () => {
+      const restricted = realmWith((s) =>
+        Object.assign(s.realm as object, { can_access_all_users_group: 'role:members' }),
+      );
+      // The imported user shares no channel or conversation with the guest polonius.
+      const r = updateSettings(restricted, as('imported'), { full_name: 'Imported Person' }, testCtx());
+      ok(r);
+      expect(r.events).toEqual([
+        {
+          event: {
+            type: 'realm_user',
+            op: 'update',
+            person: { user_id: cast.imported, full_name: 'Imported Person' },
+          },
+          users: everyoneActive(restricted).filter((id) => id !== cast.polonius),
+        },
+      ]);
+    });
+
     it('is a no-op when the stripped name is the current one', () => {
       const r = patch(state, 'hamlet', { full_name: ' King Hamlet ' });
       ok(r);
@@ -664,10 +684,20 @@ describe('updateSettings', () => {
           users: everyoneActive(state),
         },
       ]);
-      expect(r.events[3]?.event).toMatchObject({
-        type: 'realm_user',
-        op: 'update',
-        person: { user_id: cast.hamlet, avatar_source: 'G', avatar_version: 1 },
+      const gravatar = `https://secure.gravatar.com/avatar/${md5Hex('hamlet@zulip.com')}?d=identicon`;
+      expect(r.events[3]).toEqual({
+        event: {
+          type: 'realm_user',
+          op: 'update',
+          person: {
+            avatar_source: 'G',
+            avatar_url: `${gravatar}&version=1`,
+            avatar_url_medium: `${gravatar}&s=500&version=1`,
+            avatar_version: 1,
+            user_id: cast.hamlet,
+          },
+        },
+        users: everyoneActive(state),
       });
       expect(r.events).toHaveLength(4);
 

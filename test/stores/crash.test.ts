@@ -22,14 +22,18 @@ interface Run {
   acked: number[];
 }
 
-/** Starts the child, kills it `killAfterMs` after its first acknowledgement, and reports what it said. */
-function runOnce(filename: string, killAfterMs: number): Promise<Run> {
+/**
+ * Starts the child and kills it: `afterFirstAck` ms after its first acknowledgement, or (when
+ * `afterSpawn` is given) that many ms after starting, which may land while it loads or replays.
+ */
+function runOnce(filename: string, afterFirstAck: number, afterSpawn?: number): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, filename], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     const run: Run = { loaded: -1, acked: [] };
     let buffer = '';
     let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined =
+      afterSpawn === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), afterSpawn);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       buffer += chunk;
@@ -40,7 +44,7 @@ function runOnce(filename: string, killAfterMs: number): Promise<Run> {
         if (word === 'loaded') run.loaded = Number(n);
         if (word === 'ack') {
           run.acked.push(Number(n));
-          timer ??= setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+          timer ??= setTimeout(() => child.kill('SIGKILL'), afterFirstAck);
         }
       }
     });
@@ -60,18 +64,27 @@ describe('sqlite crash safety', () => {
     const filename = join(dir, 'realm.db');
     try {
       let lastAcked = 0;
-      const deadline = Date.now() + 20_000;
+      let loads = 0;
+      const deadline = Date.now() + 22_000;
       let runs = 0;
-      // A deterministic spread of kill moments (0–300 ms after the first acknowledgement).
-      for (let i = 0; i < 15 && Date.now() < deadline; i++, runs++) {
-        const run = await runOnce(filename, (i * 97) % 300);
-        // The restart found every change acknowledged before the last kill.
-        expect(run.loaded).toBeGreaterThanOrEqual(lastAcked);
-        expect(run.acked[0]).toBe(run.loaded + 1);
-        lastAcked = run.acked.at(-1) ?? lastAcked;
-        if (process.env["CRASH_DEBUG"]) console.log(run.loaded, run.acked.length, lastAcked);
+      // Pseudo-random kill moments (mulberry-ish, fixed seed so a failure can be reproduced).
+      let seed = 12345;
+      const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+      for (; runs < 14 && Date.now() < deadline; runs++) {
+        // Every third run dies at a random moment after spawning: while loading, replaying or running.
+        const run = runs % 3 === 2 ? await runOnce(filename, 0, 300 + next(1500)) : await runOnce(filename, next(300));
+        if (run.loaded >= 0) {
+          loads++;
+          // The restart found every change acknowledged before the last kill.
+          expect(run.loaded).toBeGreaterThanOrEqual(lastAcked);
+        }
+        if (run.acked.length > 0) {
+          expect(run.acked[0]).toBe(run.loaded + 1);
+          lastAcked = run.acked.at(-1)!;
+        }
       }
       expect(runs).toBeGreaterThanOrEqual(5);
+      expect(loads).toBeGreaterThanOrEqual(3);
       const handle = await openRealm({ store: sqliteStore({ filename, realm: 'crash' }), operations: ALL_OPS });
       expect(handle.version).toBeGreaterThanOrEqual(lastAcked);
       // Every stored change is complete: one snippet per version, in order, none missing or doubled.

@@ -15,16 +15,16 @@ import { isUserInSettingValue } from '../permissions/groups';
 import { isGuest } from '../permissions/roles';
 import { CHANNEL_SETTING_RULES, hasPermission, hasRealmPermission } from '../permissions/setting-rules';
 import type { RealmState } from '../state';
+import { pythonStrip } from '../text/whitespace';
 import { conversationKey, conversationParticipants } from './interner';
 import { topicMessageIds } from './query';
 
 /** Python's `str.isspace` characters (JS `\s` also strips U+FEFF, which Python keeps). */
 const PY_SPACE =
   '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const LEADING_SPACE = new RegExp(`^[${PY_SPACE}]+`, 'u');
 const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`, 'u');
 
-export const pyStrip = (s: string): string => s.replace(LEADING_SPACE, '').replace(TRAILING_SPACE, '');
+/** Python's `str.rstrip()` without arguments (`text/whitespace.ts` has the two-sided strips). */
 export const pyRstrip = (s: string): string => s.replace(TRAILING_SPACE, '');
 
 /** Zulip's `truncate_content`: cut to `max` code points, the last ones replaced by `suffix`. */
@@ -65,7 +65,7 @@ export function checkTopicPrintable(topic: string): ZulipError | undefined {
  * for the empty topic and the legacy `(no topic)` read as the empty topic, then the printable check.
  */
 export function channelAddresseeTopic(topic: string): string | ZulipError {
-  let name = pyStrip(topic);
+  let name = pythonStrip(topic);
   if (name === EMPTY_TOPIC_DISPLAY_NAME || name === '(no topic)') name = '';
   return checkTopicPrintable(name) ?? name;
 }

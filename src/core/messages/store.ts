@@ -164,6 +164,8 @@ export function buildMessageStoreFromColumns(
   const topicIds = new Map<string, number>();
   const foldedIds = new Map<string, number>();
   const convIds = new Map<string, number>();
+  /** exact topic id → folded topic id */
+  const foldedOf: number[] = [];
   const byChannel = new Map<number, number[]>();
   const byTopic = new Map<number, Map<number, number[]>>();
   const byConversation = new Map<number, number[]>();
@@ -190,10 +192,14 @@ export function buildMessageStoreFromColumns(
       if (topic !== undefined) {
         const streamId = cols.recipient[k]!;
         let tid = topicIds.get(topic);
-        if (tid === undefined) topicIds.set(topic, (tid = topicIds.size + 1));
-        const folded = topic.toLowerCase();
-        let fid = foldedIds.get(folded);
-        if (fid === undefined) foldedIds.set(folded, (fid = foldedIds.size + 1));
+        if (tid === undefined) {
+          topicIds.set(topic, (tid = topicIds.size + 1));
+          const folded = topic.toLowerCase();
+          let f = foldedIds.get(folded);
+          if (f === undefined) foldedIds.set(folded, (f = foldedIds.size + 1));
+          foldedOf[tid] = f;
+        }
+        const fid = foldedOf[tid]!;
         c.recipient[i] = streamId;
         c.topic[i] = tid;
         c.topicKey[i] = fid;

@@ -3,8 +3,9 @@ import type { RealmState } from '../state';
 
 /**
  * Email addresses as Zulip's server handles them: Django's `validate_email` (the syntax check behind
- * "Invalid address."), the fake public address of users who hide their real one, and lookups by
+ * "Invalid address.") and lookups by
  * delivery email (case-insensitive, as Zulip's indexes on `upper(delivery_email)`).
+ * The fake public address of hidden emails is in `format.ts`.
  */
 
 /** Django's `EmailValidator.user_regex`: a dot-atom or a quoted string (which may hold control characters). */
@@ -30,26 +31,6 @@ export function isValidEmailSyntax(value: string): boolean {
   if (/[^\p{ASCII}]/u.test(domain))
     return /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}]{2,63}$/u.test(domain);
   return false;
-}
-
-/**
- * The domain of fake addresses (`user{id}@{domain}`): the realm's host when it forms a valid
- * address, else the host without its port (Zulip's `FAKE_EMAIL_DOMAIN` defaults to that).
- */
-export function fakeEmailDomain(state: RealmState): string {
-  const host = hostOf(state.realm.uri);
-  if (isValidEmailSyntax(`bot@${host}`)) return host;
-  return host.replace(/:\d+$/, '');
-}
-
-function hostOf(uri: string): string {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(uri);
-  return (match?.[1] ?? uri).toLowerCase();
-}
-
-/** The public `email` field for a visibility setting: the real address only for 1 (everyone). */
-export function displayEmail(state: RealmState, user: User, visibility: number): string {
-  return visibility === 1 ? user.delivery_email : `user${user.user_id}@${fakeEmailDomain(state)}`;
 }
 
 /** The user whose delivery email matches, ignoring case (Zulip's `get_user_by_delivery_email`). */

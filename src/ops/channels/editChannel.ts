@@ -1,8 +1,23 @@
+/**
+ * PATCH /api/v1/streams/{stream_id} — https://zulip.com/api/update-stream
+ *
+ * Follows Zulip's `update_stream_backend` check by check, in its order. Differences
+ * (docs/differences/channels-edit.md):
+ * - Zulip commits each step on its own, so a late error leaves earlier changes applied; here every
+ *   step runs on a working copy and the request is all or nothing (same error, state unchanged).
+ * - The realm model has no `moderation_request_channel`, no `send_channel_events_messages` and no
+ *   plan type: the moderation-channel check never fires, notices are always posted, web-public and
+ *   retention are never refused for a limited plan.
+ * - Notices are `post_notification_message` effects, not messages; audit-log rows are not kept.
+ * - `rendered_description` comes from the engine's small Markdown renderer (src/core/markdown.ts).
+ */
 import { z } from 'zod';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { Effect } from '../../core/effects';
 import { to, type AddressedEvent } from '../../core/events';
+import { checkChannelName } from '../../core/channels/check-channel-name';
 import { renderMarkdown } from '../../core/markdown';
+import { pythonStrip } from '../../core/text/whitespace';
 import { channelMessageIds } from '../../core/messages/query';
 import { getMessage } from '../../core/messages/store';
 import { isAnonymousGroup, type GroupSettingValue } from '../../core/model/group-setting';
@@ -37,20 +52,6 @@ import {
   StreamPostPolicy,
   streamToDict,
 } from '../../core/channels/stream-dict';
-
-/**
- * PATCH /api/v1/streams/{stream_id} — https://zulip.com/api/update-stream
- *
- * Follows Zulip's `update_stream_backend` check by check, in its order. Differences
- * (docs/differences/channels-edit.md):
- * - Zulip commits each step on its own, so a late error leaves earlier changes applied; here every
- *   step runs on a working copy and the request is all or nothing (same error, state unchanged).
- * - The realm model has no `moderation_request_channel`, no `send_channel_events_messages` and no
- *   plan type: the moderation-channel check never fires, notices are always posted, web-public and
- *   retention are never refused for a limited plan.
- * - Notices are `post_notification_message` effects, not messages; audit-log rows are not kept.
- * - `rendered_description` comes from the engine's small Markdown renderer (src/core/markdown.ts).
- */
 
 /** Zulip's `Stream.stream_permission_group_settings` order: the order the settings are applied in. */
 const SETTING_APPLY_ORDER: readonly ChannelGroupSettingName[] = [

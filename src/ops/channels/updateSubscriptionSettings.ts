@@ -1,3 +1,11 @@
+/**
+ * POST /api/v1/users/me/subscriptions/properties — https://zulip.com/api/update-subscription-settings
+ *
+ * Every item is validated while parsing (as Zulip's pydantic model does), then the items are
+ * applied in list order. Differences (docs/differences/channels-edit.md): Zulip commits each item
+ * on its own, so items before a failing one stay applied; here the list is all or nothing (same
+ * error, state unchanged, no events). No audit-log rows are kept.
+ */
 import { z } from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
@@ -7,15 +15,6 @@ import { formatPath, param } from '../../core/params';
 import { getSubscription, hasContentAccess } from '../../core/permissions/channels';
 import { edit, editRecord, failure, success } from '../../core/result';
 import { putSubscription } from '../../core/state-edit';
-
-/**
- * POST /api/v1/users/me/subscriptions/properties — https://zulip.com/api/update-subscription-settings
- *
- * Every item is validated while parsing (as Zulip's pydantic model does), then the items are
- * applied in list order. Differences (docs/differences/channels-edit.md): Zulip commits each item
- * on its own, so items before a failing one stay applied; here the list is all or nothing (same
- * error, state unchanged, no events). No audit-log rows are kept.
- */
 
 const BOOLEAN_PROPERTIES = [
   'in_home_view',

@@ -9,7 +9,6 @@ import {
   checkDirectSend,
   checkTopicPrintable,
   normalizeMessageContent,
-  pyStrip,
   truncateTopic,
 } from '../../core/messages/send-checks';
 import type { ScheduledMessage } from '../../core/model/records';
@@ -17,6 +16,7 @@ import { defineOperation } from '../../core/operation';
 import { param, rawParam, zulipIssue } from '../../core/params';
 import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
+import { stripUnicodeWhitespace } from '../../core/text/whitespace';
 import { directRecipientsForApi, scheduledMessageForApi } from './format';
 
 /**
@@ -144,8 +144,9 @@ export const editScheduledMessage = defineOperation<Params>({
   },
 });
 
+/** pydantic's `strip_whitespace` (Unicode White_Space, not Python's `str.strip`). */
 function stripTopic(topic: string): string {
-  return pyStrip(topic);
+  return stripUnicodeWhitespace(topic);
 }
 
 interface Rebuilt {

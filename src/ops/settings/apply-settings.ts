@@ -1,11 +1,11 @@
 import type { Draft } from 'immer';
 import { to, type AddressedEvent } from '../../core/events';
-import { Role, type RoleValue, type User } from '../../core/model/records';
+import type { User } from '../../core/model/records';
 import type { UserSettingName, UserSettings } from '../../core/model/user-settings';
 import { isRealmAdmin } from '../../core/permissions/roles';
+import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import type { RealmState } from '../../core/state';
-import { avatarUrl } from '../../core/users/avatar';
-import { displayEmail } from '../../core/users/email';
+import { avatarUrl, canSeeDeliveryEmail, fakeEmailDomain } from '../../core/users/format';
 import { canonicalizeTimezone } from '../../core/users/timezones';
 import { languageName } from './languages';
 
@@ -16,20 +16,11 @@ import { languageName } from './languages';
  * `send_event_on_commit` does.
  */
 
-/** Which `email_address_visibility` values let a viewer of each role see a real address. */
-const VISIBLE_TO_ROLE: Readonly<Record<RoleValue, readonly number[]>> = {
-  [Role.owner]: [1, 2, 3, 5],
-  [Role.administrator]: [1, 2, 3, 5],
-  [Role.moderator]: [1, 2, 5],
-  [Role.member]: [1, 2],
-  [Role.guest]: [1],
-};
-
 export interface ChangeContext {
   /** The state before the request: who can see whom does not depend on settings. */
   readonly before: RealmState;
-  /** Active users who can access the changed user (recipients of `realm_user` updates). */
-  readonly accessIds: readonly number[];
+  /** Active users who can access the changed user (recipients of `realm_user` updates), computed once when needed. */
+  readonly accessIds: () => readonly number[];
   readonly events: AddressedEvent[];
 }
 
@@ -105,10 +96,11 @@ function humanAdminIds(state: RealmState): number[] {
 function emailVisibilityChanged(cc: ChangeContext, user: User, oldValue: number, value: number): User {
   const gained: number[] = [];
   const lost: number[] = [];
+  const previous = withSetting(user, 'email_address_visibility', oldValue);
   for (const viewer of cc.before.users.values()) {
     if (!viewer.is_active || viewer.user_id === user.user_id) continue;
-    const before = VISIBLE_TO_ROLE[viewer.role].includes(oldValue);
-    const after = VISIBLE_TO_ROLE[viewer.role].includes(value);
+    const before = canSeeDeliveryEmail(viewer, previous);
+    const after = canSeeDeliveryEmail(viewer, user);
     if (before !== after) (after ? gained : lost).push(viewer.user_id);
   }
   if (gained.length > 0) {
@@ -126,23 +118,24 @@ function emailVisibilityChanged(cc: ChangeContext, user: User, oldValue: number,
     );
   }
   if (oldValue !== 1 && value !== 1) return user;
-  const next = Object.freeze({ ...user, email: displayEmail(cc.before, user, value) });
+  const email = value === 1 ? user.delivery_email : `user${user.user_id}@${fakeEmailDomain(cc.before)}`;
+  const next = Object.freeze({ ...user, email });
   cc.events.push(
-    to(cc.accessIds, {
+    to(cc.accessIds(), {
       type: 'realm_user',
       op: 'update',
       person: { user_id: user.user_id, new_email: next.email },
     }),
   );
-  const realmId = cc.before.realm.id;
+  const url = avatarUrl(cc.before, next, false) ?? '';
   cc.events.push(
-    to(cc.accessIds, {
+    to(cc.accessIds(), {
       type: 'realm_user',
       op: 'update',
       person: {
         avatar_source: next.avatar_source,
-        avatar_url: avatarUrl(realmId, next),
-        avatar_url_medium: avatarUrl(realmId, next, true),
+        avatar_url: url,
+        avatar_url_medium: mediumAvatarUrl(url),
         avatar_version: next.avatar_version,
         user_id: next.user_id,
       },
@@ -159,11 +152,24 @@ export function changeTimezone(cc: ChangeContext, user: User, raw: string): User
   const canonical = canonicalizeTimezone(raw);
   cc.events.push(to([user.user_id], settingEvent('timezone', raw)));
   cc.events.push(
-    to(cc.accessIds, {
+    to(cc.accessIds(), {
       type: 'realm_user',
       op: 'update',
       person: { email: user.email, user_id: user.user_id, timezone: canonical },
     }),
   );
   return markEdited(Object.freeze({ ...user, timezone: canonical }), 'timezone');
+}
+
+/** Zulip's medium-size variant: `&s=500` for Gravatar, a `-medium` file for uploads. */
+function mediumAvatarUrl(url: string): string {
+  return url.startsWith('https://secure.gravatar.com/')
+    ? url.replace('&version=', '&s=500&version=')
+    : url.replace('.png?', '-medium.png?');
+}
+
+/** A once-computed list of who can access `user`. */
+export function lazyAccessIds(state: RealmState, user: User): () => readonly number[] {
+  let ids: readonly number[] | undefined;
+  return () => (ids ??= userIdsWhoCanAccess(state, user));
 }

@@ -10,13 +10,13 @@ import {
 import { defineOperation } from '../../core/operation';
 import { settingValueMembers } from '../../core/permissions/groups';
 import { isRealmAdmin } from '../../core/permissions/roles';
-import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import { edit, failure, success, type OpResult } from '../../core/result';
 import { putUser } from '../../core/state-edit';
 import type { RealmState } from '../../core/state';
 import { checkEmailChange, checkFullName, checkPasswordChange } from './account-checks';
 import {
   changeTimezone,
+  lazyAccessIds,
   markEdited,
   settingEvent,
   settingSideEffects,
@@ -93,7 +93,7 @@ export const updateSettings = defineOperation<Params>({
       return success(state, { ignored });
     }
 
-    const cc: ChangeContext = { before: state, accessIds: userIdsWhoCanAccess(state, user), events: [] };
+    const cc: ChangeContext = { before: state, accessIds: lazyAccessIds(state, user), events: [] };
     const effects: Effect[] = [];
     const next = edit(state, (draft) => {
       let current = user;
@@ -117,7 +117,7 @@ export const updateSettings = defineOperation<Params>({
       if (fullName) {
         current = Object.freeze({ ...current, full_name: fullName.name });
         cc.events.push(
-          to(cc.accessIds, {
+          to(cc.accessIds(), {
             type: 'realm_user',
             op: 'update',
             person: { user_id: user.user_id, full_name: fullName.name },
@@ -187,7 +187,7 @@ function bulkEdit(
   if (!Array.isArray(targets)) return failure(state, targets);
 
   const events: AddressedEvent[] = [];
-  const cc: ChangeContext = { before: state, accessIds: [], events };
+  const cc: ChangeContext = { before: state, accessIds: () => [], events };
   const users = new Map(targets.map((u) => [u.user_id, u]));
   const next = edit(state, (draft) => {
     for (const [name, value] of requested) {

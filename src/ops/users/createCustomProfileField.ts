@@ -19,6 +19,7 @@ import { defineOperation } from '../../core/operation';
 import { codePointLength, param, rawParam, zulipIssue } from '../../core/params';
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { edit, failure, success } from '../../core/result';
+import { pythonStrip } from '../../core/text/whitespace';
 import { isUrl } from '../../core/url';
 import {
   FieldType,
@@ -80,7 +81,7 @@ const fail = (msg: string) => zulipError(msg);
 /** Zulip's `check_required_string` under `field_data["key"]`. */
 function requiredString(key: string, value: unknown): string | undefined {
   if (typeof value !== 'string') return `field_data["${key}"] is not a string`;
-  return value.trim() === '' ? `field_data["${key}"] cannot be blank.` : undefined;
+  return pythonStrip(value) === '' ? `field_data["${key}"] cannot be blank.` : undefined;
 }
 
 /** Dropdown choices: emptiness, then each choice in order, duplicates last. */
@@ -88,7 +89,7 @@ function checkSelectData(data: FieldData): string | undefined {
   const entries = Object.entries(data);
   if (entries.length < 1) return 'Field must have at least one choice.';
   for (const [key, choice] of entries) {
-    if (key.trim() === '') return "'value' cannot be blank.";
+    if (pythonStrip(key) === '') return "'value' cannot be blank.";
     if (typeof choice === 'string') return 'field_data is not a dict';
     for (const k of ['text', 'order']) {
       if (!(k in choice)) return `${k} key is missing from field_data`;
@@ -129,10 +130,7 @@ export const createCustomProfileField = defineOperation<Params>({
   guard: (_state, user) => (isRealmAdmin(user) ? undefined : errors.mustBeAdmin()),
   params: [
     param('field_type', z.int(), { required: true }),
-    rawParam(
-      'name',
-      z.string().transform((s) => s.trim()),
-    ),
+    rawParam('name', z.string().transform(pythonStrip)),
     rawParam('hint'),
     param('field_data', fieldDataSchema),
     param('display_in_profile_summary', z.boolean()),

@@ -1,0 +1,12 @@
+import { writeFileSync, readFileSync } from 'node:fs';
+const { PGlite } = await import('@electric-sql/pglite');
+let t = performance.now();
+const db = await PGlite.create();
+const blob = await db.dumpDataDir('gzip');
+writeFileSync('/tmp/pgl.tgz', Buffer.from(await blob.arrayBuffer()));
+console.log('create+dump', performance.now() - t);
+await db.close();
+t = performance.now();
+const db2 = await PGlite.create({ loadDataDir: new Blob([readFileSync('/tmp/pgl.tgz')]) });
+await db2.query('select 1');
+console.log('load', performance.now() - t);

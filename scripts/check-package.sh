@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Packaging gates on the packed tarball: publint, are-the-types-wrong, and an install of the tarball
+# into a scratch project that imports every subpath in ESM and CommonJS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+npm pack --pack-destination "$tmp" >/dev/null 2>&1
+tarball=$(ls "$tmp"/chat-realm-*.tgz)
+echo "packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KiB)"
+npx publint "$tarball" --strict
+npx attw "$tarball" --profile node16 --ignore-rules cjs-resolves-to-esm
+node scripts/check-subpaths.mjs "$tarball" "$tmp"

@@ -1,0 +1,131 @@
+/**
+ * Several writers on one realm in PostgreSQL at the same time, applying conflicting operations
+ * (each appends a mark to the same user's name). With DATABASE_URL: four processes. Without it:
+ * four handles in this process sharing one PGlite instance (PGlite is single-connection and
+ * in-process, so it cannot be shared by processes). Either way: no acknowledged change is lost,
+ * and the final state equals a serial replay of the acknowledged changes in version order.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRealm } from '../../src/host/realm-handle';
+import { VersionConflictError } from '../../src/host/errors';
+import type { RealmStore } from '../../src/host/store';
+import { postgresStore } from '../../src/stores/postgres/index';
+import { createRealm } from '../../src/core/snapshot/create';
+import { snapshotRealm } from '../../src/core/snapshot/export';
+import type { RealmState } from '../../src/core/state';
+import { ALL_OPS, appendMark } from '../support/host-ops';
+import { cast, devSnapshot } from '../support/realm';
+import { openDatabase, uniqueSchema, usingServer, type PgHandle } from './pg-backing';
+
+const WRITERS = 4;
+const EACH = 25;
+const CHILD = new URL('./multi-child.ts', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+let db: PgHandle;
+const schema = uniqueSchema();
+beforeAll(async () => {
+  db = await openDatabase();
+}, 60_000);
+afterAll(async () => {
+  await db.client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await db.end();
+});
+
+interface Ack {
+  version: number;
+  mark: string;
+}
+
+function child(id: string): Promise<{ acks: Ack[]; conflicts: number }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, schema, id, String(EACH)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('error', reject);
+    p.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`writer ${id} exited with ${code}: ${err}`));
+      const acks: Ack[] = [];
+      let conflicts = 0;
+      for (const line of out.split('\n')) {
+        const [word, a, b] = line.split(' ');
+        if (word === 'ack') acks.push({ version: Number(a), mark: b! });
+        if (word === 'conflicts') conflicts = Number(a);
+      }
+      resolve({ acks, conflicts });
+    });
+  });
+}
+
+/** Four handles in this process on one PGlite, each with its own store, interleaving their writes. */
+async function inProcess(): Promise<{ acks: Ack[]; conflicts: number }> {
+  let conflicts = 0;
+  const counting = (store: RealmStore): RealmStore => ({
+    ...store,
+    append: (change, expected) =>
+      store.append(change, expected).catch((error: unknown) => {
+        if (error instanceof VersionConflictError) conflicts++;
+        throw error;
+      }),
+  });
+  const handles = await Promise.all(
+    Array.from({ length: WRITERS }, async () =>
+      openRealm({
+        store: counting(await postgresStore({ client: db.client, realm: 'multi', schema })),
+        operations: ALL_OPS,
+        maxRetries: 1000,
+      }),
+    ),
+  );
+  const acks: Ack[] = [];
+  await Promise.all(
+    handles.map(async (h, w) => {
+      for (let i = 0; i < EACH; i++) {
+        const mark = `[${'abcd'[w]}${i}]`;
+        const r = await h.run(appendMark, { userId: cast.hamlet }, { mark });
+        acks.push({ version: r.version, mark });
+      }
+    }),
+  );
+  for (const h of handles) await h.close();
+  return { acks, conflicts };
+}
+
+describe(`many writers on one realm (${usingServer ? `${WRITERS} processes, PostgreSQL` : `${WRITERS} handles, one PGlite`})`, () => {
+  it('loses no acknowledged change and ends in the state of a serial replay', async () => {
+    const init = await openRealm({ store: await postgresStore({ client: db.client, realm: 'multi', schema }), snapshot: devSnapshot() });
+    const initial = init.state;
+    await init.close();
+
+    const results = usingServer
+      ? await Promise.all(['a', 'b', 'c', 'd'].map((id) => child(id)))
+      : [await inProcess()];
+    const acks = results.flatMap((r) => r.acks).sort((x, y) => x.version - y.version);
+    const conflicts = results.reduce((n, r) => n + r.conflicts, 0);
+
+    expect(acks).toHaveLength(WRITERS * EACH);
+    // Every acknowledged change has its own version, and they are 1..n without gaps.
+    expect(acks.map((a) => a.version)).toEqual(Array.from({ length: WRITERS * EACH }, (_, i) => i + 1));
+    // The writers really raced.
+    expect(conflicts).toBeGreaterThan(0);
+
+    const loaded = await openRealm({ store: await postgresStore({ client: db.client, realm: 'multi', schema }), operations: ALL_OPS });
+    expect(loaded.version).toBe(WRITERS * EACH);
+
+    let serial: RealmState = createRealm(snapshotRealm(initial));
+    for (const a of acks) {
+      const r = appendMark(serial, { userId: cast.hamlet }, { mark: a.mark });
+      expect(r.status).toBe(200);
+      serial = r.state;
+    }
+    expect(snapshotRealm(loaded.state)).toEqual(snapshotRealm(serial));
+    expect(loaded.state.users.get(cast.hamlet)?.full_name).toBe(initial.users.get(cast.hamlet)!.full_name + acks.map((a) => a.mark).join(''));
+    await loaded.close();
+  }, 60_000);
+});

@@ -1,0 +1,35 @@
+/**
+ * Child process for the many-processes test: opens realm "multi" in schema argv[2] of the
+ * PostgreSQL database at DATABASE_URL and appends `count` marks to hamlet's name (a read-modify-
+ * write, so the processes conflict), printing `ack <version> <mark>` for each acknowledged change
+ * and `conflicts <n>` at the end.
+ */
+import { writeSync } from 'node:fs';
+import { openRealm } from '../../src/host/realm-handle';
+import { VersionConflictError } from '../../src/host/errors';
+import { postgresStore } from '../../src/stores/postgres/index';
+import { ALL_OPS, appendMark } from '../support/host-ops';
+import { cast } from '../support/realm';
+
+const [schema, id, count] = process.argv.slice(2);
+const url = process.env['DATABASE_URL'];
+if (!schema || !id || !count || !url) throw new Error('usage: DATABASE_URL=… multi-child.ts <schema> <id> <count>');
+
+const store = await postgresStore({ connectionString: url, realm: 'multi', schema });
+let conflicts = 0;
+const counting = {
+  ...store,
+  append: (change: Parameters<typeof store.append>[0], expected: number) =>
+    store.append(change, expected).catch((error: unknown) => {
+      if (error instanceof VersionConflictError) conflicts++;
+      throw error;
+    }),
+};
+const handle = await openRealm({ store: counting, operations: ALL_OPS, maxRetries: 1000 });
+for (let i = 0; i < Number(count); i++) {
+  const mark = `[${id}${i}]`;
+  const r = await handle.run(appendMark, { userId: cast.hamlet }, { mark });
+  writeSync(1, `ack ${r.version} ${mark}\n`);
+}
+writeSync(1, `conflicts ${conflicts}\n`);
+await handle.close();

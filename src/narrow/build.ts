@@ -326,8 +326,9 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
       return searchMatches(q, c.content[i]!, r > 0 ? nameOf(store.topics, c.topic[i]!) : '');
     });
   }
+  // An id term beats any list (one candidate); otherwise the smallest list drives.
   let drive: Candidate | null = null;
-  for (const l of lists) if (drive === null || l.list.count < drive.list.count) drive = l;
+  if (single === null) for (const l of lists) if (drive === null || l.list.count < drive.list.count) drive = l;
   const implied = new Set(drive?.implies ?? []);
   return {
     ok: true,

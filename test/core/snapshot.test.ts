@@ -30,7 +30,7 @@ describe('createRealm / snapshotRealm', () => {
   });
 
   it('hashes fixture passwords and never exports them in plain text', () => {
-    const c = roundTrip(devSnapshot()) as { users: Array<Record<string, unknown>> };
+    const c = roundTrip(devSnapshot()) as unknown as { users: Array<Record<string, unknown>> };
     const hamlet = c.users.find((u) => u['user_id'] === 4)!;
     expect(hamlet['password']).toBeUndefined();
     expect(String(hamlet['password_hash'])).toMatch(/^sha256i\$/);
@@ -56,7 +56,7 @@ describe('createRealm / snapshotRealm', () => {
       format: 'chat-realm.snapshot/1',
       users: [{ user_id: 1, email: 'a@b.c', full_name: 'A', api_key: 'a'.repeat(32) }],
       channels: [{ stream_id: 1, name: 'x', creator_id: 1 }],
-    }) as Record<string, Array<Record<string, unknown>>>;
+    }) as unknown as Record<string, Array<Record<string, unknown>>>;
     expect(c['channels']![0]).toMatchObject({
       invite_only: false,
       history_public_to_subscribers: true,
@@ -78,7 +78,7 @@ describe('createRealm / snapshotRealm', () => {
         { user_id: 2, stream_id: 1 },
       ],
       messages: [{ id: 5, sender_id: 1, stream_id: 1, topic: 't', content: 'hi', timestamp: 0 }],
-    }) as Record<string, Array<Record<string, unknown>>>;
+    }) as unknown as Record<string, Array<Record<string, unknown>>>;
     expect(c['messages']![0]!['flags']).toEqual({ '1': ['read'], '2': [] });
   });
 });

@@ -455,13 +455,21 @@ describe('unsubscribe', () => {
 
     it('tells a guest left behind that a user who shares nothing else with them is gone', () => {
       const s = restricted((snap) => {
-        snap['subscriptions'] = (snap['subscriptions'] as Rec[]).filter((x) => !(x['stream_id'] === 1 && x['user_id'] === 10));
+        snap['subscriptions'] = (snap['subscriptions'] as Rec[]).filter(
+          (x) => !(x['stream_id'] === 1 && x['user_id'] === 10),
+        );
       });
       const r = del(s, { subscriptions: subs('Rome') }, 'prospero');
       ok(r, ['Rome']);
       expect(r.events).toEqual([
-        { event: { type: 'subscription', op: 'remove', subscriptions: [{ name: 'Rome', stream_id: 4 }] }, users: [7] },
-        { event: { type: 'subscription', op: 'peer_remove', stream_ids: [4], user_ids: [7] }, users: without(ACTIVE, 7) },
+        {
+          event: { type: 'subscription', op: 'remove', subscriptions: [{ name: 'Rome', stream_id: 4 }] },
+          users: [7],
+        },
+        {
+          event: { type: 'subscription', op: 'peer_remove', stream_ids: [4], user_ids: [7] },
+          users: without(ACTIVE, 7),
+        },
         unknown(7, [10]),
         readEvent(7, unreadIn(s, 7, 4)),
       ]);
@@ -472,12 +480,24 @@ describe('unsubscribe', () => {
       const r = del(s, { subscriptions: subs('Verona'), principals: '[10]' }, 'iago');
       ok(r, ['Verona']);
       expect(r.events).toEqual([
-        { event: { type: 'subscription', op: 'remove', subscriptions: [{ name: 'Verona', stream_id: 1 }] }, users: [10] },
         {
-          event: { type: 'stream', op: 'delete', streams: [{ stream_id: 1 }], stream_ids: [1], for_archiving: false },
+          event: { type: 'subscription', op: 'remove', subscriptions: [{ name: 'Verona', stream_id: 1 }] },
           users: [10],
         },
-        { event: { type: 'subscription', op: 'peer_remove', stream_ids: [1], user_ids: [10] }, users: without(NON_GUESTS) },
+        {
+          event: {
+            type: 'stream',
+            op: 'delete',
+            streams: [{ stream_id: 1 }],
+            stream_ids: [1],
+            for_archiving: false,
+          },
+          users: [10],
+        },
+        {
+          event: { type: 'subscription', op: 'peer_remove', stream_ids: [1], user_ids: [10] },
+          users: without(NON_GUESTS),
+        },
         // Polonius still shares Rome (iago, hamlet, prospero), newcomers (shiva, aaron, zoe) and a
         // conversation with hamlet: the others of Verona disappear for him.
         ...[1, 5, 6, 11].map((id) => unknown(id, [10])),

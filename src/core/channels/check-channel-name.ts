@@ -8,9 +8,11 @@ import { codePointLength } from '../params';
  */
 export function checkChannelName(name: string, maxLength: number): ZulipError | undefined {
   if (name === '') return zulipError("Channel name can't be empty.");
-  if (codePointLength(name) > maxLength) return zulipError(`Channel name too long (limit: ${maxLength} characters).`);
+  if (codePointLength(name) > maxLength)
+    return zulipError(`Channel name too long (limit: ${maxLength} characters).`);
   const position = unprintablePosition(name);
-  if (position !== undefined) return zulipError(`Invalid character in channel name, at position ${position}.`);
+  if (position !== undefined)
+    return zulipError(`Invalid character in channel name, at position ${position}.`);
   return undefined;
 }
 

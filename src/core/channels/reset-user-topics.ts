@@ -17,7 +17,8 @@ export function resetUserTopics(
   now: number,
 ): { state: RealmState; events: AddressedEvent[] } {
   const wanted = topic.toLowerCase();
-  const matches = (t: UserTopic) => t.stream_id === channel.stream_id && t.topic_name.toLowerCase() === wanted;
+  const matches = (t: UserTopic) =>
+    t.stream_id === channel.stream_id && t.topic_name.toLowerCase() === wanted;
   const keepers = channel.history_public_to_subscribers
     ? new Set<number>()
     : new Set(usersWithRows(state.messages, topicMessageIds(state.messages, channel.stream_id, topic)));
@@ -29,7 +30,8 @@ export function resetUserTopics(
   if (changed.length === 0) return { state, events: [] };
   const next = edit(state, (draft) => {
     for (const [userId, kept] of changed) {
-      draft.userTopics = kept.length > 0 ? draft.userTopics.set(userId, kept) : draft.userTopics.delete(userId);
+      draft.userTopics =
+        kept.length > 0 ? draft.userTopics.set(userId, kept) : draft.userTopics.delete(userId);
     }
   });
   const events: AddressedEvent[] = [];
@@ -55,7 +57,8 @@ function mutedTopics(state: RealmState, rows: readonly UserTopic[]): Array<[stri
   const out: Array<[string, string, number]> = [];
   for (const t of rows) {
     const channel = state.channels.get(t.stream_id);
-    if (t.visibility_policy !== VisibilityPolicy.muted || channel === undefined || channel.is_archived) continue;
+    if (t.visibility_policy !== VisibilityPolicy.muted || channel === undefined || channel.is_archived)
+      continue;
     out.push([channel.name, t.topic_name, t.last_updated]);
   }
   return out;

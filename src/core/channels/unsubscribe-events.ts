@@ -63,11 +63,18 @@ const INACCESSIBLE_USER_NAME = 'Unknown user';
  * guests see: guests left in those channels who no longer share anything with the removed user lose
  * them (`realm_user/remove`), and a removed guest loses the users they only shared those channels with.
  */
-function userRemoveEvents(after: RealmState, removed: ReadonlyArray<{ user: User; channels: Channel[] }>): AddressedEvent[] {
+function userRemoveEvents(
+  after: RealmState,
+  removed: ReadonlyArray<{ user: User; channels: Channel[] }>,
+): AddressedEvent[] {
   const events: AddressedEvent[] = [];
   const nonGuests = [...after.users.values()].filter((u) => u.is_active && !isGuest(u)).map((u) => u.user_id);
   const remove = (userId: number, audience: Iterable<number>) =>
-    to(audience, { type: 'realm_user', op: 'remove', person: { user_id: userId, full_name: INACCESSIBLE_USER_NAME } });
+    to(audience, {
+      type: 'realm_user',
+      op: 'remove',
+      person: { user_id: userId, full_name: INACCESSIBLE_USER_NAME },
+    });
   for (const { user, channels } of removed) {
     const leftBehind = new Set(channels.flatMap((c) => subscriberIds(after, c.stream_id)));
     const peers = peersOf(after, user.user_id);
@@ -75,7 +82,8 @@ function userRemoveEvents(after: RealmState, removed: ReadonlyArray<{ user: User
     const losing = [...leftBehind].filter((id) => !canSee.has(id));
     if (losing.length > 0) events.push(remove(user.user_id, losing));
     if (!isGuest(user)) continue;
-    for (const id of [...leftBehind].filter((x) => !peers.has(x)).sort((a, b) => a - b)) events.push(remove(id, [user.user_id]));
+    for (const id of [...leftBehind].filter((x) => !peers.has(x)).sort((a, b) => a - b))
+      events.push(remove(id, [user.user_id]));
   }
   return events;
 }
@@ -87,13 +95,18 @@ function userRemoveEvents(after: RealmState, removed: ReadonlyArray<{ user: User
  * channel with guest subscribers gets its own event (non-guests plus its subscribers).
  * The removed users never receive these; events without recipients are not sent.
  */
-function peerRemoveEvents(after: RealmState, altered: ReadonlyArray<{ channel: Channel; users: Set<number> }>): AddressedEvent[] {
+function peerRemoveEvents(
+  after: RealmState,
+  altered: ReadonlyArray<{ channel: Channel; users: Set<number> }>,
+): AddressedEvent[] {
   const events: AddressedEvent[] = [];
   const peerRemove = (streamIds: number[], users: Set<number>, recipients: Iterable<number>) => {
     const audience = [...recipients].filter((id) => !users.has(id));
     if (audience.length === 0) return;
     const userIds = [...users].sort((a, b) => a - b);
-    events.push(to(audience, { type: 'subscription', op: 'peer_remove', stream_ids: streamIds, user_ids: userIds }));
+    events.push(
+      to(audience, { type: 'subscription', op: 'peer_remove', stream_ids: streamIds, user_ids: userIds }),
+    );
   };
   for (const { channel, users } of altered) {
     if (channel.invite_only) peerRemove([channel.stream_id], users, metadataAccessUserIds(after, channel));
@@ -119,7 +132,12 @@ function peerRemoveEvents(after: RealmState, altered: ReadonlyArray<{ channel: C
       else if (subscribers.every((id) => nonGuestSet.has(id))) withoutGuests.push(channel.stream_id);
       else peerRemove([channel.stream_id], users, new Set([...nonGuests, ...subscribers]));
     }
-    if (webPublic.length > 0) peerRemove(webPublic, users, active.map((u) => u.user_id));
+    if (webPublic.length > 0)
+      peerRemove(
+        webPublic,
+        users,
+        active.map((u) => u.user_id),
+      );
     if (withoutGuests.length > 0) peerRemove(withoutGuests, users, nonGuests);
   }
   return events;
@@ -129,7 +147,10 @@ function peerRemoveEvents(after: RealmState, altered: ReadonlyArray<{ channel: C
  * What Zulip's deferred worker does after an unsubscription: mark the removed user's unread messages
  * in each of those channels as read, with one `update_message_flags` event per channel that had any.
  */
-export function markChannelsRead(store: MessageStore, removals: readonly Removal[]): { store: MessageStore; events: AddressedEvent[] } {
+export function markChannelsRead(
+  store: MessageStore,
+  removals: readonly Removal[],
+): { store: MessageStore; events: AddressedEvent[] } {
   const events: AddressedEvent[] = [];
   let rowsByUser = store.rows;
   for (const { user, channel } of removals) {
@@ -142,7 +163,14 @@ export function markChannelsRead(store: MessageStore, removals: readonly Removal
     if (unread.length === 0) continue;
     rowsByUser = rowsByUser.set(user.user_id, updateRowFlags(rows, unread, FLAG_BITS.read, 0));
     events.push(
-      to([user.user_id], { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: unread, all: false }),
+      to([user.user_id], {
+        type: 'update_message_flags',
+        op: 'add',
+        operation: 'add',
+        flag: 'read',
+        messages: unread,
+        all: false,
+      }),
     );
   }
   return { store: rowsByUser === store.rows ? store : { ...store, rows: rowsByUser }, events };

@@ -32,7 +32,8 @@ export function peersOf(state: RealmState, userId: number): Set<number> {
   const out = new Set<number>([userId]);
   for (const perChannel of state.subscriptions.values()) {
     if (perChannel.get(userId)?.active !== true) continue;
-    for (const sub of perChannel.values()) if (sub.active && state.users.get(sub.user_id)?.is_active) out.add(sub.user_id);
+    for (const sub of perChannel.values())
+      if (sub.active && state.users.get(sub.user_id)?.is_active) out.add(sub.user_id);
   }
   for (const key of state.messages.conversations.names.values()) {
     const participants = conversationParticipants(key);

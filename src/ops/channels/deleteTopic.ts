@@ -45,7 +45,10 @@ export const deleteTopic = defineOperation<Params>({
   operationId: 'delete-topic',
   pathParams: ['stream_id'],
   guard: (_state, user) => (isRealmAdmin(user) ? undefined : errors.mustBeAdmin()),
-  params: [param('stream_id', nonNegativeInt, { required: true }), rawParam('topic_name', z.string(), { required: true })],
+  params: [
+    param('stream_id', nonNegativeInt, { required: true }),
+    rawParam('topic_name', z.string(), { required: true }),
+  ],
   handler: ({ state, user, params, ctx, ignored }) => {
     const caller = user!;
     const channel = state.channels.get(params.stream_id);
@@ -56,7 +59,7 @@ export const deleteTopic = defineOperation<Params>({
     const topic = params.topic_name === EMPTY_TOPIC_DISPLAY_NAME ? '' : params.topic_name;
     let remaining = accessibleTopicMessages(state, caller, channel, topic);
     const { batchSize, maxBatches } = ctx.deleteTopic;
-    const size = Math.max(1, Math.floor(batchSize));
+    const size = Number.isFinite(batchSize) ? Math.max(1, Math.floor(batchSize)) : 100;
     const events: AddressedEvent[] = [];
     let store = state.messages;
     let batches = 0;
@@ -132,7 +135,12 @@ function deleteBatch(
  * subscribers; in a protected-history channel only those of them who received the messages; in a
  * public channel also non-guests holding a row for them (earlier subscribers, starred history).
  */
-function deleteEventRecipients(state: RealmState, store: MessageStore, channel: Channel, batch: readonly number[]): Set<number> {
+function deleteEventRecipients(
+  state: RealmState,
+  store: MessageStore,
+  channel: Channel,
+  batch: readonly number[],
+): Set<number> {
   const subscribers = new Set(subscriberIds(state, channel.stream_id));
   if (!channel.history_public_to_subscribers) {
     return new Set(usersWithRows(store, batch).filter((id) => subscribers.has(id)));

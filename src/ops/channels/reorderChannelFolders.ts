@@ -34,7 +34,11 @@ export const reorderChannelFolders = defineOperation<Params>({
       if (!position.has(folder.id)) return failure(state, zulipError('Invalid order mapping.'));
     }
     const next = applyOrder(state, position);
-    const event = to(activeUserIds(next), { type: 'channel_folder', op: 'reorder', order: [...params.order] });
+    const event = to(activeUserIds(next), {
+      type: 'channel_folder',
+      op: 'reorder',
+      order: [...params.order],
+    });
     return success(next, { ignored, events: [event] });
   },
 });

@@ -6,7 +6,12 @@ import type { AddressedEvent } from '../../core/events';
 import type { Channel, User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
 import { param, zulipIssue } from '../../core/params';
-import { canAdministerChannel, getChannelByName, hasMetadataAccess, isSubscribed } from '../../core/permissions/channels';
+import {
+  canAdministerChannel,
+  getChannelByName,
+  hasMetadataAccess,
+  isSubscribed,
+} from '../../core/permissions/channels';
 import { CHANNEL_SETTING_RULES, hasPermission } from '../../core/permissions/setting-rules';
 import { isGuest, isRealmAdmin } from '../../core/permissions/roles';
 import { edit, editRecord, failure, success } from '../../core/result';
@@ -51,7 +56,10 @@ export const unsubscribe = defineOperation<Params>({
   method: 'DELETE',
   path: '/users/me/subscriptions',
   operationId: 'unsubscribe',
-  params: [param('principals', principalsSchema), param('subscriptions', z.array(z.string()), { required: true })],
+  params: [
+    param('principals', principalsSchema),
+    param('subscriptions', z.array(z.string()), { required: true }),
+  ],
   handler: ({ state, user, params, ignored }) => {
     const caller = user!;
     let targets: User[] = [caller];
@@ -61,7 +69,9 @@ export const unsubscribe = defineOperation<Params>({
       if (!Array.isArray(resolved)) return failure(state, resolved);
       targets = resolved;
       // Removing yourself or a bot you own is not "unsubscribing others".
-      others = targets.some((t) => t.user_id !== caller.user_id && !(t.is_bot && t.bot_owner_id === caller.user_id));
+      others = targets.some(
+        (t) => t.user_id !== caller.user_id && !(t.is_bot && t.bot_owner_id === caller.user_id),
+      );
     }
     const names = params.subscriptions.map(pythonStrip);
     for (const name of new Set(names)) {
@@ -71,9 +81,11 @@ export const unsubscribe = defineOperation<Params>({
     const found = names.map((name) => getChannelByName(state, name));
     const channels = uniqueChannels(found);
     // Zulip checks the permission over the channels that exist before reporting the missing ones.
-    if (others && !canRemoveOthers(state, caller, channels)) return failure(state, errors.insufficientPermission());
+    if (others && !canRemoveOthers(state, caller, channels))
+      return failure(state, errors.insufficientPermission());
     const missing = names.filter((_, i) => found[i] === undefined);
-    if (missing.length > 0) return failure(state, zulipError(`Channel(s) (${missing.join(', ')}) do not exist`));
+    if (missing.length > 0)
+      return failure(state, zulipError(`Channel(s) (${missing.join(', ')}) do not exist`));
 
     const removals: Removal[] = [];
     const notRemoved: string[] = [];
@@ -116,7 +128,10 @@ export const unsubscribe = defineOperation<Params>({
 function resolvePrincipals(state: RealmState, caller: User, principals: Principals): User[] | ZulipError {
   const out = new Map<number, User>();
   for (const principal of principals) {
-    const id = typeof principal === 'number' ? principal : state.usersByEmail.get(pythonStrip(principal).toLowerCase());
+    const id =
+      typeof principal === 'number'
+        ? principal
+        : state.usersByEmail.get(pythonStrip(principal).toLowerCase());
     const target = id === undefined ? undefined : state.users.get(id);
     if (target === undefined) return zulipError('No such user');
     if (!target.is_active) return zulipError('User is deactivated');
@@ -144,6 +159,11 @@ function canRemoveOthers(state: RealmState, caller: User, channels: readonly Cha
   return channels.every(
     (c) =>
       hasMetadataAccess(state, caller, c) &&
-      hasPermission(state, caller, CHANNEL_SETTING_RULES.can_remove_subscribers_group, c.can_remove_subscribers_group),
+      hasPermission(
+        state,
+        caller,
+        CHANNEL_SETTING_RULES.can_remove_subscribers_group,
+        c.can_remove_subscribers_group,
+      ),
   );
 }

@@ -23,7 +23,7 @@ interface Params {
 }
 
 /** Zulip's built-in view fragments (exact, case-sensitive; `reminders` is the newest). */
-export const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
+const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
   'inbox',
   'recent',
   'feed',

@@ -115,7 +115,8 @@ function settingSpec(name: UserSettingName, sample: unknown): ParamSpec {
   if (FREE_INTS.has(name)) return param(name, z.int());
   if (RAW_STRINGS.has(name)) return rawParam(name, z.string());
   if (typeof sample === 'boolean') return param(name, z.boolean());
-  throw new Error(`PATCH /settings: no parameter type for ${name}`);
+  // A setting added to the defaults without a rule here: its type, unrestricted.
+  return typeof sample === 'number' ? param(name, z.int()) : rawParam(name, z.string());
 }
 
 /**

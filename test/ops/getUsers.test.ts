@@ -172,6 +172,13 @@ describe('getUsers', () => {
     );
   });
 
+  it('canonicalizes time zones', () => {
+    const s = realmWith((snap) => {
+      userIn(snap, cast.hamlet)['timezone'] = 'Asia/Calcutta';
+    });
+    expect(member(getUsers(s, as('cordelia'), {}), cast.hamlet)!['timezone']).toBe('Asia/Kolkata');
+  });
+
   it('limits the list to user_ids and drops unknown ids (scenario: user_ids filter)', () => {
     expect(ids(wire(state, 'desdemona', 'GET', '/users', { user_ids: '[4,2,999999]' }))).toEqual([2, 4]);
     expect(ids(getUsers(state, as('desdemona'), { user_ids: [] }))).toEqual([]);

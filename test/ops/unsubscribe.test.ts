@@ -589,6 +589,34 @@ describe('unsubscribe', () => {
     for (const id of [1, 2, 4, 6, 5]) expect(unreadIn(r.state, 4, id)).toEqual([]);
   });
 
+  it('sends private peer_remove to non-guest members of groups granting metadata access', () => {
+    const s = realmWith((snap) =>
+      setChannel(snap, 6, { can_add_subscribers_group: { direct_members: [6, 10], direct_subgroups: [] } }),
+    );
+    const r = del(s, { subscriptions: subs('core team') });
+    ok(r, ['core team']);
+    expect(r.events.slice(0, 3)).toEqual([
+      {
+        event: { type: 'subscription', op: 'remove', subscriptions: [{ name: 'core team', stream_id: 6 }] },
+        users: [4],
+      },
+      {
+        event: {
+          type: 'stream',
+          op: 'delete',
+          streams: [{ stream_id: 6 }],
+          stream_ids: [6],
+          for_archiving: false,
+        },
+        users: [4],
+      },
+      {
+        event: { type: 'subscription', op: 'peer_remove', stream_ids: [6], user_ids: [4] },
+        users: [1, 2, 6, 11],
+      },
+    ]);
+  });
+
   it('does not send stream/delete to a removed admin', () => {
     const r = del(state, { subscriptions: subs('core team') }, 'iago');
     ok(r, ['core team']);

@@ -310,7 +310,7 @@ describe('updateMessageFlagsForNarrow', () => {
 
     it('selects by sender (email case-insensitively, or id), has:, id and is: operands', () => {
       const dev = devRealm();
-      const count = (narrow: unknown, who: CastName = 'hamlet') => ok(call(dev, who, { ...base, flag: 'starred', narrow })).processed_count;
+      const count = (narrow: unknown, who: CastName = 'hamlet') => Number(ok(call(dev, who, { ...base, flag: 'starred', narrow })).processed_count);
       expect(count([['sender', 'OTHELLO@zulip.com']])).toBe(count([{ operator: 'sender', operand: othello }]));
       expect(count([['has', 'link']])).toBeGreaterThan(0);
       expect(count([['has', 'reaction']])).toBeGreaterThan(0);
@@ -347,7 +347,7 @@ describe('updateMessageFlagsForNarrow', () => {
       ]);
       const ids = (narrow: unknown) => {
         const r = call(dms, 'hamlet', { ...base, flag: 'starred', narrow });
-        return (r.events[0]!.event as { messages: number[] }).messages;
+        return (r.events[0]!.event as unknown as { messages: number[] }).messages;
       };
       it('dm: the 1:1 conversation both ways, the group DM with exactly that set, self DMs', () => {
         expect(ids([['dm', 'hamlet@zulip.com,othello@zulip.com']])).toEqual([1, 2]);
@@ -423,7 +423,7 @@ describe('updateMessageFlagsForNarrow', () => {
         });
       },
     );
-    const ids = (params: Record<string, unknown>) => (call(muted, 'hamlet', { ...base, flag: 'starred', ...params }).events[0]!.event as { messages: number[] }).messages;
+    const ids = (params: Record<string, unknown>) => (call(muted, 'hamlet', { ...base, flag: 'starred', ...params }).events[0]!.event as unknown as { messages: number[] }).messages;
 
     it('first_unread skips muted topics (only that channel\'s topics with a channel term)', () => {
       const r = call(muted, 'hamlet', { ...base, anchor: 'first_unread', num_after: 0, narrow: [['channel', 'Verona']] });

@@ -4,6 +4,7 @@ import { isRealmAdmin } from '../permissions/roles';
 import { sha256Hex } from '../sha256';
 import type { RealmState } from '../state';
 import { profileDataFor, type ProfileDataValue } from './custom-profile-fields';
+import { canonicalizeTimezone } from './timezones';
 
 /**
  * Zulip's user record for the API (`format_user_row`), shared by GET /users, GET /users/me and the
@@ -123,7 +124,7 @@ export function formatUser(
     role: target.role,
     is_bot: target.is_bot,
     full_name: target.full_name,
-    ...(spectator ? {} : { timezone: target.timezone }),
+    ...(spectator ? {} : { timezone: canonicalizeTimezone(target.timezone) }),
     is_active: target.is_active,
     date_joined: formatDateJoined(target.date_joined, spectator),
     delivery_email: canSeeDeliveryEmail(viewer, target) ? target.delivery_email : null,

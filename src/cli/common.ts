@@ -1,0 +1,87 @@
+/** What the commands share: output, refusals with an exit code, argument parsing, opening a store. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { RealmStore } from '../host/store';
+
+/** Where a command writes; the tests swap these for buffers. */
+export interface CliIO {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+export const processIO: CliIO = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+/** A refusal the user can fix (bad arguments, a store in the wrong state): a message and exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  readonly exitCode = 2;
+}
+
+export const DEFAULT_DB = './chat-realm.db';
+export const DEFAULT_REALM = 'default';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Options every store-using command takes. */
+export const STORE_OPTIONS = {
+  db: { type: 'string' },
+  realm: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+/** Parses a command's arguments strictly; unknown options and stray arguments are usage errors. */
+export function parse<O extends Options>(argv: readonly string[], options: O) {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export interface StoreChoice {
+  readonly db?: string | undefined;
+  readonly realm?: string | undefined;
+}
+
+/**
+ * The embedded SQLite store for `--db` (default ./chat-realm.db) and `--realm`. better-sqlite3 is
+ * an optional peer dependency, so it is loaded only here, with a clear message when missing.
+ */
+export async function openSqliteStore(choice: StoreChoice): Promise<{ store: RealmStore; where: string }> {
+  const filename = choice.db ?? DEFAULT_DB;
+  let sqlite: typeof import('../stores/sqlite/index');
+  try {
+    sqlite = await import('../stores/sqlite/index');
+  } catch (error) {
+    throw new Error('The SQLite store needs the better-sqlite3 package: npm install better-sqlite3', {
+      cause: error,
+    });
+  }
+  const realm = choice.realm ?? DEFAULT_REALM;
+  const store = sqlite.sqliteStore({ filename, realm });
+  return { store, where: `${filename}${realm === DEFAULT_REALM ? '' : ` (realm "${realm}")`}` };
+}
+
+/** Whether the store already holds a realm (a checkpoint or any change). */
+export async function holdsRealm(store: RealmStore): Promise<boolean> {
+  const stored = await store.load();
+  return stored.checkpoint !== null || stored.changes.length > 0;
+}
+
+/** Reads a snapshot file as JSON (its structure is checked by `createRealm`). */
+export async function readSnapshotFile(file: string): Promise<unknown> {
+  const { readFile } = await import('node:fs/promises');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the snapshot ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`The snapshot ${file} is not JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,116 @@
+/** The command line's dispatcher: `chat-realm <command> [options]`, returning the exit code. */
+import { SnapshotError } from '../core/snapshot/issues';
+import { processIO, UsageError, type CliIO } from './common';
+import { describeError, SERVE_HELP, startServe } from './serve';
+import { EXPORT_HELP, IMPORT_HELP, runExport, runImport } from './transfer';
+
+export const MAIN_HELP = `Usage: chat-realm <command> [options]
+
+A Zulip-compatible REST API over a realm kept in an embedded SQLite file.
+
+Commands:
+  serve      Serve a realm over HTTP (the default command; port 9991)
+  export     Write a store's realm as a snapshot
+  import     Create a store from a snapshot
+  simulate   Generate a realistic organization
+  help [command]
+
+Run chat-realm <command> --help for a command's options. Hosting guide: docs/hosting.md.`;
+
+const HELP: Readonly<Record<string, string>> = { serve: SERVE_HELP, export: EXPORT_HELP, import: IMPORT_HELP };
+
+/** Runs one command. `serve` resolves only after SIGINT/SIGTERM stopped it. */
+export async function run(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  const [first, ...rest] = argv;
+  // No command, or options only (`chat-realm --port 8000`): serve.
+  const defaulted = first === undefined || (first.startsWith('-') && first !== '-h' && first !== '--help');
+  const command = defaulted ? 'serve' : first;
+  try {
+    switch (command) {
+      case '-h':
+      case '--help':
+        io.out(MAIN_HELP);
+        return 0;
+      case 'help': {
+        const topic = rest[0];
+        io.out(topic !== undefined && HELP[topic] !== undefined ? HELP[topic] : MAIN_HELP);
+        return 0;
+      }
+      case 'serve':
+        return await serveUntilSignal(defaulted ? argv : rest, io);
+      case 'export':
+        return await runExport(rest, io);
+      case 'import':
+        return await runImport(rest, io);
+      case 'simulate':
+        return await runSimulateCommand(rest, io);
+      default:
+        throw new UsageError(`Unknown command ${JSON.stringify(command)}; see chat-realm --help`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`chat-realm: ${error.message}`);
+      return error.exitCode;
+    }
+    if (error instanceof SnapshotError) {
+      io.err(`chat-realm: ${error.message}`);
+      return 2;
+    }
+    io.err(`chat-realm: ${describeError(error)}`);
+    return 1;
+  }
+}
+
+async function serveUntilSignal(argv: readonly string[], io: CliIO): Promise<number> {
+  const serving = await startServe(argv, io);
+  if (serving === 'help') return 0;
+  return new Promise<number>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) {
+        io.err(`chat-realm: ${signal} again, exiting without waiting`);
+        process.exit(1);
+      }
+      io.err(`chat-realm: ${signal}, stopping`);
+      serving.stop().then(
+        () => {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          io.err(`chat-realm: stopped at version ${serving.realm.version}`);
+          resolve(0);
+        },
+        (error: unknown) => {
+          io.err(`chat-realm: stopping failed: ${describeError(error)}`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+type Simulate = (argv: readonly string[]) => Promise<number | void> | number | void;
+
+/** `simulate` lives in ./simulate.ts (written separately); until it exists the command says so. */
+async function runSimulateCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  const runSimulate = await loadSimulate();
+  if (runSimulate === undefined) {
+    io.err('chat-realm: the simulate command is not available in this build');
+    return 1;
+  }
+  const code = await runSimulate(argv);
+  return typeof code === 'number' ? code : 0;
+}
+
+async function loadSimulate(): Promise<Simulate | undefined> {
+  // A computed specifier, so the build and the type check do not require the module to exist.
+  const specifier = './simulate';
+  try {
+    const mod = (await import(/* @vite-ignore */ specifier)) as { runSimulate?: unknown };
+    return typeof mod.runSimulate === 'function' ? (mod.runSimulate as Simulate) : undefined;
+  } catch {
+    return undefined;
+  }
+}

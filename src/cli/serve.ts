@@ -1,0 +1,230 @@
+/**
+ * `chat-realm serve`: one realm, persisted in an embedded SQLite file, served over HTTP until
+ * SIGINT/SIGTERM. A new store starts from `--snapshot`, or from the demo organization.
+ */
+import { openRealm, type RealmHandle } from '../host/realm-handle';
+import type { RealmStore } from '../host/store';
+import type { User } from '../core/model/records';
+import type { RealmState } from '../core/state';
+import { createFetchHandler } from '../server/fetch';
+import { serveNode, type NodeServer } from '../server/node';
+import type { FetchHandler } from '../server/types';
+import { memoryStore } from '../stores/memory/index';
+import {
+  DEFAULT_DB,
+  holdsRealm,
+  openSqliteStore,
+  parse,
+  readSnapshotFile,
+  STORE_OPTIONS,
+  UsageError,
+  type CliIO,
+} from './common';
+
+/** Zulip's development server port; when it is taken (and no --port was given) a free one is used. */
+export const DEFAULT_PORT = 9991;
+
+export const SERVE_HELP = `Usage: chat-realm serve [options]
+
+Serves a realm's Zulip REST API (/api/v1/...) over HTTP until Ctrl+C (SIGINT) or SIGTERM.
+The realm is kept in an embedded SQLite file; an existing store opens as it is. A new store
+starts from --snapshot, or from a demo organization with known API keys.
+
+Options:
+  --db FILE          SQLite file (default ${DEFAULT_DB}; created if missing)
+  --realm NAME       Which realm in the file (default "default")
+  --memory           Keep the realm in memory only (nothing is saved)
+  --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
+  --port N           Port (default ${DEFAULT_PORT}, or a free one if ${DEFAULT_PORT} is taken; 0 for any free port)
+  --host H           Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
+  --user EMAIL       Whose credentials to print (default: an administrator)
+  --max-body BYTES   Largest request body (default 1048576)
+  --verbose          Log every request and the events of every change
+  -h, --help         Show this help
+
+Exit codes: 0 stopped cleanly, 1 error, 2 refused (bad arguments, store already holds a realm).`;
+
+const OPTIONS = {
+  ...STORE_OPTIONS,
+  memory: { type: 'boolean' },
+  snapshot: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  user: { type: 'string' },
+  'max-body': { type: 'string' },
+  verbose: { type: 'boolean' },
+} as const;
+
+export interface Serving {
+  readonly realm: RealmHandle;
+  readonly server: NodeServer;
+  /** Stops the server, then closes the realm (waits for writes in flight). */
+  stop(): Promise<void>;
+}
+
+/** Starts serving; resolves once the server listens. */
+export async function startServe(argv: readonly string[], io: CliIO): Promise<Serving | 'help'> {
+  const args = parse(argv, OPTIONS);
+  if (args.help) {
+    io.out(SERVE_HELP);
+    return 'help';
+  }
+  if (args.memory && args.db !== undefined) throw new UsageError('--memory and --db exclude each other');
+  const port = args.port === undefined ? undefined : integer('--port', args.port, 0, 65535);
+  const maxBodyBytes = args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
+  const host = args.host ?? '127.0.0.1';
+
+  let store: RealmStore;
+  let where: string;
+  if (args.memory) {
+    store = memoryStore();
+    where = 'memory (nothing is saved)';
+  } else {
+    ({ store, where } = await openSqliteStore(args));
+  }
+
+  let realm: RealmHandle;
+  let origin: string;
+  try {
+    const existing = await holdsRealm(store);
+    if (existing && args.snapshot !== undefined) {
+      throw new UsageError(
+        `${where} already holds a realm; --snapshot only seeds a new store. ` +
+          'Serve it without --snapshot, or use another --db (or --realm).',
+      );
+    }
+    let snapshot: unknown;
+    if (!existing) snapshot = args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot);
+    origin = existing ? 'opened' : args.snapshot === undefined ? 'created from the demo organization' : `created from ${args.snapshot}`;
+    realm = await openRealm({ store, ...(snapshot === undefined ? {} : { snapshot }) });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  let server: NodeServer;
+  try {
+    const user = chooseUser(realm.state, args.user);
+    const logger = { error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`) };
+    let handler: FetchHandler = createFetchHandler({
+      realm,
+      logger,
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+    });
+    if (args.verbose) {
+      handler = logRequests(handler, io);
+      realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
+    }
+    server = await listen(handler, port, host, io, logger);
+    io.out(banner(realm, user, server, where, origin));
+  } catch (error) {
+    await realm.close();
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    realm,
+    server,
+    stop() {
+      stopping ??= (async () => {
+        try {
+          await server.close(2000);
+        } finally {
+          await realm.close();
+        }
+      })();
+      return stopping;
+    },
+  };
+}
+
+async function listen(
+  handler: FetchHandler,
+  port: number | undefined,
+  host: string,
+  io: CliIO,
+  logger: { error(message: string, error: unknown): void },
+): Promise<NodeServer> {
+  try {
+    return await serveNode({ handler, port: port ?? DEFAULT_PORT, host, logger });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (port === undefined && code === 'EADDRINUSE') {
+      io.err(`Port ${DEFAULT_PORT} is taken; using a free port instead (choose one with --port).`);
+      return serveNode({ handler, port: 0, host, logger });
+    }
+    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port ?? DEFAULT_PORT} on ${host} is taken; choose another --port`);
+    throw error;
+  }
+}
+
+/** The demo organization (the dev-realm cast: desdemona, iago, hamlet... with known API keys). */
+async function demoSnapshot(): Promise<unknown> {
+  const demo = await import('./demo-realm.json');
+  // A fresh copy: createRealm must not share objects with the module cache.
+  return JSON.parse(JSON.stringify(demo.default)) as unknown;
+}
+
+/** The user whose credentials are printed: `--user`, else an administrator, else any active human. */
+export function chooseUser(state: RealmState, email: string | undefined): User {
+  const humans = [...state.users.values()].filter((u) => u.is_active && !u.is_bot);
+  if (email !== undefined) {
+    const wanted = email.toLowerCase();
+    const user = humans.find((u) => u.delivery_email.toLowerCase() === wanted || u.email.toLowerCase() === wanted);
+    if (!user) throw new UsageError(`No active user with the email ${email} in this realm`);
+    return user;
+  }
+  const rank = (u: User) => (u.role === 200 ? 0 : u.role);
+  const user = humans.sort((a, b) => rank(a) - rank(b) || a.user_id - b.user_id)[0];
+  if (!user) throw new UsageError('This realm has no active human user to print credentials for (see --user)');
+  return user;
+}
+
+function banner(realm: RealmHandle, user: User, server: NodeServer, where: string, origin: string): string {
+  const r = realm.state.realm;
+  const site = server.url;
+  return [
+    `chat-realm: serving "${r.name}" (${where}, ${origin}, version ${realm.version}) at ${site}`,
+    '',
+    `A zuliprc for ${user.full_name} (save it as ~/.zuliprc, or pass it to zulip-js as { zuliprc: FILE }):`,
+    '',
+    '[api]',
+    `email=${user.delivery_email}`,
+    `key=${user.api_key}`,
+    `site=${site}`,
+    '',
+    'Try:',
+    `  curl -sSu ${shellQuote(`${user.delivery_email}:${user.api_key}`)} ${site}/api/v1/users/me`,
+    '',
+    'Stop with Ctrl+C.',
+  ].join('\n');
+}
+
+function logRequests(handler: FetchHandler, io: CliIO): FetchHandler {
+  return async (request) => {
+    const started = performance.now();
+    const response = await handler(request);
+    const ms = (performance.now() - started).toFixed(1);
+    io.out(`${request.method} ${new URL(request.url).pathname} ${response.status} ${ms}ms`);
+    return response;
+  };
+}
+
+function integer(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+function shellQuote(text: string): string {
+  return /^[A-Za-z0-9@._:+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.message}${cause}`;
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { startExpress } from '../../examples/express';
+import { startFastify } from '../../examples/fastify';
+import { startHono } from '../../examples/hono';
+import type { RunningExample } from '../../examples/shared';
+import { openRealm } from '../../src/host/realm-handle';
+import type { RequestHandler } from '../../src/server/types';
+import { memoryStore } from '../../src/stores/memory/index';
+import { basicAuthHeader } from '../../src/wire/auth';
+import { expectValidResponse } from '../support/openapi';
+import { cast, devSnapshot } from '../support/realm';
+
+const examples: ReadonlyArray<[string, (realm: RequestHandler) => Promise<RunningExample>]> = [
+  ['Hono', (realm) => startHono(realm)],
+  ['Express', (realm) => startExpress(realm)],
+  ['Fastify', (realm) => startFastify(realm)],
+];
+
+describe('examples', () => {
+  it.each(examples)('%s serves the realm on a loopback port', async (_name, start) => {
+    const realm = await openRealm({ store: memoryStore(), snapshot: devSnapshot() });
+    const hamlet = realm.state.users.get(cast.hamlet)!;
+    const authorization = basicAuthHeader(hamlet.delivery_email, hamlet.api_key);
+    const running = await start(realm);
+    try {
+      expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+      const me = await fetch(`${running.url}/api/v1/users/me`, { headers: { authorization } });
+      expect(me.status).toBe(200);
+      const meBody = (await me.json()) as Record<string, unknown>;
+      expectValidResponse('get-own-user', 200, meBody);
+      expect(meBody['email']).toBe(hamlet.email);
+
+      const form = new FormData();
+      form.append('title', 'From an example');
+      form.append('content', 'multipart');
+      const created = await fetch(`${running.url}/api/v1/saved_snippets`, {
+        method: 'POST',
+        headers: { authorization },
+        body: form,
+      });
+      expect(created.status).toBe(200);
+      const createdBody = (await created.json()) as { saved_snippet_id: number };
+      expectValidResponse('create-saved-snippet', 200, createdBody);
+      expect(realm.state.savedSnippets.get(createdBody.saved_snippet_id)?.title).toBe('From an example');
+      expect(realm.version).toBe(1);
+
+      const patched = await fetch(`${running.url}/api/v1/settings`, {
+        method: 'PATCH',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'twenty_four_hour_time=true',
+      });
+      expect(patched.status).toBe(200);
+      expectValidResponse('update-settings', 200, await patched.json());
+      expect(realm.state.users.get(cast.hamlet)?.settings.twenty_four_hour_time).toBe(true);
+
+      const anonymous = await fetch(`${running.url}/api/v1/users/me`);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="zulip"');
+
+      const missing = await fetch(`${running.url}/api/v1/no/such/endpoint`, { headers: { authorization } });
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+
+      const home = await fetch(`${running.url}/`);
+      expect(await home.text()).toContain('/api/v1');
+    } finally {
+      await running.close();
+      await realm.close();
+    }
+  });
+});

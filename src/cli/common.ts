@@ -1,5 +1,5 @@
 /** What the commands share: output, refusals with an exit code, argument parsing, opening a store. */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import type { RealmStore } from '../host/store';
 
 /** Where a command writes; the tests swap these for buffers. */
@@ -22,7 +22,10 @@ export class UsageError extends Error {
 export const DEFAULT_DB = './chat-realm.db';
 export const DEFAULT_REALM = 'default';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+type Options = Readonly<Record<string, { readonly type: 'string' | 'boolean'; readonly short?: string }>>;
+
+/** What `parse` gives for a command's options: strings and flags, absent when not given. */
+export type Values<O extends Options> = { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string };
 
 /** Options every store-using command takes. */
 export const STORE_OPTIONS = {
@@ -32,9 +35,9 @@ export const STORE_OPTIONS = {
 } as const satisfies Options;
 
 /** Parses a command's arguments strictly; unknown options and stray arguments are usage errors. */
-export function parse<O extends Options>(argv: readonly string[], options: O) {
+export function parse<O extends Options>(argv: readonly string[], options: O): Values<O> {
   try {
-    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+    return parseArgs({ args: [...argv], options: { ...options }, strict: true, allowPositionals: false }).values as Values<O>;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

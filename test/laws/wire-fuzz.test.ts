@@ -4,7 +4,8 @@ import { handleApiRequest } from '../../src/wire/handle';
 import { basicAuthHeader } from '../../src/wire/auth';
 import { OPERATIONS } from '../../src/ops/index';
 import { devRealm, testCtx } from '../support/realm';
-import { runs } from './runs';
+import { fcParams, runs } from './runs';
+import { arbShapedParams, arbShapedWireParams } from './shapes';
 
 /**
  * Wire fuzzing: random methods, paths, headers, credentials and bodies (malformed urlencoding,
@@ -59,7 +60,157 @@ describe('handleApiRequest under fuzzing', () => {
           }
         },
       ),
-      { numRuns: runs(500) },
+      fcParams(500),
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Deeper wire fuzzing: real routes with shaped parameters, repeated keys, parameters in both the
+// query string and the body, pre-parsed bodies, odd header spellings, oversized values.
+
+const routed = fc.constantFrom(...OPERATIONS).chain((op) =>
+  fc.record({
+    op: fc.constant(op),
+    params: arbShapedWireParams(op),
+    pathIds: fc.array(fc.oneof(fc.integer({ min: 0, max: 20 }), fc.constantFrom('-1', 'abc', '1e3', '%20', '99999999999999999999')), { minLength: 1, maxLength: 2 }),
+    who: fc.option(fc.constantFrom(...users), { nil: undefined }),
+    headerName: fc.constantFrom('authorization', 'Authorization', 'AUTHORIZATION'),
+    where: fc.constantFrom('body', 'query', 'both', 'record'),
+    repeat: fc.option(fc.constantFrom(...op.def.params.map((p) => p.name), 'extra'), { nil: undefined }),
+    huge: fc.option(fc.constantFrom(...op.def.params.map((p) => p.name)), { nil: undefined }),
+  }),
+);
+
+describe('handleApiRequest on real routes with shaped parameters', () => {
+  it('answers Zulip-shaped JSON; errors change nothing', () => {
+    fc.assert(
+      fc.property(routed, ({ op, params, pathIds, who, headerName, where, repeat, huge }) => {
+        let i = 0;
+        const p = op.def.path.replace(/\{\w+\}/g, () => encodeURIComponent(String(pathIds[i++ % pathIds.length])));
+        const fields: Record<string, string> = { ...params };
+        if (huge !== undefined) fields[huge] = 'x'.repeat(200_000);
+        let qs = new URLSearchParams(fields).toString();
+        if (repeat !== undefined) qs += `&${encodeURIComponent(repeat)}=1&${encodeURIComponent(repeat)}=%5B%5D`;
+        const headers = who === undefined ? {} : { [headerName]: basicAuthHeader(who.delivery_email, who.api_key) };
+        const query = where === 'query' || where === 'both' ? `?${qs}` : '';
+        const body = where === 'record' ? fields : where === 'body' || where === 'both' ? qs : undefined;
+        const r = handleApiRequest(state, { method: op.def.method, url: `/api/v1${p}${query}`, headers, ...(body === undefined ? {} : { body }) }, testCtx());
+        expect(r.status === 200 || (r.status >= 400 && r.status < 500)).toBe(true);
+        expect(['success', 'error']).toContain(r.body.result);
+        expect(typeof r.body.msg).toBe('string');
+        expect(JSON.parse(JSON.stringify(r.body))).toEqual(r.body);
+        if (r.body.result === 'error') {
+          expect(r.state).toBe(state);
+          expect(r.events).toEqual([]);
+          expect(r.effects).toEqual([]);
+          if ('code' in r.body) expect(typeof r.body.code).toBe('string');
+        }
+        if (who === undefined && !op.def.allowAnonymous) expect(r.status).toBe(401);
+      }),
+      fcParams(400),
+    );
+  });
+
+  it('the wire and the library agree on the same request', () => {
+    // For params whose raw (non-JSON) values are strings, the wire call with JSON-encoded values
+    // gives the library call's status and body (the wire layer adds nothing but decoding).
+    const arbCall = fc.constantFrom(...OPERATIONS).chain((op) =>
+      fc.tuple(fc.constant(op), arbShapedParams(op), fc.constantFrom(...users.filter((u) => u.is_active))),
+    );
+    fc.assert(
+      fc.property(arbCall, ([op, params, who]) => {
+        const json = new Set(op.def.params.filter((x) => x.json).map((x) => x.name));
+        const pathNames = op.def.pathParams ?? [];
+        fc.pre(Object.entries(params).every(([k, v]) => (json.has(k) ? v !== undefined : typeof v === 'string')));
+        fc.pre(pathNames.every((n) => Number.isSafeInteger(params[n]) && (params[n] as number) >= 0));
+        fc.pre(!('__proto__' in params) && !Object.keys(params).includes('__proto__'));
+        let path = op.def.path;
+        const fields: Record<string, string> = {};
+        for (const [k, v] of Object.entries(params)) {
+          if (pathNames.includes(k)) path = path.replace(`{${k}}`, String(v));
+          else fields[k] = json.has(k) ? JSON.stringify(v) : (v as string);
+        }
+        const qs = new URLSearchParams(fields).toString();
+        const isGet = op.def.method === 'GET';
+        const headers = { authorization: basicAuthHeader(who.delivery_email, who.api_key) };
+        const viaWire = handleApiRequest(state, { method: op.def.method, url: `/api/v1${path}${isGet && qs ? `?${qs}` : ''}`, headers, ...(isGet ? {} : { body: qs }) }, testCtx());
+        const viaLibrary = op(state, { userId: who.user_id }, params, testCtx());
+        expect({ status: viaWire.status, body: viaWire.body }).toEqual({ status: viaLibrary.status, body: viaLibrary.body });
+        expect(viaWire.events).toEqual(viaLibrary.events);
+      }),
+      fcParams(300),
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The Fetch handler (src/server/fetch.ts): bytes on the wire, content types, sizes.
+
+const contentType = fc.constantFrom(
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=utf-8',
+  'multipart/form-data; boundary=XyZ',
+  'multipart/form-data',
+  'application/json',
+  'text/plain',
+  '',
+  'garbage/;;;',
+);
+const rawBody = fc.oneof(
+  bodyText,
+  fc.constantFrom(
+    '--XyZ\r\nContent-Disposition: form-data; name="is_pinned"\r\n\r\ntrue\r\n--XyZ\r\nContent-Disposition: form-data; name="fragment"\r\n\r\nrecent\r\n--XyZ--\r\n',
+    '--XyZ\r\nContent-Disposition: form-data; name="x"\r\n\r\n',
+    '{"narrow": []}',
+  ),
+  fc.uint8Array({ maxLength: 64 }),
+);
+
+describe('the Fetch handler under fuzzing', () => {
+  it('always answers JSON, never a 5xx, never throws', async () => {
+    const { createFetchHandler } = await import('../../src/server/fetch');
+    const { pureRealm } = await import('../../src/server/pure');
+    const errorsLogged: unknown[] = [];
+    const handler = createFetchHandler({
+      realm: pureRealm(state, () => testCtx()),
+      maxBodyBytes: 4096,
+      logger: { error: (_m, e) => errorsLogged.push(e) },
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'get'),
+        path,
+        fc.string({ maxLength: 30 }),
+        auth,
+        contentType,
+        fc.option(rawBody, { nil: undefined }),
+        async (method, p, query, authorization, type, body) => {
+          const headers: Record<string, string> = {};
+          if (authorization !== undefined) headers['authorization'] = authorization;
+          if (type !== '') headers['content-type'] = type;
+          const canHaveBody = method.toUpperCase() !== 'GET' && method.toUpperCase() !== 'HEAD';
+          let request: Request;
+          try {
+            request = new Request(`http://localhost/api/v1${p}?${encodeURI(query)}`, {
+              method,
+              headers,
+              ...(canHaveBody && body !== undefined ? { body } : {}),
+            });
+          } catch {
+            return; // Not a request a client could send (e.g. a header value with a newline).
+          }
+          const response = await handler(request);
+          expect(response.status).toBeLessThan(500);
+          if (method.toUpperCase() === 'HEAD') return;
+          expect(response.headers.get('content-type')).toBe('application/json');
+          const json = (await response.json()) as { result?: unknown; msg?: unknown };
+          expect(['success', 'error']).toContain(json.result);
+          expect(typeof json.msg).toBe('string');
+        },
+      ),
+      fcParams(200),
+    );
+    expect(errorsLogged).toEqual([]);
   });
 });

@@ -22,7 +22,10 @@ const SUBGROUP_OF: Readonly<Partial<Record<SystemGroupName, SystemGroupName>>> =
   'role:internet': 'role:everyone',
 };
 
-export function systemGroupRecord(name: SystemGroupName, ids: Readonly<Record<SystemGroupName, number>>): UserGroup {
+export function systemGroupRecord(
+  name: SystemGroupName,
+  ids: Readonly<Record<SystemGroupName, number>>,
+): UserGroup {
   const sub = SUBGROUP_OF[name];
   const nobody = ids['role:nobody'];
   return {

@@ -13,7 +13,10 @@ export type RealmSnapshot = {
   readonly [section: string]: unknown;
 };
 
-const byId = <T>(key: keyof T) => (a: T, b: T) => (a[key] as number) - (b[key] as number);
+const byId =
+  <T>(key: keyof T) =>
+  (a: T, b: T) =>
+    (a[key] as number) - (b[key] as number);
 
 /**
  * Writes the canonical form of a realm (docs/realm-snapshot.md, rule 1): every field present,
@@ -22,7 +25,9 @@ const byId = <T>(key: keyof T) => (a: T, b: T) => (a[key] as number) - (b[key] a
  */
 export function snapshotRealm(state: RealmState): RealmSnapshot {
   const setting = (v: GroupSettingValue): GroupSettingValue =>
-    typeof v === 'number' ? v : { direct_members: [...v.direct_members], direct_subgroups: [...v.direct_subgroups] };
+    typeof v === 'number'
+      ? v
+      : { direct_members: [...v.direct_members], direct_subgroups: [...v.direct_subgroups] };
   const pick = <T extends object>(record: T, keys: readonly string[]) =>
     Object.fromEntries(keys.map((k) => [k, setting((record as Record<string, GroupSettingValue>)[k]!)]));
 
@@ -58,7 +63,8 @@ export function snapshotRealm(state: RealmState): RealmSnapshot {
   });
 
   const subscriptions = [];
-  for (const perChannel of state.subscriptions.values()) for (const sub of perChannel.values()) subscriptions.push({ ...sub });
+  for (const perChannel of state.subscriptions.values())
+    for (const sub of perChannel.values()) subscriptions.push({ ...sub });
   subscriptions.sort((a, b) => a.stream_id - b.stream_id || a.user_id - b.user_id);
 
   const flagsOf = messageFlags(state);
@@ -90,22 +96,37 @@ export function snapshotRealm(state: RealmState): RealmSnapshot {
     now: state.now,
     server: { ...state.server },
     realm: {
-      ...Object.fromEntries(Object.entries(state.realm).filter(([k]) => !(REALM_GROUP_SETTING_NAMES as string[]).includes(k))),
+      ...Object.fromEntries(
+        Object.entries(state.realm).filter(([k]) => !(REALM_GROUP_SETTING_NAMES as string[]).includes(k)),
+      ),
       ...pick(state.realm, REALM_GROUP_SETTING_NAMES),
     },
     users,
     user_groups: groups.sort(byId('id')),
-    channel_folders: [...state.channelFolders.values()].sort((a, b) => a.order - b.order || a.id - b.id).map((f) => ({ ...f })),
+    channel_folders: [...state.channelFolders.values()]
+      .sort((a, b) => a.order - b.order || a.id - b.id)
+      .map((f) => ({ ...f })),
     channels,
     subscriptions,
     default_channel_ids: [...state.defaultChannelIds.keys()],
     messages,
     user_topics: flatten(state.userTopics.values())
       .map((t) => ({ ...t }))
-      .sort((a, b) => a.user_id - b.user_id || a.stream_id - b.stream_id || (a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0)),
-    scheduled_messages: [...state.scheduledMessages.values()].map((m) => ({ ...m, to: typeof m.to === 'number' ? m.to : [...m.to] })),
+      .sort(
+        (a, b) =>
+          a.user_id - b.user_id ||
+          a.stream_id - b.stream_id ||
+          (a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0),
+      ),
+    scheduled_messages: [...state.scheduledMessages.values()].map((m) => ({
+      ...m,
+      to: typeof m.to === 'number' ? m.to : [...m.to],
+    })),
     custom_profile_fields: [...state.customProfileFields.values()].map((f) => ({ ...f })),
-    linkifiers: state.linkifiers.map((l) => ({ ...l, alternative_url_templates: [...l.alternative_url_templates] })),
+    linkifiers: state.linkifiers.map((l) => ({
+      ...l,
+      alternative_url_templates: [...l.alternative_url_templates],
+    })),
     navigation_views: flatten(state.navigationViews.values()).map((v) => ({ ...v })),
     saved_snippets: [...state.savedSnippets.values()].map((x) => ({ ...x })),
     drafts: [...state.drafts.values()].map((x) => ({ ...x, to: [...x.to] })),
@@ -137,4 +158,3 @@ function dmRecipients(participants: readonly number[], sender: number): number[]
   const others = participants.filter((p) => p !== sender);
   return others.length > 0 ? others : [sender];
 }
-

@@ -9,7 +9,9 @@ export class SnapshotError extends Error {
   constructor(issues: readonly SnapshotIssue[]) {
     const shown = issues.slice(0, 20).map((i) => `${i.path}: ${i.message}`);
     const more = issues.length > 20 ? [`… and ${issues.length - 20} more`] : [];
-    super(`Invalid realm snapshot (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${[...shown, ...more].join('\n')}`);
+    super(
+      `Invalid realm snapshot (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${[...shown, ...more].join('\n')}`,
+    );
     this.name = 'SnapshotError';
     this.issues = issues;
   }

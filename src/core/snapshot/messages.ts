@@ -24,13 +24,17 @@ const MESSAGE_KEYS = new Set([
 ]);
 const REACTION_TYPES = new Set(['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji']);
 
-const isId = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0 && v <= 0x7fffffff;
+const isId = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v > 0 && v <= 0x7fffffff;
 
 /**
  * Checks the shape of each message by hand (a million messages through zod would take minutes).
  * References (users, channels) are checked by the caller.
  */
-export function checkMessages(raw: readonly unknown[], issues: IssueList): Array<{ message: MessageSnapshotInput; index: number }> {
+export function checkMessages(
+  raw: readonly unknown[],
+  issues: IssueList,
+): Array<{ message: MessageSnapshotInput; index: number }> {
   const out: Array<{ message: MessageSnapshotInput; index: number }> = [];
   raw.forEach((m, i) => {
     const at = ['messages', i];
@@ -86,7 +90,8 @@ export function checkMessages(raw: readonly unknown[], issues: IssueList): Array
     }
     if (r['flags'] !== undefined) {
       const flags = r['flags'];
-      if (typeof flags !== 'object' || flags === null || Array.isArray(flags)) bad('flags', 'expected an object');
+      if (typeof flags !== 'object' || flags === null || Array.isArray(flags))
+        bad('flags', 'expected an object');
       else
         for (const [user, list] of Object.entries(flags)) {
           if (!/^[1-9][0-9]*$/.test(user)) {

@@ -50,7 +50,10 @@ export const realmSchema = z
     name_changes_disabled: z.boolean().optional(),
     email_changes_disabled: z.boolean().optional(),
     require_unique_names: z.boolean().optional(),
-    message_retention_days: z.int().refine((n) => n === -1 || n > 0, 'must be -1 or positive').optional(),
+    message_retention_days: z
+      .int()
+      .refine((n) => n === -1 || n > 0, 'must be -1 or positive')
+      .optional(),
     default_language: z.string().optional(),
     password_auth_enabled: z.boolean().optional(),
   })
@@ -63,7 +66,9 @@ export const userSchema = z
     email: z.string().min(1),
     delivery_email: z.string().min(1).optional(),
     full_name: z.string(),
-    role: z.union([z.literal(100), z.literal(200), z.literal(300), z.literal(400), z.literal(600)]).optional(),
+    role: z
+      .union([z.literal(100), z.literal(200), z.literal(300), z.literal(400), z.literal(600)])
+      .optional(),
     is_active: z.boolean().optional(),
     is_bot: z.boolean().optional(),
     bot_type: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.null()]).optional(),
@@ -142,10 +147,16 @@ export const channelSchema = z
     invite_only: z.boolean().optional(),
     is_web_public: z.boolean().optional(),
     history_public_to_subscribers: z.boolean().optional(),
-    message_retention_days: z.int().refine((n) => n === -1 || n > 0, 'must be -1 or positive').nullable().optional(),
+    message_retention_days: z
+      .int()
+      .refine((n) => n === -1 || n > 0, 'must be -1 or positive')
+      .nullable()
+      .optional(),
     is_archived: z.boolean().optional(),
     folder_id: id.nullable().optional(),
-    topics_policy: z.enum(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only']).optional(),
+    topics_policy: z
+      .enum(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'])
+      .optional(),
     creator_id: id.nullable().optional(),
     date_created: ts.optional(),
     ...channelSettingFields,
@@ -158,7 +169,10 @@ export const subscriptionSchema = z
     user_id: id,
     stream_id: id,
     active: z.boolean().optional(),
-    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be #rrggbb').optional(),
+    color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, 'must be #rrggbb')
+      .optional(),
     is_muted: z.boolean().optional(),
     pin_to_top: z.boolean().optional(),
     desktop_notifications: nullableBool,
@@ -221,7 +235,12 @@ export const linkifierSchema = z
   .strict();
 
 export const navigationViewSchema = z
-  .object({ user_id: id, fragment: z.string().min(1), is_pinned: z.boolean(), name: z.string().nullable().optional() })
+  .object({
+    user_id: id,
+    fragment: z.string().min(1),
+    is_pinned: z.boolean(),
+    name: z.string().nullable().optional(),
+  })
   .strict();
 
 export const savedSnippetSchema = z

@@ -1,0 +1,17 @@
+import { simulateRealm, HEAVY_USER_ID } from './src/simulate/simulate';
+import { buildNarrow, selectWindow } from './src/narrow';
+import { changeFlag } from './src/core/messages/update-flags';
+import { updateMessageFlagsForNarrow } from './src/ops/messages/updateMessageFlagsForNarrow';
+import { pickTargets, term } from './bench/flags-narrow/scenarios';
+const s = simulateRealm({ preset: 'medium', seed: 1, messages: 300000 });
+const t = pickTargets(s, HEAVY_USER_ID);
+const user = s.users.get(HEAVY_USER_ID)!;
+const narrow = [term('is', 'unread'), term('channel', t.channel)];
+const time = (name: string, fn: () => void) => { for (let i = 0; i < 3; i++) fn(); const t0 = performance.now(); for (let i = 0; i < 20; i++) fn(); console.log(name, ((performance.now() - t0) / 20).toFixed(3), 'ms'); };
+let plan: any;
+time('build', () => { plan = (buildNarrow(s, user, narrow) as any).plan; });
+let sel: any;
+time('select', () => { sel = selectWindow(plan, 0, 0, 5000, true); });
+console.log('selected', sel.ids.length, 'drive', plan.drive?.count);
+time('change', () => { changeFlag(s.messages, HEAVY_USER_ID, sel.ids, sel.flags, 1, true, () => false); });
+time('op', () => { updateMessageFlagsForNarrow(s, { userId: HEAVY_USER_ID }, { anchor: 'oldest', narrow, num_before: 0, num_after: 5000, flag: 'read', op: 'add' }); });

@@ -1,0 +1,167 @@
+import { IntMap } from '../collections/int-map';
+import type {
+  BotStorageEntry,
+  CustomProfileField,
+  CustomProfileFieldType,
+  Draft,
+  Linkifier,
+  NavigationView,
+  PendingEmailChange,
+  PushDevice,
+  SavedSnippet,
+  ScheduledMessage,
+  User,
+  UserTopic,
+} from '../model/records';
+import { sortedUnique, uniqueIds, uniqueKeys, type Loader } from './loader';
+import type { SnapshotInput } from './schema';
+
+/** Groups a list by user id (`field` names the id in paths), checking each user exists. */
+function perUser<T>(
+  loader: Loader,
+  list: readonly T[],
+  section: string,
+  field: string,
+  userOf: (x: T) => number,
+): IntMap<readonly T[]> {
+  const byUser = new Map<number, T[]>();
+  list.forEach((x, i) => {
+    const u = userOf(x);
+    loader.needUser([section, i, field], u);
+    let rows = byUser.get(u);
+    if (!rows) byUser.set(u, (rows = []));
+    rows.push(x);
+  });
+  return IntMap.from(byUser);
+}
+
+export interface PersonalRecords {
+  readonly userTopics: IntMap<readonly UserTopic[]>;
+  readonly navigationViews: IntMap<readonly NavigationView[]>;
+  readonly pushDevices: IntMap<readonly PushDevice[]>;
+  readonly botStorage: IntMap<readonly BotStorageEntry[]>;
+  readonly scheduledMessages: IntMap<ScheduledMessage>;
+  readonly customProfileFields: IntMap<CustomProfileField>;
+  readonly linkifiers: readonly Linkifier[];
+  readonly savedSnippets: IntMap<SavedSnippet>;
+  readonly drafts: IntMap<Draft>;
+  readonly pendingEmailChanges: IntMap<PendingEmailChange>;
+}
+
+/** Every smaller record kind of the snapshot, with defaults, uniqueness and reference checks. */
+export function loadPersonal(s: SnapshotInput, loader: Loader, users: IntMap<User>): PersonalRecords {
+  const { issues } = loader;
+  const topics = (s.user_topics ?? []).map((t, i) => {
+    loader.needChannel(['user_topics', i, 'stream_id'], t.stream_id);
+    return { ...t, last_updated: t.last_updated ?? 0 };
+  });
+  const views = (s.navigation_views ?? []).map((v) => ({ ...v, name: v.name ?? null }));
+  uniqueKeys(views, (v) => `${v.user_id}:${v.fragment}`, 'navigation_views', 'fragment', issues);
+  const devices = (s.push_devices ?? []).map((d) => ({
+    user_id: d.user_id,
+    kind: d.kind,
+    token: d.token,
+    ios_app_id: d.ios_app_id ?? null,
+    registered_with_bouncer: d.registered_with_bouncer ?? false,
+  }));
+  uniqueKeys(devices, (d) => `${d.user_id}:${d.kind}:${d.token}`, 'push_devices', 'token', issues);
+  const storage = s.bot_storage ?? [];
+  storage.forEach((b, i) => {
+    const bot = users.get(b.bot_id);
+    if (bot && !bot.is_bot) issues.add(['bot_storage', i, 'bot_id'], `user ${b.bot_id} is not a bot`);
+  });
+  uniqueKeys(storage, (b) => `${b.bot_id}:${b.key}`, 'bot_storage', 'key', issues);
+
+  const scheduled = s.scheduled_messages ?? [];
+  uniqueIds(scheduled, (m) => m.scheduled_message_id, 'scheduled_messages', 'scheduled_message_id', issues);
+  scheduled.forEach((m, i) => {
+    const at = ['scheduled_messages', i];
+    loader.needUser([...at, 'sender_id'], m.sender_id);
+    if (m.type === 'stream') {
+      if (typeof m.to !== 'number') issues.add([...at, 'to'], 'a channel message is sent to one channel id');
+      else loader.needChannel([...at, 'to'], m.to);
+    } else if (typeof m.to === 'number')
+      issues.add([...at, 'to'], 'a direct message is sent to a list of user ids');
+    else m.to.forEach((u, j) => loader.needUser([...at, 'to', j], u));
+  });
+  const fields = s.custom_profile_fields ?? [];
+  uniqueIds(fields, (f) => f.id, 'custom_profile_fields', 'id', issues);
+  const snippets = s.saved_snippets ?? [];
+  uniqueIds(snippets, (x) => x.id, 'saved_snippets', 'id', issues);
+  snippets.forEach((x, i) => loader.needUser(['saved_snippets', i, 'user_id'], x.user_id));
+  const drafts = s.drafts ?? [];
+  uniqueIds(drafts, (x) => x.id, 'drafts', 'id', issues);
+  drafts.forEach((x, i) => loader.needUser(['drafts', i, 'user_id'], x.user_id));
+  const linkifiers = s.linkifiers ?? [];
+  uniqueIds(linkifiers, (x) => x.id, 'linkifiers', 'id', issues);
+  const pending = s.pending_email_changes ?? [];
+  pending.forEach((x, i) => loader.needUser(['pending_email_changes', i, 'user_id'], x.user_id));
+  uniqueKeys(pending, (x) => String(x.user_id), 'pending_email_changes', 'user_id', issues);
+
+  return {
+    userTopics: perUser(loader, topics, 'user_topics', 'user_id', (t) => t.user_id),
+    navigationViews: perUser(loader, views, 'navigation_views', 'user_id', (v) => v.user_id),
+    pushDevices: perUser(loader, devices, 'push_devices', 'user_id', (d) => d.user_id),
+    botStorage: perUser(loader, storage, 'bot_storage', 'bot_id', (b) => b.bot_id),
+    scheduledMessages: IntMap.from(
+      scheduled.map((m) => [
+        m.scheduled_message_id,
+        {
+          scheduled_message_id: m.scheduled_message_id,
+          sender_id: m.sender_id,
+          type: m.type,
+          to: typeof m.to === 'number' ? m.to : sortedUnique(m.to),
+          topic: m.topic ?? '',
+          content: m.content,
+          scheduled_delivery_timestamp: m.scheduled_delivery_timestamp,
+          failed: m.failed ?? false,
+          delivered: m.delivered ?? false,
+          read_by_sender: m.read_by_sender ?? null,
+        },
+      ]),
+    ),
+    customProfileFields: IntMap.from(
+      fields.map((f, i) => [
+        f.id,
+        {
+          id: f.id,
+          name: f.name,
+          hint: f.hint ?? '',
+          type: f.type as CustomProfileFieldType,
+          field_data: f.field_data ?? '',
+          order: f.order ?? i,
+          display_in_profile_summary: f.display_in_profile_summary ?? false,
+          required: f.required ?? false,
+          editable_by_user: f.editable_by_user ?? true,
+          use_for_user_matching: f.use_for_user_matching ?? false,
+        },
+      ]),
+    ),
+    linkifiers: linkifiers.map((l) => ({
+      id: l.id,
+      pattern: l.pattern,
+      url_template: l.url_template,
+      example_input: l.example_input ?? null,
+      reverse_template: l.reverse_template ?? null,
+      alternative_url_templates: l.alternative_url_templates ?? [],
+    })),
+    savedSnippets: IntMap.from(snippets.map((x) => [x.id, { ...x, date_created: x.date_created ?? 0 }])),
+    drafts: IntMap.from(
+      drafts.map((x) => [
+        x.id,
+        {
+          id: x.id,
+          user_id: x.user_id,
+          type: x.type,
+          to: x.to ?? [],
+          topic: x.topic ?? '',
+          content: x.content,
+          timestamp: x.timestamp ?? 0,
+        },
+      ]),
+    ),
+    pendingEmailChanges: IntMap.from(
+      pending.map((x) => [x.user_id, { ...x, requested_at: x.requested_at ?? 0 }]),
+    ),
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The command line, started as a user would (`node --import tsx src/cli/main.ts ...`), driven with
+ * the real zulip-js client from the credentials it prints. zulip-js replaces the global FormData,
+ * hence this file of its own (vitest runs each file in its own process).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zulip from 'zulip-js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectValidResponse } from '../support/openapi';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'chat-realm-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly zuliprc: { email: string; key: string; site: string };
+  readonly curl: string;
+  readonly output: () => string;
+}
+
+function cli(args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs a command to completion. */
+function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = cli(args);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Starts `serve` and waits for the printed zuliprc. */
+function serve(args: readonly string[]): Promise<Started> {
+  const child = cli(['serve', ...args]);
+  let out = '';
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const email = /^email=(.+)$/m.exec(out)?.[1];
+      const key = /^key=(.+)$/m.exec(out)?.[1];
+      const site = /^site=(.+)$/m.exec(out)?.[1];
+      const curl = /^\s*(curl .+)$/m.exec(out)?.[1];
+      if (email && key && site && curl) {
+        child.removeAllListeners('exit');
+        resolve({ child, zuliprc: { email, key, site }, curl, output: () => out });
+      }
+    });
+  });
+}
+
+function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.on('exit', (code) => resolve(code));
+    child.kill(signal);
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('chat-realm serve', () => {
+  it('serves the demo organization from SQLite, prints working credentials, and keeps changes across restarts', async () => {
+    const db = join(dir, 'restart.db');
+    const port = await freePort();
+    const first = await serve(['--db', db, '--port', String(port)]);
+    expect(first.zuliprc.site).toBe(`http://127.0.0.1:${port}`);
+    expect(first.output()).toContain('created from the demo organization');
+    expect(first.curl).toContain(`${first.zuliprc.site}/api/v1/users/me`);
+
+    // The printed zuliprc, as a file, is what zulip-js reads.
+    const rc = join(dir, 'zuliprc');
+    writeFileSync(rc, `[api]\nemail=${first.zuliprc.email}\nkey=${first.zuliprc.key}\nsite=${first.zuliprc.site}\n`);
+    const client = await zulip({ zuliprc: rc });
+    const me = (await client.users.me.getProfile()) as Record<string, unknown>;
+    expectValidResponse('get-own-user', 200, me);
+    expect(me['email']).toBe(first.zuliprc.email);
+    expect(me['role']).toBe(200);
+
+    const renamed = await client.callEndpoint('/settings', 'PATCH', { full_name: 'Iago the Persistent' });
+    expectValidResponse('update-settings', 200, renamed);
+    expect(renamed).toEqual({ result: 'success', msg: '' });
+    expect(await stop(first.child)).toBe(0);
+
+    // Same file, no snapshot: the store opens as it was.
+    const second = await serve(['--db', db, '--port', String(port)]);
+    expect(second.output()).toContain('opened, version 1');
+    const again = await zulip({ zuliprc: rc });
+    const after = (await again.users.me.getProfile()) as Record<string, unknown>;
+    expectValidResponse('get-own-user', 200, after);
+    expect(after['full_name']).toBe('Iago the Persistent');
+    expect(await stop(second.child, 'SIGINT')).toBe(0);
+
+    // export writes the realm with the change.
+    const exported = join(dir, 'export.json');
+    const result = await runCli(['export', '--db', db, '--out', exported]);
+    expect(result.code).toBe(0);
+    const snapshot = JSON.parse(readFileSync(exported, 'utf8')) as { users: Array<{ user_id: number; full_name: string }> };
+    expect(snapshot.users.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Persistent');
+
+    // --snapshot on a store that holds a realm is refused.
+    const refused = await runCli(['serve', '--db', db, '--snapshot', exported, '--port', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('already holds a realm');
+
+    // import creates a new store from that snapshot; serving it needs no --snapshot.
+    const copy = join(dir, 'copy.db');
+    const imported = await runCli(['import', '--snapshot', exported, '--db', copy]);
+    expect(imported.code).toBe(0);
+    expect((await runCli(['import', '--snapshot', exported, '--db', copy])).code).toBe(2);
+    const third = await serve(['--db', copy, '--port', '0', '--user', 'hamlet@zulip.com']);
+    expect(third.zuliprc.email).toBe('hamlet@zulip.com');
+    const hamlet = await zulip({ username: third.zuliprc.email, apiKey: third.zuliprc.key, realm: third.zuliprc.site });
+    const users = (await hamlet.users.retrieve({})) as { members: Array<{ user_id: number; full_name: string }> };
+    expectValidResponse('get-users', 200, users);
+    expect(users.members.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Persistent');
+    expect(await stop(third.child)).toBe(0);
+  });
+
+  it('seeds a new store from --snapshot', async () => {
+    const db = join(dir, 'seeded.db');
+    const started = await serve(['--db', db, '--port', '0', '--snapshot', 'test/fixtures/dev-realm.json']);
+    expect(started.output()).toContain('created from test/fixtures/dev-realm.json');
+    expect(await stop(started.child)).toBe(0);
+  });
+
+  it('refuses a taken --port, bad options and an invalid snapshot with exit code 2', async () => {
+    const busy = await serve(['--memory', '--port', '0']);
+    const port = new URL(busy.zuliprc.site).port;
+    const taken = await runCli(['serve', '--memory', '--port', port]);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toContain(`Port ${port} on 127.0.0.1 is taken`);
+    expect(await stop(busy.child)).toBe(0);
+
+    const unknown = await runCli(['serve', '--nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--nope'");
+
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ format: 'chat-realm.snapshot/1', users: 'nope' }));
+    const invalid = await runCli(['import', '--snapshot', bad, '--db', join(dir, 'bad.db')]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('Invalid realm snapshot');
+  });
+
+  it('prints help for every command', async () => {
+    for (const args of [['--help'], ['serve', '--help'], ['export', '--help'], ['import', '--help'], ['help', 'serve']]) {
+      const result = await runCli(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: chat-realm/);
+    }
+    const simulate = await runCli(['simulate', '--help']);
+    expect(simulate.stdout + simulate.stderr).toMatch(/simulate/i);
+  });
+});

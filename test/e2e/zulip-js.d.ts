@@ -1,0 +1,28 @@
+/** The parts of zulip-js 2.1.0 (untyped on npm) that the end-to-end tests use. */
+declare module 'zulip-js' {
+  type Params = Record<string, unknown>;
+  type Reply = Promise<Record<string, unknown>>;
+  export interface ZulipConfig {
+    readonly realm: string;
+    readonly username: string;
+    readonly apiKey: string;
+    readonly apiURL: string;
+  }
+  export interface ZulipClient {
+    readonly config: ZulipConfig;
+    callEndpoint(endpoint: string, method?: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', params?: Params): Reply;
+    readonly users: {
+      retrieve(params?: Params): Reply;
+      readonly me: {
+        getProfile(): Reply;
+        readonly subscriptions: { add(params: Params): Reply; remove(params: Params): Reply };
+      };
+    };
+    readonly streams: { retrieve(params?: Params): Reply; deleteById(params: Params): Reply };
+    readonly messages: { retrieve(params?: Params): Reply; send(params: Params): Reply };
+    readonly filters: { retrieve(params?: Params): Reply };
+  }
+  export default function zulip(
+    config: { zuliprc: string } | { realm: string; username: string; apiKey?: string; password?: string },
+  ): Promise<ZulipClient>;
+}

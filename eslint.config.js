@@ -1,10 +1,14 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/api/**', '**/*.cjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/api/**', '**/*.cjs', '**/*.tmp.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { languageOptions: { globals: { ...globals.node } } },
+  // TypeScript checks names itself; ESLint's no-undef does not know TS types and globals.
+  { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

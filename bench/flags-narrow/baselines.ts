@@ -46,7 +46,10 @@ export class FlatUser {
     }
   }
 
-  /** Oldest-anchored (or after-an-id) window of `limit` rows; sets/clears `bit`; returns the count. */
+  /** Ids changed by the last `window` call are `out[0..changed)`. */
+  changed = 0;
+
+  /** Oldest-anchored (or after-an-id) window of `limit` rows; sets/clears `bit`; returns the rows processed. */
   window(f: Filter, afterId: number, limit: number, bit: number, add: boolean): number {
     const { ids, flags, recipient, topic, sender, out } = this;
     const n = ids.length;
@@ -64,30 +67,39 @@ export class FlatUser {
     const tk = f.topicKey;
     const se = f.sender;
     let found = 0;
+    let changed = 0;
+    let last = afterId;
     for (let i = lo; i < n && found < limit; i++) {
       const fl = flags[i]!;
       if ((fl & needUnread) !== 0 || (fl & needDm) !== needDm) continue;
       if (ch >= 0 && recipient[i] !== ch) continue;
       if (tk >= 0 && topic[i] !== tk) continue;
       if (se >= 0 && sender[i] !== se) continue;
-      flags[i] = add ? fl | bit : fl & ~bit;
-      out[found++] = ids[i]!;
+      found++;
+      last = ids[i]!;
+      const next = add ? fl | bit : fl & ~bit;
+      if (next !== fl) {
+        flags[i] = next;
+        out[changed++] = ids[i]!;
+      }
     }
+    this.changed = changed;
+    this.last = last;
     return found;
   }
 
-  lastId(count: number): number {
-    return this.out[count - 1]!;
-  }
-
-  lastIds(count: number): number[] {
-    return Array.from(this.out.subarray(0, count));
-  }
+  /** The last id processed by the last `window` call. */
+  last = 0;
 
   run(s: Scenario): Outcome {
-    const count = this.window(s.filter, typeof s.anchor === 'number' ? s.anchor : 0, s.numAfter, bitOf(s.flag), s.op === 'add');
-    const ids = this.lastIds(count);
-    return { processed: ids, updated: ids };
+    const count = this.window(
+      s.filter,
+      typeof s.anchor === 'number' ? s.anchor : 0,
+      s.numAfter,
+      bitOf(s.flag),
+      s.op === 'add',
+    );
+    return { processed: new Array<number>(count), updated: Array.from(this.out.subarray(0, this.changed)) };
   }
 
   snapshotFlags(): Uint16Array {
@@ -131,7 +143,8 @@ export class PlainRealm {
     }
     for (const u of userIds) {
       const list: PlainRow[] = [];
-      for (const c of store.rows.get(u)!.chunks) for (let i = 0; i < c.ids.length; i++) list.push({ message_id: c.ids[i]!, flags: c.flags[i]! });
+      for (const c of store.rows.get(u)!.chunks)
+        for (let i = 0; i < c.ids.length; i++) list.push({ message_id: c.ids[i]!, flags: c.flags[i]! });
       this.rows.set(u, list);
     }
   }

@@ -132,8 +132,11 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     log(`  loaded in ${pgLoad.loadSeconds.toFixed(1)} s, indexes ${pgLoad.indexSeconds.toFixed(1)} s`);
   }
 
-  // --- per-request scenarios ---------------------------------------------------------------------
   const results: ResultRow[] = [];
+  const scale: Array<{ name: string; window: number; largeMs: number; smallMs: number }> = [];
+  let pgMarkAll: { batches: number; rows: number; ms: number } | null = null;
+  try {
+  // --- per-request scenarios ---------------------------------------------------------------------
   for (const s0 of scenarios) {
     let s = s0;
     let base = large;
@@ -163,7 +166,7 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     same(s.name, 'floor vs chat-realm (updated)', floorOut.updated, ours.outcome.updated);
     same(s.name, 'plain vs chat-realm (updated)', plainOut.updated, ours.outcome.updated);
     const processed = Number(ours.body['processed_count']);
-    if (processed !== plainOut.processed.length) throw new Error(`${s.name}: processed ${processed} vs plain ${plainOut.processed.length}`);
+    if (processed !== plainOut.processed.length || processed !== floorOut.processed.length) throw new Error(`${s.name}: processed ${processed} vs plain ${plainOut.processed.length}`);
     let pgOut: Outcome | null = null;
     if (pg) {
       pgOut = await pg.run(s, 0, false);
@@ -189,7 +192,6 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
   log('simulating the small preset for the scale comparison…');
   const small = simulateRealm({ preset: 'small', seed: 1 });
   const smallTargets = pickTargets(small, heavy);
-  const scale: Array<{ name: string; window: number; largeMs: number; smallMs: number }> = [];
   for (const [name, narrowLarge, narrowSmall] of [
     ['is:unread (everything)', [term('is', 'unread')], [term('is', 'unread')]],
     ['is:unread + channel', [term('is', 'unread'), term('channel', targets.channel)], [term('is', 'unread'), term('channel', smallTargets.channel)]],
@@ -209,7 +211,6 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
   // --- mark everything read, 5000 per request ------------------------------------------------------
   // PostgreSQL: time the first batches of the same loop on the large preset's heavy user and
   // extrapolate per row (a full 1M-row run takes minutes).
-  let pgMarkAll: { batches: number; rows: number; ms: number } | null = null;
   if (pg) {
     const s = scenario('mark all read', heavy, [term('is', 'unread')], { unread: true });
     const batches = opts.quick ? 3 : 10;
@@ -224,9 +225,11 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     pgMarkAll = { batches, rows, ms: performance.now() - t0 };
     log(`PostgreSQL mark-all: ${batches} batches, ${rows} rows in ${pgMarkAll.ms.toFixed(0)} ms`);
   }
-  if (pg) {
-    await pg.drop();
-    await pg.client.end();
+  } finally {
+    if (pg) {
+      await pg.drop();
+      await pg.client.end();
+    }
   }
   flats.clear();
   large = null;
@@ -263,9 +266,9 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     const t0 = performance.now();
     for (;;) {
       const n = flatAll.window({ ...NO_FILTER, unread: true }, after, WINDOW, 1, true);
-      rows += n;
+      rows += flatAll.changed;
       if (n < WINDOW) break;
-      after = flatAll.lastId(n);
+      after = flatAll.last;
     }
     return { ms: performance.now() - t0, rows };
   };

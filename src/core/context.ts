@@ -37,7 +37,17 @@ export interface ResolvedContext {
   readonly deleteTopic: Required<DeleteTopicOptions>;
 }
 
-/** Web Crypto is a global in browsers, Deno, Bun and Node ≥ 19, so this stays free of `node:`. */
+/**
+ * The default random source: Web Crypto, a global in browsers, Deno, Bun and Node ≥ 19, so this
+ * stays free of `node:`. Operations use it when the context names no `random`.
+ *
+ * @example
+ * ```ts
+ * const r = regenerateBotApiKey(realm, { userId: 4 }, { bot_id: 11 }, { now, random: cryptoRandom });
+ * expect(r.body['api_key']).toMatch(/^[A-Za-z0-9]{32}$/);
+ * expect(cryptoRandom.bytes(16)).toHaveLength(16);
+ * ```
+ */
 export const cryptoRandom: RandomSource = {
   bytes(n) {
     const out = new Uint8Array(n);
@@ -46,7 +56,18 @@ export const cryptoRandom: RandomSource = {
   },
 };
 
-/** A deterministic source for tests and simulations (mulberry32). */
+/**
+ * A deterministic source for tests and simulations (mulberry32): the same seed gives the same
+ * API keys, password salts and ids.
+ *
+ * @example
+ * ```ts
+ * const ctx = { now, random: seededRandom(42) };
+ * const a = regenerateBotApiKey(realm, { userId: 4 }, { bot_id: 11 }, ctx);
+ * const b = regenerateBotApiKey(realm, { userId: 4 }, { bot_id: 11 }, { now, random: seededRandom(42) });
+ * expect(a.body['api_key']).toBe(b.body['api_key']);
+ * ```
+ */
 export function seededRandom(seed: number): RandomSource {
   let a = seed >>> 0;
   const next = () => {
@@ -70,6 +91,14 @@ const ITERATIONS = 4096;
 /**
  * The default hasher: salted, iterated SHA-256, synchronous so operations stay synchronous.
  * Hosts with stronger needs plug in scrypt or argon2 (the Node server does).
+ *
+ * @example
+ * ```ts
+ * const hash = defaultPasswordHasher.hash('correct horse', seededRandom(1));
+ * expect(defaultPasswordHasher.verify('correct horse', hash)).toBe(true);
+ * expect(defaultPasswordHasher.verify('wrong', hash)).toBe(false);
+ * // Or your own: createRealm(snapshot, { passwords: myScryptHasher }), or per call: { now, passwords }.
+ * ```
  */
 export const defaultPasswordHasher: PasswordHasher = {
   hash(password, random) {
@@ -105,7 +134,16 @@ export function resolveContext(ctx: OpContext | undefined, stateNow: number | nu
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A Zulip-style API key: 32 characters of [A-Za-z0-9], unbiased, from the context's random source. */
+/**
+ * A Zulip-style API key: 32 characters of [A-Za-z0-9], unbiased, from the context's random source.
+ *
+ * @example
+ * ```ts
+ * const key = generateApiKey(seededRandom(3));
+ * expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
+ * expect(generateApiKey(seededRandom(3))).toBe(key);
+ * ```
+ */
 export function generateApiKey(random: RandomSource): string {
   return customRandom(KEY_ALPHABET, 32, (size) => random.bytes(size))();
 }

@@ -43,6 +43,18 @@ export {
   reorderChannelFolders,
 };
 
+/**
+ * Every operation, each carrying its definition (`def`: name, method, path, operationId, parameters).
+ * The wire layer routes with this list; hosts can use it to build their own router or docs.
+ *
+ * @example
+ * ```ts
+ * const routes = OPERATIONS.map((op) => `${op.def.method} /api/v1${op.def.path}`);
+ * expect(routes).toContain('PATCH /api/v1/streams/{stream_id}');
+ * const op = OPERATIONS.find((o) => o.def.operationId === 'get-own-user')!;
+ * expect(op(realm, { userId: 4 }).body).toMatchObject({ user_id: 4 });
+ * ```
+ */
 export const OPERATIONS = [
   updateSettings,
   editChannel,

@@ -44,7 +44,16 @@ function decodeBase64Utf8(text: string): string | undefined {
   }
 }
 
-/** The header value a client sends for a user (handy for tests and examples). */
+/**
+ * The header value a client sends for a user (handy for tests and examples).
+ *
+ * @example
+ * ```ts
+ * const authorization = basicAuthHeader('hamlet@zulip.com', 'hamletKKKKKKKKKKKKKKKKKKKKApiKey');
+ * const r = handleApiRequest(realm, { method: 'GET', url: '/api/v1/users/me', headers: { authorization } }, { now });
+ * expect(r.body).toMatchObject({ user_id: 4 });
+ * ```
+ */
 export function basicAuthHeader(email: string, apiKey: string): string {
   const bytes = new TextEncoder().encode(`${email}:${apiKey}`);
   return `Basic ${btoa(String.fromCharCode(...bytes))}`;

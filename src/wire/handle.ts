@@ -24,6 +24,18 @@ const PREFIX = '/api/v1';
  * routing, 404/405, HTTP Basic authentication, parameters from the query string and the form body
  * (the body wins), and the call in wire mode (JSON-typed parameters decoded by the operation's
  * parser, in its order, after its permission decorators).
+ *
+ * @example
+ * ```ts
+ * const r = handleApiRequest(realm, {
+ *   method: 'PATCH',
+ *   url: '/api/v1/streams/1',
+ *   headers: { authorization: basicAuthHeader('iago@zulip.com', 'iagoKKKKKKKKKKKKKKKKKKKKKKApiKey') },
+ *   body: 'description=New&is_private=false', // form fields; JSON-typed ones JSON-encoded
+ * }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.state.channels.get(1)?.description).toBe('New');
+ * ```
  */
 export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: OpContext): OpResult {
   const method = String(request.method ?? '').toUpperCase();

@@ -7,7 +7,8 @@ import type { Channel, User } from '../model/records';
 import { hasMetadataAccess, metadataAccessUserIds, subscriberIds } from '../permissions/channels';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
 import type { RealmState } from '../state';
-import { allUsersAccessible, peersOf } from '../users/user-access';
+import { allUsersAccessible, peersOf } from '../permissions/user-access';
+import { activeNonGuestUserIds, activeUserIds } from '../users/realm-users';
 
 /** One deactivated subscription. */
 export interface Removal {
@@ -68,7 +69,7 @@ function userRemoveEvents(
   removed: ReadonlyArray<{ user: User; channels: Channel[] }>,
 ): AddressedEvent[] {
   const events: AddressedEvent[] = [];
-  const nonGuests = [...after.users.values()].filter((u) => u.is_active && !isGuest(u)).map((u) => u.user_id);
+  const nonGuests = activeNonGuestUserIds(after);
   const remove = (userId: number, audience: Iterable<number>) =>
     to(audience, {
       type: 'realm_user',
@@ -120,8 +121,7 @@ function peerRemoveEvents(
     groups.set(key, g);
   }
   if (groups.size === 0) return events;
-  const active = [...after.users.values()].filter((u) => u.is_active);
-  const nonGuests = active.filter((u) => !isGuest(u)).map((u) => u.user_id);
+  const nonGuests = activeNonGuestUserIds(after);
   const nonGuestSet = new Set(nonGuests);
   for (const { users, channels } of groups.values()) {
     const webPublic: number[] = [];
@@ -132,12 +132,7 @@ function peerRemoveEvents(
       else if (subscribers.every((id) => nonGuestSet.has(id))) withoutGuests.push(channel.stream_id);
       else peerRemove([channel.stream_id], users, new Set([...nonGuests, ...subscribers]));
     }
-    if (webPublic.length > 0)
-      peerRemove(
-        webPublic,
-        users,
-        active.map((u) => u.user_id),
-      );
+    if (webPublic.length > 0) peerRemove(webPublic, users, activeUserIds(after));
     if (withoutGuests.length > 0) peerRemove(withoutGuests, users, nonGuests);
   }
   return events;

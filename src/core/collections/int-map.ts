@@ -12,6 +12,21 @@ const MASK = WIDTH - 1;
 
 type Node<V> = Array<Node<V> | V | undefined>;
 
+/**
+ * A persistent map keyed by non-negative integers: `set` and `delete` return a new map sharing
+ * all untouched nodes; iteration is in ascending key order. The realm's users, groups, channels and
+ * most other collections are `IntMap`s.
+ *
+ * @example
+ * ```ts
+ * const a = IntMap.from<string>([[3, 'c'], [1, 'a']]);
+ * const b = a.set(2, 'b');
+ * expect([...b.keys()]).toEqual([1, 2, 3]);
+ * expect(a.has(2)).toBe(false); // `a` is unchanged
+ * expect(b.maxKey() + 1).toBe(4); // the next id
+ * expect(realm.users.get(4)?.full_name).toBe('King Hamlet');
+ * ```
+ */
 export class IntMap<V> {
   private constructor(
     private readonly root: Node<V> | undefined,

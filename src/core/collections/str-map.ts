@@ -7,6 +7,19 @@ import { IntMap } from './int-map';
  */
 type Bucket<V> = ReadonlyArray<readonly [string, V]>;
 
+/**
+ * A persistent map keyed by strings (the realm's indexes by email, API key and name). Like
+ * `IntMap`, changes return a new map and leave the old one intact; iteration order is not meaningful.
+ *
+ * @example
+ * ```ts
+ * const byName = StrMap.empty<number>().set('verona', 1);
+ * const next = byName.delete('verona');
+ * expect(byName.get('verona')).toBe(1);
+ * expect(next.has('verona')).toBe(false);
+ * expect(realm.usersByEmail.get('iago@zulip.com')).toBe(2);
+ * ```
+ */
 export class StrMap<V> {
   private constructor(
     private readonly buckets: IntMap<Bucket<V>>,

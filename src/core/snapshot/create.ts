@@ -19,6 +19,18 @@ export interface RealmOptions {
 /**
  * Validates a `chat-realm.snapshot/1` document and builds the realm. Throws a `SnapshotError`
  * listing every problem with its JSON path; never returns a half-built state.
+ *
+ * @example
+ * ```ts
+ * const state = createRealm({
+ *   format: 'chat-realm.snapshot/1',
+ *   users: [{ user_id: 1, email: 'ada@example.com', full_name: 'Ada', role: 100, api_key: 'a'.repeat(32) }],
+ *   channels: [{ stream_id: 1, name: 'general' }],
+ *   subscriptions: [{ user_id: 1, stream_id: 1 }],
+ * });
+ * expect(state.users.get(1)?.full_name).toBe('Ada');
+ * expect(state.channelsByName.get('general')).toBe(1);
+ * ```
  */
 export function createRealm(snapshot: unknown, options: RealmOptions = {}): RealmState {
   const issues = new IssueList();

@@ -22,6 +22,14 @@ const byId =
  * Writes the canonical form of a realm (docs/realm-snapshot.md, rule 1): every field present,
  * arrays sorted by id (linkifiers and channel folders keep their order), flag keys and lists
  * sorted, system groups listed with their ids. `createRealm(snapshotRealm(s))` gives back the same realm.
+ *
+ * @example
+ * ```ts
+ * const changed = editChannel(realm, { userId: 2 }, { stream_id: 1, description: 'New' }, { now }).state;
+ * const snapshot = snapshotRealm(changed); // plain JSON: store it, diff it, ship it
+ * const reloaded = createRealm(JSON.parse(JSON.stringify(snapshot)));
+ * expect(snapshotRealm(reloaded)).toEqual(snapshot);
+ * ```
  */
 export function snapshotRealm(state: RealmState): RealmSnapshot {
   const setting = (v: GroupSettingValue): GroupSettingValue =>

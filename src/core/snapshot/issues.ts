@@ -4,6 +4,22 @@ export interface SnapshotIssue {
   readonly message: string;
 }
 
+/**
+ * Thrown by `createRealm` for an invalid snapshot; `issues` lists every problem found, each with its
+ * JSON path, so a host can report them all at once.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   createRealm({ format: 'chat-realm.snapshot/1', users: [{ user_id: 1, email: 'not an email' }] });
+ *   expect.unreachable();
+ * } catch (e) {
+ *   expect(e).toBeInstanceOf(SnapshotError);
+ *   const paths = (e as SnapshotError).issues.map((i) => i.path);
+ *   expect(paths.some((p) => p.startsWith('users[0]'))).toBe(true);
+ * }
+ * ```
+ */
 export class SnapshotError extends Error {
   readonly issues: readonly SnapshotIssue[];
   constructor(issues: readonly SnapshotIssue[]) {

@@ -4,6 +4,12 @@ import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 
+interface Params {
+  keys?: readonly string[] | null;
+}
+
+const notABot = () => zulipError('This endpoint is only available to bots.', 'PERMISSION_DENIED');
+
 /**
  * DELETE /api/v1/bot_storage — https://zulip.com/api/remove-bot-storage
  *
@@ -16,13 +22,16 @@ import { edit, failure, success } from '../../core/result';
  * Differs from Zulip: the exact message and status of the FL494 refusal are not in our sources;
  * we answer 400 PERMISSION_DENIED `This endpoint is only available to bots.`
  * (docs/differences/personal.md).
+ *
+ * @example
+ * ```ts
+ * // Called by the bot itself (user 11).
+ * const r = deleteBotStorage(realm, { userId: 11 }, { keys: ['foo'] }, { now });
+ * expect(r.status).toBe(200);
+ * const unknownKey = deleteBotStorage(realm, { userId: 11 }, { keys: ['nope'] }, { now });
+ * expect(unknownKey.body).toMatchObject({ result: 'error', msg: 'Key does not exist.' });
+ * ```
  */
-interface Params {
-  keys?: readonly string[] | null;
-}
-
-const notABot = () => zulipError('This endpoint is only available to bots.', 'PERMISSION_DENIED');
-
 export const deleteBotStorage = defineOperation<Params>({
   name: 'deleteBotStorage',
   method: 'DELETE',

@@ -1,3 +1,19 @@
+import { z } from 'zod';
+import { generateApiKey } from '../../core/context';
+import { errors, zulipError } from '../../core/errors';
+import { to } from '../../core/events';
+import type { Effect } from '../../core/effects';
+import { defineOperation } from '../../core/operation';
+import { param } from '../../core/params';
+import { isGuest, isRealmAdmin } from '../../core/permissions/roles';
+import { edit, editRecord, failure, success } from '../../core/result';
+import { putUser } from '../../core/state-edit';
+import { humanAdminIds } from '../../core/users/realm-users';
+
+interface Params {
+  readonly bot_id: number;
+}
+
 /**
  * POST /api/v1/bots/{bot_id}/api_key/regenerate — https://zulip.com/api/regenerate-bot-api-key
  *
@@ -10,22 +26,15 @@
  * bot permission, so every bot counts as public (the event never narrows to the owner alone) and
  * the owner-only check for user-creating bots never applies. No audit log is kept.
  * See docs/differences/users.md.
+ *
+ * @example
+ * ```ts
+ * // Hamlet owns bot 11; the new key comes from the context's random source.
+ * const r = regenerateBotApiKey(realm, { userId: 4 }, { bot_id: 11 }, { now, random: seededRandom(7) });
+ * expect(r.body['api_key']).toMatch(/^[A-Za-z0-9]{32}$/);
+ * expect(r.state.users.get(11)?.api_key).toBe(r.body['api_key']);
+ * ```
  */
-import { z } from 'zod';
-import { generateApiKey } from '../../core/context';
-import { errors, zulipError } from '../../core/errors';
-import { to } from '../../core/events';
-import type { Effect } from '../../core/effects';
-import { defineOperation } from '../../core/operation';
-import { param } from '../../core/params';
-import { isGuest, isRealmAdmin } from '../../core/permissions/roles';
-import { edit, editRecord, failure, success } from '../../core/result';
-import { putUser } from '../../core/state-edit';
-
-interface Params {
-  readonly bot_id: number;
-}
-
 export const regenerateBotApiKey = defineOperation<Params>({
   name: 'regenerateBotApiKey',
   method: 'POST',
@@ -64,9 +73,7 @@ export const regenerateBotApiKey = defineOperation<Params>({
               token: d.token,
             }))
         : [];
-    const recipients = [...state.users.values()]
-      .filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u))
-      .map((u) => u.user_id);
+    const recipients = humanAdminIds(state);
     if (bot.bot_owner_id !== null) recipients.push(bot.bot_owner_id);
     const event = {
       type: 'realm_bot' as const,

@@ -15,18 +15,6 @@ import { edit, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { resetUserTopics } from '../../core/channels/reset-user-topics';
 
-/**
- * POST /api/v1/streams/{stream_id}/delete_topic (Zulip operationId `delete-topic`):
- * https://zulip.com/api/delete-topic
- *
- * Deletes a topic's messages newest first, `ctx.deleteTopic.batchSize` (Zulip: 100) at a time, with
- * one `delete_message` event per batch. Differences from Zulip:
- * - Zulip stops after 50 seconds; we stop after `ctx.deleteTopic.maxBatches` batches (default: no
- *   limit) and answer `complete: false` only when messages are left (Zulip's clock check can also
- *   fire after the last batch).
- * - Events are not addressed to deactivated users (they have no event queues); Zulip also skips
- *   long-idle users, which we do not model.
- */
 interface Params {
   readonly stream_id: number;
   readonly topic_name: string;
@@ -38,6 +26,25 @@ const nonNegativeInt = z.unknown().superRefine((v, ctx) => {
   else if (v < 0) zulipIssue(ctx, '{var} is too small');
 }) as unknown as z.ZodType<number>;
 
+/**
+ * POST /api/v1/streams/{stream_id}/delete_topic (Zulip operationId `delete-topic`):
+ * https://zulip.com/api/delete-topic
+ *
+ * Deletes a topic's messages newest first, `ctx.deleteTopic.batchSize` (Zulip: 100) at a time, with
+ * one `delete_message` event per batch. Differences from Zulip:
+ * - Zulip stops after 50 seconds; we stop after `ctx.deleteTopic.maxBatches` batches (default: no
+ *   limit) and answer `complete: false` only when messages are left (Zulip's clock check can also
+ *   fire after the last batch).
+ * - Events are not addressed to deactivated users (they have no event queues); Zulip also skips
+ *   long-idle users, which we do not model.
+ *
+ * @example
+ * ```ts
+ * const r = deleteTopic(realm, { userId: 2 }, { stream_id: 1, topic_name: 'lunch' }, { now });
+ * expect(r.body).toMatchObject({ result: 'success', complete: true });
+ * expect(r.events.map((e) => e.event['type'])).toContain('delete_message');
+ * ```
+ */
 export const deleteTopic = defineOperation<Params>({
   name: 'deleteTopic',
   method: 'POST',

@@ -1,16 +1,3 @@
-/**
- * PATCH /api/v1/streams/{stream_id} — https://zulip.com/api/update-stream
- *
- * Follows Zulip's `update_stream_backend` check by check, in its order. Differences
- * (docs/differences/channels-edit.md):
- * - Zulip commits each step on its own, so a late error leaves earlier changes applied; here every
- *   step runs on a working copy and the request is all or nothing (same error, state unchanged).
- * - The realm model has no `moderation_request_channel`, no `send_channel_events_messages` and no
- *   plan type: the moderation-channel check never fires, notices are always posted, web-public and
- *   retention are never refused for a limited plan.
- * - Notices are `post_notification_message` effects, not messages; audit-log rows are not kept.
- * - `rendered_description` comes from the engine's small Markdown renderer (src/core/markdown.ts).
- */
 import { z } from 'zod';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { Effect } from '../../core/effects';
@@ -46,6 +33,7 @@ import {
 import { edit, editRecord, failure, success } from '../../core/result';
 import { putChannel } from '../../core/state-edit';
 import type { RealmState } from '../../core/state';
+import { activeNonGuestUserIds } from '../../core/users/realm-users';
 import {
   channelEventsTopic,
   streamPostPolicy,
@@ -100,6 +88,30 @@ type Params = {
 // Zulip's view lists its keyword parameters alphabetically: that order decides which parse error wins.
 const settingParams = [...SETTING_APPLY_ORDER].sort().map((name) => param(name, settingChangeRequestSchema));
 
+/**
+ * PATCH /api/v1/streams/{stream_id} — https://zulip.com/api/update-stream
+ *
+ * Follows Zulip's `update_stream_backend` check by check, in its order. Differences
+ * (docs/differences/channels-edit.md):
+ * - Zulip commits each step on its own, so a late error leaves earlier changes applied; here every
+ *   step runs on a working copy and the request is all or nothing (same error, state unchanged).
+ * - The realm model has no `moderation_request_channel`, no `send_channel_events_messages` and no
+ *   plan type: the moderation-channel check never fires, notices are always posted, web-public and
+ *   retention are never refused for a limited plan.
+ * - Notices are `post_notification_message` effects, not messages; audit-log rows are not kept.
+ * - `rendered_description` comes from the engine's small Markdown renderer (src/core/markdown.ts).
+ *
+ * @example
+ * ```ts
+ * const r = editChannel(realm, { userId: 2 }, { stream_id: 1, description: 'New' }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.state.channels.get(1)?.description).toBe('New');
+ * // A member may not: errors are values, the state is the same object.
+ * const denied = editChannel(realm, { userId: 4 }, { stream_id: 1, description: 'Mine' }, { now });
+ * expect(denied.status).toBe(400);
+ * expect(denied.state).toBe(realm);
+ * ```
+ */
 export const editChannel = defineOperation<Params>({
   name: 'editChannel',
   method: 'PATCH',
@@ -461,9 +473,8 @@ function changeDefault(run: Run, makeDefault: boolean): void {
       : draft.defaultChannelIds.delete(id);
   });
   const { state } = run;
-  const nonGuests = [...state.users.values()].filter((u) => u.is_active && !isGuest(u)).map((u) => u.user_id);
   run.events.push(
-    to(nonGuests, { type: 'default_streams', default_streams: [...state.defaultChannelIds.keys()] }),
+    to(activeNonGuestUserIds(state), { type: 'default_streams', default_streams: [...state.defaultChannelIds.keys()] }),
   );
 }
 

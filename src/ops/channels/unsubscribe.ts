@@ -18,20 +18,9 @@ import { edit, editRecord, failure, success } from '../../core/result';
 import { putSubscription } from '../../core/state-edit';
 import type { RealmState } from '../../core/state';
 import { pythonStrip } from '../../core/text/whitespace';
-import { canAccessUser } from '../../core/users/user-access';
+import { canAccessUser } from '../../core/permissions/user-access';
 import { markChannelsRead, unsubscribeEvents, type Removal } from '../../core/channels/unsubscribe-events';
 
-/**
- * DELETE /api/v1/users/me/subscriptions (Zulip operationId `unsubscribe`):
- * https://zulip.com/api/unsubscribe
- *
- * Unsubscribes the caller, or the `principals`, from channels named in `subscriptions` (found
- * case-insensitively, archived and inaccessible ones included). Differences from Zulip:
- * - Zulip marks the removed users' unread messages in those channels as read later, in a queue
- *   worker; we apply it (and its `update_message_flags` events) in the same call.
- * - Where Zulip's order is a Python set's (several invalid names or principals, the `removed` list),
- *   we use the request's order (users by ascending id).
- */
 type Principals = readonly string[] | readonly number[];
 
 interface Params {
@@ -51,6 +40,23 @@ const principalsSchema = z.unknown().superRefine((v, ctx) => {
   zulipIssue(ctx, `{var}["list[str]"][${v.findIndex((x) => typeof x !== 'string')}] is not a string`);
 }) as unknown as z.ZodType<Principals | null>;
 
+/**
+ * DELETE /api/v1/users/me/subscriptions (Zulip operationId `unsubscribe`):
+ * https://zulip.com/api/unsubscribe
+ *
+ * Unsubscribes the caller, or the `principals`, from channels named in `subscriptions` (found
+ * case-insensitively, archived and inaccessible ones included). Differences from Zulip:
+ * - Zulip marks the removed users' unread messages in those channels as read later, in a queue
+ *   worker; we apply it (and its `update_message_flags` events) in the same call.
+ * - Where Zulip's order is a Python set's (several invalid names or principals, the `removed` list),
+ *   we use the request's order (users by ascending id).
+ *
+ * @example
+ * ```ts
+ * const r = unsubscribe(realm, { userId: 4 }, { subscriptions: ['Verona'] }, { now });
+ * expect(r.body).toMatchObject({ removed: ['Verona'], not_removed: [] });
+ * ```
+ */
 export const unsubscribe = defineOperation<Params>({
   name: 'unsubscribe',
   method: 'DELETE',

@@ -1,11 +1,3 @@
-/**
- * POST /api/v1/users/me/subscriptions/properties — https://zulip.com/api/update-subscription-settings
- *
- * Every item is validated while parsing (as Zulip's pydantic model does), then the items are
- * applied in list order. Differences (docs/differences/channels-edit.md): Zulip commits each item
- * on its own, so items before a failing one stay applied; here the list is all or nothing (same
- * error, state unchanged, no events). No audit-log rows are kept.
- */
 import { z } from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
@@ -93,6 +85,23 @@ const subscriptionDataSchema: z.ZodType<readonly SubscriptionChange[]> = z
     return out;
   });
 
+/**
+ * POST /api/v1/users/me/subscriptions/properties — https://zulip.com/api/update-subscription-settings
+ *
+ * Every item is validated while parsing (as Zulip's pydantic model does), then the items are
+ * applied in list order. Differences (docs/differences/channels-edit.md): Zulip commits each item
+ * on its own, so items before a failing one stay applied; here the list is all or nothing (same
+ * error, state unchanged, no events). No audit-log rows are kept.
+ *
+ * @example
+ * ```ts
+ * const r = updateSubscriptionSettings(realm, { userId: 4 }, {
+ *   subscription_data: [{ stream_id: 1, property: 'color', value: '#000000' }],
+ * }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.events).toHaveLength(1);
+ * ```
+ */
 export const updateSubscriptionSettings = defineOperation<Params>({
   name: 'updateSubscriptionSettings',
   method: 'POST',

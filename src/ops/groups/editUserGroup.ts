@@ -22,8 +22,16 @@ import { settingChangeRequestSchema, type SettingChangeRequest } from '../../cor
 import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { putGroup } from '../../core/state-edit';
+import { activeUserIds } from '../../core/users/realm-users';
 import { checkGroupSettingChange } from './group-setting-change';
 import { checkUserGroupName } from './group-name';
+
+type Params = { user_group_id: number; deactivated?: boolean; description?: string; name?: string } & {
+  [K in UserGroupSettingName]?: SettingChangeRequest;
+};
+
+/** Feature level from which bots may call this endpoint (the seed's changelog). */
+export const BOTS_MAY_EDIT_GROUPS_FEATURE_LEVEL = 496;
 
 /**
  * PATCH /api/v1/user_groups/{user_group_id} — https://zulip.com/api/update-user-group
@@ -33,14 +41,14 @@ import { checkUserGroupName } from './group-name';
  * - Zulip runs the steps (name, description, reactivation, each setting) one after another inside one
  *   transaction; we do the same on a working copy and return the untouched state on any error.
  * - Bots: refused before feature level 496, allowed from it (`state.server.feature_level`).
+ *
+ * @example
+ * ```ts
+ * const r = editUserGroup(realm, { userId: 2 }, { user_group_id: 101, description: 'The cast of Hamlet' }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.state.groups.get(101)?.description).toBe('The cast of Hamlet');
+ * ```
  */
-type Params = { user_group_id: number; deactivated?: boolean; description?: string; name?: string } & {
-  [K in UserGroupSettingName]?: SettingChangeRequest;
-};
-
-/** Feature level from which bots may call this endpoint (the seed's changelog). */
-export const BOTS_MAY_EDIT_GROUPS_FEATURE_LEVEL = 496;
-
 export const editUserGroup = defineOperation<Params>({
   name: 'editUserGroup',
   method: 'PATCH',
@@ -198,11 +206,4 @@ export function groupForApi(state: RealmState, group: UserGroup): Record<string,
     ...settings,
     deactivated: group.deactivated,
   };
-}
-
-/** Zulip's `active_user_ids(realm)`: every active account, bots included. */
-function activeUserIds(state: RealmState): number[] {
-  const out: number[] = [];
-  for (const u of state.users.values()) if (u.is_active) out.push(u.user_id);
-  return out;
 }

@@ -17,16 +17,6 @@ import type { User } from '../../core/model/records';
 import { buildNarrow, excludedFromHome, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
 import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
 
-/**
- * POST /api/v1/messages/flags/narrow — https://zulip.com/api/update-message-flags-for-narrow
- *
- * Differences from Zulip (details in docs/differences/narrow.md):
- * - `search` approximates PostgreSQL full-text search (light stemming, English stop words).
- * - `first_visible_message_id` (plan-limited history) is not modelled: always 0.
- * - No `group_mentioned` flag in the store, so `is:mentioned` tests the personal and wildcard bits.
- * - Cross-realm system bots are not users of the realm, so `sender` cannot name them.
- * - Marking read clears no push notifications and bumps no statistics (nothing to model).
- */
 interface Params {
   anchor: string | number;
   flag: string;
@@ -103,6 +93,27 @@ function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
   return out;
 }
 
+/**
+ * POST /api/v1/messages/flags/narrow — https://zulip.com/api/update-message-flags-for-narrow
+ *
+ * Differences from Zulip (details in docs/differences/narrow.md):
+ * - `search` approximates PostgreSQL full-text search (light stemming, English stop words).
+ * - `first_visible_message_id` (plan-limited history) is not modelled: always 0.
+ * - No `group_mentioned` flag in the store, so `is:mentioned` tests the personal and wildcard bits.
+ * - Cross-realm system bots are not users of the realm, so `sender` cannot name them.
+ * - Marking read clears no push notifications and bumps no statistics (nothing to model).
+ *
+ * @example
+ * ```ts
+ * // Mark everything Hamlet has in #Verona as read, 5000 messages per request.
+ * const r = updateMessageFlagsForNarrow(realm, { userId: 4 }, {
+ *   anchor: 'oldest', num_before: 0, num_after: 5000, include_anchor: true,
+ *   narrow: [{ operator: 'channel', operand: 1 }], op: 'add', flag: 'read',
+ * }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.body).toMatchObject({ found_newest: true });
+ * ```
+ */
 export const updateMessageFlagsForNarrow = defineOperation<Params>({
   name: 'updateMessageFlagsForNarrow',
   method: 'POST',

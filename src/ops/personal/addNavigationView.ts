@@ -7,15 +7,6 @@ import { param, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import { strippedString } from '../../core/text/stripped-param';
 
-/**
- * POST /api/v1/navigation_views — https://zulip.com/api/add-navigation-view
- *
- * Adds a view to the caller's left sidebar / "More views" menu: a built-in view (by its fixed
- * fragment, never named) or a custom one (any other fragment, named). Views are per user; any
- * role, bots included, may call it.
- *
- * Differs from Zulip: no audit-log row. The library API also accepts `name: null` (= absent).
- */
 interface Params {
   fragment: string;
   is_pinned: boolean;
@@ -35,6 +26,22 @@ const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
   'reminders',
 ]);
 
+/**
+ * POST /api/v1/navigation_views — https://zulip.com/api/add-navigation-view
+ *
+ * Adds a view to the caller's left sidebar / "More views" menu: a built-in view (by its fixed
+ * fragment, never named) or a custom one (any other fragment, named). Views are per user; any
+ * role, bots included, may call it.
+ *
+ * Differs from Zulip: no audit-log row. The library API also accepts `name: null` (= absent).
+ *
+ * @example
+ * ```ts
+ * const r = addNavigationView(realm, { userId: 4 }, { fragment: 'narrow/channel/1-Verona', is_pinned: true, name: 'Verona' }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.events[0]?.event).toMatchObject({ type: 'navigation_view', op: 'add' });
+ * ```
+ */
 export const addNavigationView = defineOperation<Params>({
   name: 'addNavigationView',
   method: 'POST',

@@ -7,6 +7,14 @@ import { codePointLength, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import { pythonStrip, stripUnicodeWhitespace } from '../../core/text/whitespace';
 
+interface Params {
+  content: string;
+  title: string;
+}
+
+/** Zulip's `SavedSnippet.MAX_TITLE_LENGTH`. */
+const MAX_TITLE_LENGTH = 60;
+
 /**
  * POST /api/v1/saved_snippets — https://zulip.com/api/create-saved-snippet
  *
@@ -17,15 +25,14 @@ import { pythonStrip, stripUnicodeWhitespace } from '../../core/text/whitespace'
  *
  * Differs from Zulip: ids come from `maxKey() + 1` of this realm's snippets (Zulip's are
  * server-wide).
+ *
+ * @example
+ * ```ts
+ * const r = createSavedSnippet(realm, { userId: 4 }, { title: 'Standup', content: 'Yesterday: … Today: …' }, { now });
+ * expect(r.status).toBe(200);
+ * expect(typeof r.body['saved_snippet_id']).toBe('number');
+ * ```
  */
-interface Params {
-  content: string;
-  title: string;
-}
-
-/** Zulip's `SavedSnippet.MAX_TITLE_LENGTH`. */
-const MAX_TITLE_LENGTH = 60;
-
 export const createSavedSnippet = defineOperation<Params>({
   name: 'createSavedSnippet',
   method: 'POST',

@@ -3,6 +3,13 @@ import { defineOperation } from '../../core/operation';
 import { codePointLength, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 
+interface Params {
+  token: string;
+}
+
+/** Zulip's limit on push token length. */
+const MAX_TOKEN_LENGTH = 4096;
+
 /**
  * DELETE /api/v1/users/me/android_gcm_reg_id — https://zulip.com/api/remove-fcm-token (deprecated at FL406)
  *
@@ -15,14 +22,13 @@ import { edit, failure, success } from '../../core/result';
  * Differs from Zulip: with the bouncer, Zulip deletes the local row first and then reports the
  * bouncer's `Token does not exist` for a token the bouncer never registered; we report the same
  * error but keep the row (errors never change the state).
+ *
+ * @example
+ * ```ts
+ * const r = removeFcmToken(realm, { userId: 4 }, { token: 'fcm-token-for-hamlet-0123456789abcdef' }, { now });
+ * expect(r.body).toEqual({ result: 'success', msg: '' });
+ * ```
  */
-interface Params {
-  token: string;
-}
-
-/** Zulip's limit on push token length. */
-const MAX_TOKEN_LENGTH = 4096;
-
 export const removeFcmToken = defineOperation<Params>({
   name: 'removeFcmToken',
   method: 'DELETE',

@@ -7,6 +7,10 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { testNotificationPayload } from './payload';
 
+interface Params {
+  token?: string;
+}
+
 /**
  * POST /api/v1/mobile_push/test_notification — https://zulip.com/api/test-notify (deprecated at FL420)
  *
@@ -25,11 +29,15 @@ import { testNotificationPayload } from './payload';
  * unknown one, after notifying the earlier ones; we check every device first and then send to all
  * or none. A token registered as both FCM and APNs (a 500 in Zulip) targets the first device.
  * APNs devices without an `ios_app_id` are skipped, as Zulip does (it logs an error).
+ *
+ * @example
+ * ```ts
+ * const r = sendTestPushNotification(realm, { userId: 4 }, {}, { now });
+ * expect(r.status).toBe(200);
+ * // Nothing is delivered by the core: the host performs `r.effects`.
+ * expect(r.state).toBe(realm);
+ * ```
  */
-interface Params {
-  token?: string;
-}
-
 export const sendTestPushNotification = defineOperation<Params>({
   name: 'sendTestPushNotification',
   method: 'POST',

@@ -10,6 +10,12 @@ import { failure, success } from '../../core/result';
  * `alternative_url_templates` (reverse linkifiers, newer than the OpenAPI document) besides
  * `id`, `pattern` and `url_template`. Any authenticated user may call it. Zulip's view does not
  * use the typed-parameter mechanism, so extra parameters are silently ignored (never reported).
+ *
+ * @example
+ * ```ts
+ * const r = getLinkifiers(realm, { userId: 4 });
+ * expect(r.body['linkifiers']).toHaveLength(2);
+ * ```
  */
 export const getLinkifiers = defineOperation<Record<string, never>>({
   name: 'getLinkifiers',

@@ -19,15 +19,6 @@ import type { RealmState } from '../../core/state';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
 import { directRecipientsForApi, scheduledMessageForApi } from './format';
 
-/**
- * PATCH /api/v1/scheduled_messages/{scheduled_message_id} — https://zulip.com/api/update-scheduled-message
- *
- * Differences from Zulip:
- * - `sending_client`, `failure_message`, attachments and `has_attachment` are not modelled.
- * - `rendered_content` comes from the project's small Markdown subset (src/core/markdown.ts).
- * - The send re-validation skips wildcard and group mention permissions (see send-checks.ts).
- * - Reminders (the other kind of scheduled message) do not exist in the realm state.
- */
 type RecipientType = 'stream' | 'private';
 interface Params {
   scheduled_message_id: number;
@@ -54,6 +45,22 @@ const typeSchema = z.string().transform((value, ctx) => {
 
 const futureError = (): ZulipError => errors.badRequest('Scheduled delivery time must be in the future.');
 
+/**
+ * PATCH /api/v1/scheduled_messages/{scheduled_message_id} — https://zulip.com/api/update-scheduled-message
+ *
+ * Differences from Zulip:
+ * - `sending_client`, `failure_message`, attachments and `has_attachment` are not modelled.
+ * - `rendered_content` comes from the project's small Markdown subset (src/core/markdown.ts).
+ * - The send re-validation skips wildcard and group mention permissions (see send-checks.ts).
+ * - Reminders (the other kind of scheduled message) do not exist in the realm state.
+ *
+ * @example
+ * ```ts
+ * const r = editScheduledMessage(realm, { userId: 4 }, { scheduled_message_id: 1, content: 'Lunch at one?' }, { now });
+ * expect(r.body).toEqual({ result: 'success', msg: '' });
+ * expect(r.state.scheduledMessages.get(1)?.content).toBe('Lunch at one?');
+ * ```
+ */
 export const editScheduledMessage = defineOperation<Params>({
   name: 'editScheduledMessage',
   method: 'PATCH',

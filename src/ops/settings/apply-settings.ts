@@ -6,6 +6,7 @@ import { isRealmAdmin } from '../../core/permissions/roles';
 import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import type { RealmState } from '../../core/state';
 import { avatarUrl, canSeeDeliveryEmail, fakeEmailDomain } from '../../core/users/format';
+import { humanAdminIds } from '../../core/users/realm-users';
 import { canonicalizeTimezone } from '../../core/users/timezones';
 import { languageName } from './languages';
 
@@ -79,13 +80,6 @@ export function settingSideEffects(
     default:
       return user;
   }
-}
-
-/** Active, human organization administrators (Zulip's `get_human_admin_users`). */
-function humanAdminIds(state: RealmState): number[] {
-  const out: number[] = [];
-  for (const u of state.users.values()) if (u.is_active && !u.is_bot && isRealmAdmin(u)) out.push(u.user_id);
-  return out;
 }
 
 /**

@@ -32,6 +32,18 @@ import {
   type TargetUsers,
 } from './setting-params';
 
+type Params = Partial<Record<UserSettingName, unknown>> & {
+  email?: string;
+  full_name?: string;
+  new_password?: string;
+  old_password?: string;
+  target_users?: TargetUsers;
+  timezone?: string;
+};
+
+/** One week: Zulip's limit for the email batching period. */
+const MAX_BATCHING_PERIOD = 7 * 24 * 60 * 60;
+
 /**
  * PATCH /api/v1/settings — https://zulip.com/api/update-settings
  *
@@ -47,19 +59,14 @@ import {
  * - Not modelled: LDAP-managed passwords, login and email-change rate limits, disposable or
  *   domain-restricted addresses, queued digest/notification emails and presence.
  * See docs/differences/settings.md.
+ *
+ * @example
+ * ```ts
+ * const r = updateSettings(realm, { userId: 4 }, { twenty_four_hour_time: true, timezone: 'Asia/Kolkata' }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.events.map((e) => e.event['type'])).toContain('user_settings');
+ * ```
  */
-type Params = Partial<Record<UserSettingName, unknown>> & {
-  email?: string;
-  full_name?: string;
-  new_password?: string;
-  old_password?: string;
-  target_users?: TargetUsers;
-  timezone?: string;
-};
-
-/** One week: Zulip's limit for the email batching period. */
-const MAX_BATCHING_PERIOD = 7 * 24 * 60 * 60;
-
 export const updateSettings = defineOperation<Params>({
   name: 'updateSettings',
   method: 'PATCH',

@@ -1,16 +1,3 @@
-/**
- * POST /api/v1/realm/profile_fields — https://zulip.com/api/create-custom-profile-field
- *
- * Organization administrators create a custom profile field. Checks follow Zulip's order: the
- * two-field summary limit, `field_data` by type (select choices; external account subtype and URL
- * pattern), label and hint (skipped for the default external accounts, whose label comes from the
- * subtype), the field type, summary display for long text and users fields, then the label's
- * uniqueness. The new field's id is the largest id + 1 and its `order` equals its id. Event:
- * `custom_profile_fields` with every field in order, to all active users.
- *
- * Differences from Zulip: `use_for_user_matching` (FL 455) is newer than our digest; its error
- * message for other field types is our own (docs/differences/users.md).
- */
 import { z } from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';
@@ -20,6 +7,7 @@ import { codePointLength, param, rawParam, zulipIssue } from '../../core/params'
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { edit, failure, success } from '../../core/result';
 import { pythonStrip } from '../../core/text/whitespace';
+import { activeUserIds } from '../../core/users/realm-users';
 import { isUrl } from '../../core/url';
 import {
   FieldType,
@@ -122,6 +110,26 @@ function checkExternalAccountData(data: FieldData): string | undefined {
   return 'url_pattern' in data ? undefined : 'Custom external account must define URL pattern';
 }
 
+/**
+ * POST /api/v1/realm/profile_fields — https://zulip.com/api/create-custom-profile-field
+ *
+ * Organization administrators create a custom profile field. Checks follow Zulip's order: the
+ * two-field summary limit, `field_data` by type (select choices; external account subtype and URL
+ * pattern), label and hint (skipped for the default external accounts, whose label comes from the
+ * subtype), the field type, summary display for long text and users fields, then the label's
+ * uniqueness. The new field's id is the largest id + 1 and its `order` equals its id. Event:
+ * `custom_profile_fields` with every field in order, to all active users.
+ *
+ * Differences from Zulip: `use_for_user_matching` (FL 455) is newer than our digest; its error
+ * message for other field types is our own (docs/differences/users.md).
+ *
+ * @example
+ * ```ts
+ * const r = createCustomProfileField(realm, { userId: 2 }, { field_type: 1, name: 'Team', hint: 'Your team' }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.body['id']).toBe(10);
+ * ```
+ */
 export const createCustomProfileField = defineOperation<Params>({
   name: 'createCustomProfileField',
   method: 'POST',
@@ -197,12 +205,11 @@ export const createCustomProfileField = defineOperation<Params>({
     const next = edit(state, (draft) => {
       draft.customProfileFields = draft.customProfileFields.set(id, field);
     });
-    const active = [...next.users.values()].filter((u) => u.is_active).map((u) => u.user_id);
     const event = {
       type: 'custom_profile_fields' as const,
       fields: fieldsInOrder(next).map(formatCustomProfileField),
     };
-    return success(next, { data: { id }, ignored, events: [to(active, event)] });
+    return success(next, { data: { id }, ignored, events: [to(activeUserIds(next), event)] });
   },
 });
 

@@ -1,11 +1,3 @@
-/**
- * GET /api/v1/users/me — https://zulip.com/api/get-own-user
- *
- * The caller's own user record (as GET /users formats it with client_gravatar=false and custom
- * profile fields included) plus `max_message_id`: the largest id among the caller's own
- * UserMessage rows, or -1. Zulip's view takes no typed parameters, so unknown parameters are never
- * reported. Differences from Zulip: those of the shared user formatter (docs/differences/users.md).
- */
 import { defineOperation } from '../../core/operation';
 import type { UserRows } from '../../core/messages/rows';
 import { success } from '../../core/result';
@@ -18,6 +10,20 @@ export function lastRowId(rows: UserRows | undefined): number {
   return last.ids[last.ids.length - 1]!;
 }
 
+/**
+ * GET /api/v1/users/me — https://zulip.com/api/get-own-user
+ *
+ * The caller's own user record (as GET /users formats it with client_gravatar=false and custom
+ * profile fields included) plus `max_message_id`: the largest id among the caller's own
+ * UserMessage rows, or -1. Zulip's view takes no typed parameters, so unknown parameters are never
+ * reported. Differences from Zulip: those of the shared user formatter (docs/differences/users.md).
+ *
+ * @example
+ * ```ts
+ * const r = getOwnUser(realm, { userId: 4 });
+ * expect(r.body).toMatchObject({ user_id: 4, full_name: 'King Hamlet', is_admin: false });
+ * ```
+ */
 export const getOwnUser = defineOperation<Record<string, never>>({
   name: 'getOwnUser',
   method: 'GET',

@@ -1,11 +1,3 @@
-/**
- * GET /api/v1/users — https://zulip.com/api/get-users
- *
- * Lists the realm's users (active and deactivated, humans and bots) in user id order, formatted by
- * `formatUser`. Differences from Zulip: none known beyond the shared ones of the user formatter
- * (avatar hash of uploaded avatars, fake email domain) and the access rule's reading of
- * "shares a conversation", see docs/differences/users.md.
- */
 import { z } from 'zod';
 import { zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
@@ -31,6 +23,20 @@ export function spectatorsAllowed(state: RealmState): boolean {
   return false;
 }
 
+/**
+ * GET /api/v1/users — https://zulip.com/api/get-users
+ *
+ * Lists the realm's users (active and deactivated, humans and bots) in user id order, formatted by
+ * `formatUser`. Differences from Zulip: none known beyond the shared ones of the user formatter
+ * (avatar hash of uploaded avatars, fake email domain) and the access rule's reading of
+ * "shares a conversation", see docs/differences/users.md.
+ *
+ * @example
+ * ```ts
+ * const r = getUsers(realm, { userId: 4 }, { user_ids: [2, 4] });
+ * expect(r.body['members']).toMatchObject([{ user_id: 2, full_name: 'Iago' }, { user_id: 4, full_name: 'King Hamlet' }]);
+ * ```
+ */
 export const getUsers = defineOperation<Params>({
   name: 'getUsers',
   method: 'GET',

@@ -1,17 +1,3 @@
-/**
- * PATCH /api/v1/users/me/profile_data — https://zulip.com/api/update-profile-data
- *
- * Humans set their own custom profile field values. Every item is checked in order (the field
- * exists, the caller may edit it, the value suits the field's type) before anything is written;
- * then each changed value is stored and announced with a `realm_user` update event (with a
- * Markdown `rendered_value` for text fields) to every active user who can access the caller.
- * Re-sending a stored value changes nothing and sends nothing.
- *
- * Differences from Zulip: following the spec, `value: null` removes the stored value (event with
- * `value: null`; nothing when there was none); Zulip's current endpoint rejects null (clearing is
- * DELETE /users/me/profile_data there). `rendered_value` comes from a small Markdown subset.
- * See docs/differences/users.md.
- */
 import { z } from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
@@ -79,6 +65,27 @@ const dataSchema: z.ZodType<readonly Item[]> = z.unknown().transform((value, ctx
   return items;
 });
 
+/**
+ * PATCH /api/v1/users/me/profile_data — https://zulip.com/api/update-profile-data
+ *
+ * Humans set their own custom profile field values. Every item is checked in order (the field
+ * exists, the caller may edit it, the value suits the field's type) before anything is written;
+ * then each changed value is stored and announced with a `realm_user` update event (with a
+ * Markdown `rendered_value` for text fields) to every active user who can access the caller.
+ * Re-sending a stored value changes nothing and sends nothing.
+ *
+ * Differences from Zulip: following the spec, `value: null` removes the stored value (event with
+ * `value: null`; nothing when there was none); Zulip's current endpoint rejects null (clearing is
+ * DELETE /users/me/profile_data there). `rendered_value` comes from a small Markdown subset.
+ * See docs/differences/users.md.
+ *
+ * @example
+ * ```ts
+ * const r = updateProfileData(realm, { userId: 4 }, { data: [{ id: 1, value: '+1-555-0199' }] }, { now });
+ * expect(r.status).toBe(200);
+ * expect(r.events[0]?.event).toMatchObject({ type: 'realm_user', op: 'update' });
+ * ```
+ */
 export const updateProfileData = defineOperation<Params>({
   name: 'updateProfileData',
   method: 'PATCH',

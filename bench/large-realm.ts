@@ -12,10 +12,13 @@ interface SubscriptionRow {
 }
 
 export function largeSnapshot(count: number): Record<string, unknown> {
-  const base = JSON.parse(readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8')) as Record<
-    string,
-    unknown
-  > & { subscriptions: SubscriptionRow[]; messages: Array<{ id: number }>; now: number };
+  const base = JSON.parse(
+    readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8'),
+  ) as Record<string, unknown> & {
+    subscriptions: SubscriptionRow[];
+    messages: Array<{ id: number }>;
+    now: number;
+  };
   const subscribers = new Map<number, number[]>();
   for (const s of base.subscriptions) {
     if (s.active === false) continue;

@@ -13,10 +13,15 @@ function writeSection(name: string, markdown: string): void {
   const start = `<!-- bench:${name}:start -->`;
   const end = `<!-- bench:${name}:end -->`;
   const block = `${start}\n${markdown}\n${end}`;
-  let text = existsSync(readme) ? readFileSync(readme, 'utf8') : '# Benchmarks\n\nWritten by `npm run bench` (bench/run.ts).\n';
+  let text = existsSync(readme)
+    ? readFileSync(readme, 'utf8')
+    : '# Benchmarks\n\nWritten by `npm run bench` (bench/run.ts).\n';
   const a = text.indexOf(start);
   const b = text.indexOf(end);
-  text = a >= 0 && b > a ? text.slice(0, a) + block + text.slice(b + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  text =
+    a >= 0 && b > a
+      ? text.slice(0, a) + block + text.slice(b + end.length)
+      : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(readme, text);
 }
 

@@ -13,11 +13,15 @@ export async function startExample(
   name: string,
   start: (realm: RequestHandler, port: number, host: string) => Promise<RunningExample>,
 ): Promise<void> {
-  const snapshot: unknown = JSON.parse(readFileSync(new URL('../src/cli/demo-realm.json', import.meta.url), 'utf8'));
+  const snapshot: unknown = JSON.parse(
+    readFileSync(new URL('../src/cli/demo-realm.json', import.meta.url), 'utf8'),
+  );
   const realm = await openRealm({ store: memoryStore(), snapshot });
   const running = await start(realm, Number(process.env['PORT'] ?? 9992), '127.0.0.1');
   console.log(`${name} example serving the demo organization at ${running.url}`);
-  console.log(`try: curl -sSu iago@zulip.com:iagoKKKKKKKKKKKKKKKKKKKKKKApiKey ${running.url}/api/v1/users/me`);
+  console.log(
+    `try: curl -sSu iago@zulip.com:iagoKKKKKKKKKKKKKKKKKKKKKKApiKey ${running.url}/api/v1/users/me`,
+  );
   const stop = () => {
     void running.close().then(() => realm.close());
   };

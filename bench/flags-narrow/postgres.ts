@@ -37,11 +37,24 @@ export async function connectPg(): Promise<pg.Client | null> {
 
 function copyIn(table: string, columns: string, rows: Iterable<string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn('psql', [PG_URL, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `\\copy ${SCHEMA}.${table} (${columns}) FROM STDIN WITH (FORMAT csv)`], {
-      stdio: ['pipe', 'inherit', 'inherit'],
-    });
+    const p = spawn(
+      'psql',
+      [
+        PG_URL,
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-q',
+        '-c',
+        `\\copy ${SCHEMA}.${table} (${columns}) FROM STDIN WITH (FORMAT csv)`,
+      ],
+      {
+        stdio: ['pipe', 'inherit', 'inherit'],
+      },
+    );
     p.on('error', reject);
-    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`psql \\copy ${table} exited ${code}`))));
+    p.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`psql \\copy ${table} exited ${code}`)),
+    );
     const it = rows[Symbol.iterator]();
     const pump = () => {
       for (;;) {
@@ -78,7 +91,12 @@ export class ZulipPg {
   constructor(readonly client: pg.Client) {}
 
   /** Creates the schema and loads every message, and the rows of `users` (in that order) up to `maxRows`. */
-  async load(state: RealmState, users: readonly number[], maxRows: number, log: (s: string) => void): Promise<PgLoad> {
+  async load(
+    state: RealmState,
+    users: readonly number[],
+    maxRows: number,
+    log: (s: string) => void,
+  ): Promise<PgLoad> {
     const c = this.client;
     await c.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await c.query(`CREATE SCHEMA ${SCHEMA}`);
@@ -103,15 +121,27 @@ export class ZulipPg {
     const store = state.messages;
     const recipients: string[] = [];
     for (const sid of state.channels.keys()) recipients.push(`${sid},${sid},2\n`);
-    for (const cid of store.conversations.names.keys()) recipients.push(`${DM_RECIPIENT_BASE + cid},${cid},3\n`);
+    for (const cid of store.conversations.names.keys())
+      recipients.push(`${DM_RECIPIENT_BASE + cid},${cid},3\n`);
     await copyIn('zerver_recipient', 'id, type_id, type', recipients);
     log(`  pg: copying ${store.count} messages`);
-    await copyIn('zerver_message', 'id, subject, content, date_sent, has_attachment, has_image, has_link, sender_id, realm_id, recipient_id, is_channel_message', messageRows(state));
+    await copyIn(
+      'zerver_message',
+      'id, subject, content, date_sent, has_attachment, has_image, has_link, sender_id, realm_id, recipient_id, is_channel_message',
+      messageRows(state),
+    );
     const subs: string[] = [];
     for (const [sid, perChannel] of state.subscriptions) {
-      for (const s of perChannel.values()) subs.push(`${s.user_id},${sid},${s.active},${state.users.get(s.user_id)?.is_active ?? false},${s.is_muted}\n`);
+      for (const s of perChannel.values())
+        subs.push(
+          `${s.user_id},${sid},${s.active},${state.users.get(s.user_id)?.is_active ?? false},${s.is_muted}\n`,
+        );
     }
-    await copyIn('zerver_subscription', 'user_profile_id, recipient_id, active, is_user_active, is_muted', subs);
+    await copyIn(
+      'zerver_subscription',
+      'user_profile_id, recipient_id, active, is_user_active, is_muted',
+      subs,
+    );
     const loaded: number[] = [];
     let total = 0;
     for (const u of users) {
@@ -156,11 +186,21 @@ export class ZulipPg {
     ]) {
       await c.query(sql);
     }
-    return { messages: store.count, usermessages: total, users: loaded.length, loadSeconds, indexSeconds: (performance.now() - t1) / 1000 };
+    return {
+      messages: store.count,
+      usermessages: total,
+      users: loaded.length,
+      loadSeconds,
+      indexSeconds: (performance.now() - t1) / 1000,
+    };
   }
 
   /** Zulip's narrow SELECT for the window after `afterId` (exclusive) of `limit` rows. */
-  private async select(s: Scenario, afterId: number, limit: number): Promise<Array<{ message_id: number; flags: string }>> {
+  private async select(
+    s: Scenario,
+    afterId: number,
+    limit: number,
+  ): Promise<Array<{ message_id: number; flags: string }>> {
     const f = s.filter;
     const where = ['zerver_usermessage.user_profile_id = $1'];
     const args: unknown[] = [s.userId];
@@ -207,7 +247,9 @@ export class ZulipPg {
         'SELECT id, message_id, flags FROM zerver_usermessage WHERE user_profile_id = $1 AND message_id = ANY($2::int[]) ORDER BY message_id FOR UPDATE',
         [s.userId, ids],
       );
-      const changed = locked.rows.filter((r) => ((Number(r.flags) & bit) !== 0) !== add).map((r) => r.message_id);
+      const changed = locked.rows
+        .filter((r) => ((Number(r.flags) & bit) !== 0) !== add)
+        .map((r) => r.message_id);
       await c.query(
         add
           ? 'UPDATE zerver_usermessage SET flags = flags | $3 WHERE user_profile_id = $1 AND message_id = ANY($2::int[])'
@@ -261,6 +303,7 @@ function* messageRows(state: RealmState): Generator<string> {
 function* usermessageRows(state: RealmState, users: readonly number[]): Generator<string> {
   for (const u of users) {
     const rows = state.messages.rows.get(u)!;
-    for (const c of rows.chunks) for (let i = 0; i < c.ids.length; i++) yield `${zulipFlags(c.flags[i]!)},${c.ids[i]},${u}\n`;
+    for (const c of rows.chunks)
+      for (let i = 0; i < c.ids.length; i++) yield `${zulipFlags(c.flags[i]!)},${c.ids[i]},${u}\n`;
   }
 }

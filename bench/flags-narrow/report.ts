@@ -4,6 +4,8 @@ export interface ResultRow {
   readonly scenario: string;
   readonly rows: number;
   readonly oursMs: number;
+  /** CPU time of this process for chat-realm (the machine may be shared). */
+  readonly oursCpuMs: number;
   readonly floorMs: number;
   readonly plainMs: number;
   /** null when PostgreSQL was not reachable. */
@@ -15,14 +17,14 @@ const ratio = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) :
 
 export function markdownTable(rows: readonly ResultRow[]): string {
   const head =
-    '| scenario | rows processed | chat-realm (ms) | floor (c) (ms) | plain JS (b) (ms) | PostgreSQL (a) (ms) | ours ÷ floor | plain ÷ ours | PostgreSQL ÷ ours |\n' +
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+    '| scenario | rows processed | chat-realm (ms) | chat-realm CPU (ms) | floor (c) (ms) | plain JS (b) (ms) | PostgreSQL (a) (ms) | ours ÷ floor | plain ÷ ours | PostgreSQL ÷ ours |\n' +
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
   return (
     head +
     rows
       .map(
         (r) =>
-          `| ${r.scenario} | ${r.rows} | ${fmt(r.oursMs)} | ${fmt(r.floorMs)} | ${fmt(r.plainMs)} | ${r.pgMs === null ? 'n/a' : fmt(r.pgMs)} | ${ratio(r.oursMs / r.floorMs)}× | ${ratio(r.plainMs / r.oursMs)}× | ${r.pgMs === null ? 'n/a' : `${ratio(r.pgMs / r.oursMs)}×`} |`,
+          `| ${r.scenario} | ${r.rows} | ${fmt(r.oursMs)} | ${fmt(r.oursCpuMs)} | ${fmt(r.floorMs)} | ${fmt(r.plainMs)} | ${r.pgMs === null ? 'n/a' : fmt(r.pgMs)} | ${ratio(r.oursMs / r.floorMs)}× | ${ratio(r.plainMs / r.oursMs)}× | ${r.pgMs === null ? 'n/a' : `${ratio(r.pgMs / r.oursMs)}×`} |`,
       )
       .join('\n')
   );
@@ -31,9 +33,17 @@ export function markdownTable(rows: readonly ResultRow[]): string {
 /** Horizontal bars on a log scale: ours÷floor, plain÷ours, PostgreSQL÷ours per scenario. */
 export function ratioChart(rows: readonly ResultRow[]): string {
   const series = [
-    { key: 'ours ÷ floor (lower is better, target ≤ 5)', color: '#4c78a8', value: (r: ResultRow) => r.oursMs / r.floorMs },
+    {
+      key: 'ours ÷ floor (lower is better, target ≤ 5)',
+      color: '#4c78a8',
+      value: (r: ResultRow) => r.oursMs / r.floorMs,
+    },
     { key: 'plain JS ÷ ours', color: '#f58518', value: (r: ResultRow) => r.plainMs / r.oursMs },
-    { key: 'PostgreSQL ÷ ours (target ≥ 1000)', color: '#54a24b', value: (r: ResultRow) => (r.pgMs === null ? null : r.pgMs / r.oursMs) },
+    {
+      key: 'PostgreSQL ÷ ours (target ≥ 1000)',
+      color: '#54a24b',
+      value: (r: ResultRow) => (r.pgMs === null ? null : r.pgMs / r.oursMs),
+    },
   ];
   const left = 230;
   const width = 900;
@@ -43,7 +53,8 @@ export function ratioChart(rows: readonly ResultRow[]): string {
   const height = top + rows.length * groupH + 40;
   const maxLog = 6; // 10^6
   const minLog = -1; // 0.1
-  const x = (v: number) => left + ((Math.log10(Math.max(v, 10 ** minLog)) - minLog) / (maxLog - minLog)) * (width - left - 60);
+  const x = (v: number) =>
+    left + ((Math.log10(Math.max(v, 10 ** minLog)) - minLog) / (maxLog - minLog)) * (width - left - 60);
   const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
@@ -57,11 +68,15 @@ export function ratioChart(rows: readonly ResultRow[]): string {
   for (let p = minLog; p <= maxLog; p++) {
     const gx = x(10 ** p);
     out.push(`<line x1="${gx}" y1="${top - 6}" x2="${gx}" y2="${height - 30}" stroke="#ddd"/>`);
-    out.push(`<text x="${gx}" y="${height - 16}" text-anchor="middle">${p < 0 ? '0.1' : (10 ** p).toLocaleString('en-US')}×</text>`);
+    out.push(
+      `<text x="${gx}" y="${height - 16}" text-anchor="middle">${p < 0 ? '0.1' : (10 ** p).toLocaleString('en-US')}×</text>`,
+    );
   }
   rows.forEach((r, gi) => {
     const y0 = top + gi * groupH;
-    out.push(`<text x="${left - 8}" y="${y0 + (barH * series.length) / 2 + 4}" text-anchor="end">${esc(r.scenario)}</text>`);
+    out.push(
+      `<text x="${left - 8}" y="${y0 + (barH * series.length) / 2 + 4}" text-anchor="end">${esc(r.scenario)}</text>`,
+    );
     series.forEach((s, si) => {
       const v = s.value(r);
       const y = y0 + si * barH;
@@ -69,7 +84,9 @@ export function ratioChart(rows: readonly ResultRow[]): string {
         out.push(`<text x="${left + 4}" y="${y + barH - 2}" fill="#888">n/a</text>`);
         return;
       }
-      out.push(`<rect x="${left}" y="${y}" width="${Math.max(1, x(v) - left)}" height="${barH - 2}" fill="${s.color}"/>`);
+      out.push(
+        `<rect x="${left}" y="${y}" width="${Math.max(1, x(v) - left)}" height="${barH - 2}" fill="${s.color}"/>`,
+      );
       out.push(`<text x="${x(v) + 4}" y="${y + barH - 3}">${ratio(v)}×</text>`);
     });
   });

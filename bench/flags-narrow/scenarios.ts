@@ -33,7 +33,14 @@ export interface Filter {
   readonly dm: boolean;
 }
 
-export const NO_FILTER: Filter = { channel: -1, topicKey: -1, topic: null, sender: -1, unread: false, dm: false };
+export const NO_FILTER: Filter = {
+  channel: -1,
+  topicKey: -1,
+  topic: null,
+  sender: -1,
+  unread: false,
+  dm: false,
+};
 
 export interface Outcome {
   /** Selected ids, ascending. */
@@ -42,19 +49,30 @@ export interface Outcome {
   readonly updated: number[];
 }
 
-export const term = (operator: string, operand: string | number, negated = false): NarrowTerm => ({ operator, operand, negated });
+export const term = (operator: string, operand: string | number, negated = false): NarrowTerm => ({
+  operator,
+  operand,
+  negated,
+});
 
 /** Runs one request through chat-realm; returns the next state and the outcome. */
-export function runOurs(state: RealmState, s: Scenario): { state: RealmState; outcome: Outcome; body: Record<string, unknown> } {
-  const r = updateMessageFlagsForNarrow(state, { userId: s.userId }, {
-    anchor: typeof s.anchor === 'number' ? String(s.anchor) : s.anchor,
-    narrow: s.narrow,
-    num_before: s.numBefore,
-    num_after: s.numAfter,
-    include_anchor: s.includeAnchor,
-    flag: s.flag,
-    op: s.op,
-  });
+export function runOurs(
+  state: RealmState,
+  s: Scenario,
+): { state: RealmState; outcome: Outcome; body: Record<string, unknown> } {
+  const r = updateMessageFlagsForNarrow(
+    state,
+    { userId: s.userId },
+    {
+      anchor: typeof s.anchor === 'number' ? String(s.anchor) : s.anchor,
+      narrow: s.narrow,
+      num_before: s.numBefore,
+      num_after: s.numAfter,
+      include_anchor: s.includeAnchor,
+      flag: s.flag,
+      op: s.op,
+    },
+  );
   if (r.status !== 200) throw new Error(`chat-realm refused ${s.name}: ${JSON.stringify(r.body)}`);
   const body = r.body as Record<string, unknown>;
   const updated = (r.events[0]!.event as unknown as { messages: number[] }).messages;
@@ -69,17 +87,21 @@ export function pickTargets(state: RealmState, heavyUser: number) {
   for (const [sid, list] of store.byChannel) if (list.count > best) [channel, best] = [sid, list.count];
   let topicKey = -1;
   best = -1;
-  for (const [key, list] of store.byTopic.get(channel) ?? []) if (list.count > best) [topicKey, best] = [key, list.count];
+  for (const [key, list] of store.byTopic.get(channel) ?? [])
+    if (list.count > best) [topicKey, best] = [key, list.count];
   const topic = nameOf(store.foldedTopics, topicKey);
   const senders = new Map<number, number>();
-  for (const c of store.chunks) for (let i = 0; i < c.ids.length; i++) if (c.recipient[i] === channel) senders.set(c.sender[i]!, (senders.get(c.sender[i]!) ?? 0) + 1);
+  for (const c of store.chunks)
+    for (let i = 0; i < c.ids.length; i++)
+      if (c.recipient[i] === channel) senders.set(c.sender[i]!, (senders.get(c.sender[i]!) ?? 0) + 1);
   const sender = [...senders].sort((a, b) => b[1] - a[1])[0]![0];
   let dmUser = -1;
   best = -1;
   for (const [userId, rows] of store.rows) {
     if (userId === heavyUser) continue;
     let dms = 0;
-    for (const c of rows.chunks) for (let i = 0; i < c.flags.length; i++) if ((c.flags[i]! & 256) !== 0) dms++;
+    for (const c of rows.chunks)
+      for (let i = 0; i < c.flags.length; i++) if ((c.flags[i]! & 256) !== 0) dms++;
     if (dms > best) [dmUser, best] = [userId, dms];
   }
   return { channel, topicKey, topic, sender, dmUser };

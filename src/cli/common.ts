@@ -1,6 +1,7 @@
 /** What the commands share: output, refusals with an exit code, argument parsing, opening a store. */
 import { parseArgs } from 'node:util';
 import type { RealmStore } from '../host/store';
+import type * as SqliteModule from '../stores/sqlite/index';
 
 /** Where a command writes; the tests swap these for buffers. */
 export interface CliIO {
@@ -25,7 +26,9 @@ export const DEFAULT_REALM = 'default';
 type Options = Readonly<Record<string, { readonly type: 'string' | 'boolean'; readonly short?: string }>>;
 
 /** What `parse` gives for a command's options: strings and flags, absent when not given. */
-export type Values<O extends Options> = { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string };
+export type Values<O extends Options> = {
+  [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string;
+};
 
 /** Options every store-using command takes. */
 export const STORE_OPTIONS = {
@@ -37,7 +40,8 @@ export const STORE_OPTIONS = {
 /** Parses a command's arguments strictly; unknown options and stray arguments are usage errors. */
 export function parse<O extends Options>(argv: readonly string[], options: O): Values<O> {
   try {
-    return parseArgs({ args: [...argv], options: { ...options }, strict: true, allowPositionals: false }).values as Values<O>;
+    return parseArgs({ args: [...argv], options: { ...options }, strict: true, allowPositionals: false })
+      .values as Values<O>;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -54,7 +58,7 @@ export interface StoreChoice {
  */
 export async function openSqliteStore(choice: StoreChoice): Promise<{ store: RealmStore; where: string }> {
   const filename = choice.db ?? DEFAULT_DB;
-  let sqlite: typeof import('../stores/sqlite/index');
+  let sqlite: typeof SqliteModule;
   try {
     sqlite = await import('../stores/sqlite/index');
   } catch (error) {

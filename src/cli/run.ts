@@ -2,6 +2,7 @@
 import { SnapshotError } from '../core/snapshot/issues';
 import { processIO, UsageError, type CliIO } from './common';
 import { describeError, SERVE_HELP, startServe } from './serve';
+import { runSimulate } from './simulate';
 import { EXPORT_HELP, IMPORT_HELP, runExport, runImport } from './transfer';
 
 export const MAIN_HELP = `Usage: chat-realm <command> [options]
@@ -17,7 +18,11 @@ Commands:
 
 Run chat-realm <command> --help for a command's options. Hosting guide: docs/hosting.md.`;
 
-const HELP: Readonly<Record<string, string>> = { serve: SERVE_HELP, export: EXPORT_HELP, import: IMPORT_HELP };
+const HELP: Readonly<Record<string, string>> = {
+  serve: SERVE_HELP,
+  export: EXPORT_HELP,
+  import: IMPORT_HELP,
+};
 
 /** Runs one command. `serve` resolves only after SIGINT/SIGTERM stopped it. */
 export async function run(argv: readonly string[], io: CliIO = processIO): Promise<number> {
@@ -33,6 +38,7 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
         return 0;
       case 'help': {
         const topic = rest[0];
+        if (topic === 'simulate') return await runSimulate(['--help']);
         io.out(topic !== undefined && HELP[topic] !== undefined ? HELP[topic] : MAIN_HELP);
         return 0;
       }
@@ -43,7 +49,7 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
       case 'import':
         return await runImport(rest, io);
       case 'simulate':
-        return await runSimulateCommand(rest, io);
+        return await runSimulateCommand(rest);
       default:
         throw new UsageError(`Unknown command ${JSON.stringify(command)}; see chat-realm --help`);
     }
@@ -62,55 +68,58 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
 }
 
 async function serveUntilSignal(argv: readonly string[], io: CliIO): Promise<number> {
-  const serving = await startServe(argv, io);
-  if (serving === 'help') return 0;
+  // Listen for signals before anything starts, so a signal during start-up still stops cleanly.
+  let signals = 0;
+  let requested: (signal: NodeJS.Signals) => void = () => undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      io.err(`chat-realm: ${signal} again, exiting without waiting`);
+      process.exit(1);
+    }
+    requested(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const stopListening = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  let serving: Awaited<ReturnType<typeof startServe>>;
+  try {
+    serving = await startServe(argv, io);
+  } catch (error) {
+    stopListening();
+    throw error;
+  }
+  if (serving === 'help') {
+    stopListening();
+    return 0;
+  }
+  const running = serving;
+  io.out(running.banner);
   return new Promise<number>((resolve) => {
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals++;
-      if (signals > 1) {
-        io.err(`chat-realm: ${signal} again, exiting without waiting`);
-        process.exit(1);
-      }
+    requested = (signal) => {
       io.err(`chat-realm: ${signal}, stopping`);
-      serving.stop().then(
+      running.stop().then(
         () => {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-          io.err(`chat-realm: stopped at version ${serving.realm.version}`);
+          stopListening();
+          io.err(`chat-realm: stopped at version ${running.realm.version}`);
           resolve(0);
         },
         (error: unknown) => {
+          stopListening();
           io.err(`chat-realm: stopping failed: ${describeError(error)}`);
           resolve(1);
         },
       );
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // A signal that came while starting.
+    if (signals > 0) requested('SIGTERM');
   });
 }
 
-type Simulate = (argv: readonly string[]) => Promise<number | void> | number | void;
-
-/** `simulate` lives in ./simulate.ts (written separately); until it exists the command says so. */
-async function runSimulateCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const runSimulate = await loadSimulate();
-  if (runSimulate === undefined) {
-    io.err('chat-realm: the simulate command is not available in this build');
-    return 1;
-  }
-  const code = await runSimulate(argv);
-  return typeof code === 'number' ? code : 0;
-}
-
-async function loadSimulate(): Promise<Simulate | undefined> {
-  // A computed specifier, so the build and the type check do not require the module to exist.
-  const specifier = './simulate';
-  try {
-    const mod = (await import(/* @vite-ignore */ specifier)) as { runSimulate?: unknown };
-    return typeof mod.runSimulate === 'function' ? (mod.runSimulate as Simulate) : undefined;
-  } catch {
-    return undefined;
-  }
+/** `simulate` is written separately (./simulate.ts); its errors are reported like the others'. */
+async function runSimulateCommand(argv: readonly string[]): Promise<number> {
+  return runSimulate(argv);
 }

@@ -58,6 +58,8 @@ const OPTIONS = {
 export interface Serving {
   readonly realm: RealmHandle;
   readonly server: NodeServer;
+  /** What to print once the caller is ready for signals: where, and a zuliprc and curl line. */
+  readonly banner: string;
   /** Stops the server, then closes the realm (waits for writes in flight). */
   stop(): Promise<void>;
 }
@@ -71,7 +73,8 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   }
   if (args.memory && args.db !== undefined) throw new UsageError('--memory and --db exclude each other');
   const port = args.port === undefined ? undefined : integer('--port', args.port, 0, 65535);
-  const maxBodyBytes = args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
+  const maxBodyBytes =
+    args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
   const host = args.host ?? '127.0.0.1';
 
   let store: RealmStore;
@@ -94,8 +97,13 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
       );
     }
     let snapshot: unknown;
-    if (!existing) snapshot = args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot);
-    origin = existing ? 'opened' : args.snapshot === undefined ? 'created from the demo organization' : `created from ${args.snapshot}`;
+    if (!existing)
+      snapshot = args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot);
+    origin = existing
+      ? 'opened'
+      : args.snapshot === undefined
+        ? 'created from the demo organization'
+        : `created from ${args.snapshot}`;
     realm = await openRealm({ store, ...(snapshot === undefined ? {} : { snapshot }) });
   } catch (error) {
     await store.close();
@@ -103,9 +111,12 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   }
 
   let server: NodeServer;
+  let text: string;
   try {
     const user = chooseUser(realm.state, args.user);
-    const logger = { error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`) };
+    const logger = {
+      error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`),
+    };
     let handler: FetchHandler = createFetchHandler({
       realm,
       logger,
@@ -116,7 +127,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
       realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
     }
     server = await listen(handler, port, host, io, logger);
-    io.out(banner(realm, user, server, where, origin));
+    text = banner(realm, user, server, where, origin);
   } catch (error) {
     await realm.close();
     throw error;
@@ -126,6 +137,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   return {
     realm,
     server,
+    banner: text,
     stop() {
       stopping ??= (async () => {
         try {
@@ -154,7 +166,8 @@ async function listen(
       io.err(`Port ${DEFAULT_PORT} is taken; using a free port instead (choose one with --port).`);
       return serveNode({ handler, port: 0, host, logger });
     }
-    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port ?? DEFAULT_PORT} on ${host} is taken; choose another --port`);
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`Port ${port ?? DEFAULT_PORT} on ${host} is taken; choose another --port`);
     throw error;
   }
 }
@@ -171,13 +184,16 @@ export function chooseUser(state: RealmState, email: string | undefined): User {
   const humans = [...state.users.values()].filter((u) => u.is_active && !u.is_bot);
   if (email !== undefined) {
     const wanted = email.toLowerCase();
-    const user = humans.find((u) => u.delivery_email.toLowerCase() === wanted || u.email.toLowerCase() === wanted);
+    const user = humans.find(
+      (u) => u.delivery_email.toLowerCase() === wanted || u.email.toLowerCase() === wanted,
+    );
     if (!user) throw new UsageError(`No active user with the email ${email} in this realm`);
     return user;
   }
   const rank = (u: User) => (u.role === 200 ? 0 : u.role);
   const user = humans.sort((a, b) => rank(a) - rank(b) || a.user_id - b.user_id)[0];
-  if (!user) throw new UsageError('This realm has no active human user to print credentials for (see --user)');
+  if (!user)
+    throw new UsageError('This realm has no active human user to print credentials for (see --user)');
   return user;
 }
 

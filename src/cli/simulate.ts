@@ -64,16 +64,22 @@ export async function runSimulate(argv: readonly string[]): Promise<number> {
   }
   try {
     const preset = values.preset ?? 'small';
-    if (!(preset in PRESETS)) throw new UsageError(`--preset must be one of ${Object.keys(PRESETS).join(', ')}`);
+    if (!(preset in PRESETS))
+      throw new UsageError(`--preset must be one of ${Object.keys(PRESETS).join(', ')}`);
     const dmRatio = values['dm-ratio'] === undefined ? undefined : Number(values['dm-ratio']);
-    if (dmRatio !== undefined && !(dmRatio >= 0 && dmRatio <= 1)) throw new UsageError('--dm-ratio must be between 0 and 1');
+    if (dmRatio !== undefined && !(dmRatio >= 0 && dmRatio <= 1))
+      throw new UsageError('--dm-ratio must be between 0 and 1');
     const bar = progressBar();
     const started = performance.now();
     const state = simulateRealm({
       preset: preset as Preset,
       ...(count('users', values.users) !== undefined ? { users: count('users', values.users)! } : {}),
-      ...(count('channels', values.channels) !== undefined ? { channels: count('channels', values.channels)! } : {}),
-      ...(count('messages', values.messages) !== undefined ? { messages: count('messages', values.messages)! } : {}),
+      ...(count('channels', values.channels) !== undefined
+        ? { channels: count('channels', values.channels)! }
+        : {}),
+      ...(count('messages', values.messages) !== undefined
+        ? { messages: count('messages', values.messages)! }
+        : {}),
       ...(count('seed', values.seed) !== undefined ? { seed: count('seed', values.seed)! } : {}),
       ...(dmRatio !== undefined ? { dmRatio } : {}),
       onProgress: (phase, done, total) => bar(phase, done, total),
@@ -87,7 +93,9 @@ export async function runSimulate(argv: readonly string[]): Promise<number> {
       out.end();
       await once(out, 'finish');
     }
-    process.stderr.write(`\n${state.users.size} users, ${state.channels.size} channels, ${state.messages.count} messages in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `\n${state.users.size} users, ${state.channels.size} channels, ${state.messages.count} messages in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {

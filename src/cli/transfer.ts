@@ -2,7 +2,16 @@
 import { writeFile } from 'node:fs/promises';
 import { snapshotRealm } from '../core/snapshot/export';
 import { openRealm } from '../host/realm-handle';
-import { DEFAULT_DB, holdsRealm, openSqliteStore, parse, readSnapshotFile, STORE_OPTIONS, UsageError, type CliIO } from './common';
+import {
+  DEFAULT_DB,
+  holdsRealm,
+  openSqliteStore,
+  parse,
+  readSnapshotFile,
+  STORE_OPTIONS,
+  UsageError,
+  type CliIO,
+} from './common';
 
 export const EXPORT_HELP = `Usage: chat-realm export [--db FILE] [--realm NAME] [--out FILE]
 
@@ -34,7 +43,8 @@ export async function runExport(argv: readonly string[], io: CliIO): Promise<num
   const { store, where } = await openSqliteStore(args);
   let text: string;
   try {
-    if (!(await holdsRealm(store))) throw new UsageError(`${where} holds no realm (create one with chat-realm import or serve)`);
+    if (!(await holdsRealm(store)))
+      throw new UsageError(`${where} holds no realm (create one with chat-realm import or serve)`);
     const realm = await openRealm({ store, checkpoints: false });
     try {
       text = `${JSON.stringify(snapshotRealm(realm.state))}\n`;

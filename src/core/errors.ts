@@ -10,7 +10,12 @@ export interface ZulipError {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
-export function zulipError(msg: string, code = 'BAD_REQUEST', status = 400, extra?: Record<string, unknown>): ZulipError {
+export function zulipError(
+  msg: string,
+  code = 'BAD_REQUEST',
+  status = 400,
+  extra?: Record<string, unknown>,
+): ZulipError {
   return extra === undefined ? { code, msg, status } : { code, msg, status, extra };
 }
 
@@ -41,11 +46,15 @@ export const errors = {
   notForBots: () => zulipError('This endpoint does not accept bot requests.'),
   invalidChannelId: () => zulipError('Invalid channel ID'),
   channelDoesNotExistById: (streamId: number) =>
-    zulipError(`Channel with ID '${streamId}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: streamId }),
+    zulipError(`Channel with ID '${streamId}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, {
+      stream_id: streamId,
+    }),
   channelDoesNotExistByName: (name: string) =>
     zulipError(`Channel '${name}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: name }),
   expectationMismatch: () =>
-    zulipError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH', 400, { field_name: 'old' }),
+    zulipError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH', 400, {
+      field_name: 'old',
+    }),
   notLoggedIn: () =>
     zulipError('Not logged in: API authentication or user session required', 'UNAUTHORIZED', 401),
   unauthorized: (msg: string) => zulipError(msg, 'UNAUTHORIZED', 401),

@@ -8,30 +8,94 @@ import type { GroupSettingValue } from './model/group-setting';
 type Extra = { readonly [key: string]: unknown };
 
 export type ZulipEvent =
-  | ({ readonly type: 'user_settings'; readonly op: 'update'; readonly property: string; readonly value: unknown } & Extra)
-  | ({ readonly type: 'update_display_settings' | 'update_global_notifications'; readonly setting_name: string; readonly setting: unknown; readonly user: string } & Extra)
-  | ({ readonly type: 'realm_user'; readonly op: 'update'; readonly person: { readonly user_id: number } & Extra } & Extra)
-  | ({ readonly type: 'realm_bot'; readonly op: 'update'; readonly bot: { readonly user_id: number } & Extra } & Extra)
+  | ({
+      readonly type: 'user_settings';
+      readonly op: 'update';
+      readonly property: string;
+      readonly value: unknown;
+    } & Extra)
+  | ({
+      readonly type: 'update_display_settings' | 'update_global_notifications';
+      readonly setting_name: string;
+      readonly setting: unknown;
+      readonly user: string;
+    } & Extra)
+  | ({
+      readonly type: 'realm_user';
+      readonly op: 'update';
+      readonly person: { readonly user_id: number } & Extra;
+    } & Extra)
+  | ({
+      readonly type: 'realm_bot';
+      readonly op: 'update';
+      readonly bot: { readonly user_id: number } & Extra;
+    } & Extra)
   | { readonly type: 'realm_export_consent'; readonly user_id: number; readonly consented: boolean }
-  | ({ readonly type: 'stream'; readonly op: 'update'; readonly stream_id: number; readonly name: string; readonly property: string; readonly value: unknown } & Extra)
-  | ({ readonly type: 'stream'; readonly op: 'create' | 'delete'; readonly streams: readonly Extra[] } & Extra)
-  | ({ readonly type: 'subscription'; readonly op: 'update'; readonly stream_id: number; readonly property: string; readonly value: unknown } & Extra)
+  | ({
+      readonly type: 'stream';
+      readonly op: 'update';
+      readonly stream_id: number;
+      readonly name: string;
+      readonly property: string;
+      readonly value: unknown;
+    } & Extra)
+  | ({
+      readonly type: 'stream';
+      readonly op: 'create' | 'delete';
+      readonly streams: readonly Extra[];
+    } & Extra)
+  | ({
+      readonly type: 'subscription';
+      readonly op: 'update';
+      readonly stream_id: number;
+      readonly property: string;
+      readonly value: unknown;
+    } & Extra)
   | ({ readonly type: 'subscription'; readonly op: 'add'; readonly subscriptions: readonly Extra[] } & Extra)
-  | { readonly type: 'subscription'; readonly op: 'remove'; readonly subscriptions: ReadonlyArray<{ readonly name: string; readonly stream_id: number }> }
-  | { readonly type: 'subscription'; readonly op: 'peer_add' | 'peer_remove'; readonly stream_ids: readonly number[]; readonly user_ids: readonly number[] }
+  | {
+      readonly type: 'subscription';
+      readonly op: 'remove';
+      readonly subscriptions: ReadonlyArray<{ readonly name: string; readonly stream_id: number }>;
+    }
+  | {
+      readonly type: 'subscription';
+      readonly op: 'peer_add' | 'peer_remove';
+      readonly stream_ids: readonly number[];
+      readonly user_ids: readonly number[];
+    }
   | { readonly type: 'default_streams'; readonly default_streams: readonly Extra[] | readonly number[] }
   | { readonly type: 'scheduled_messages'; readonly op: 'update'; readonly scheduled_message: Extra }
-  | { readonly type: 'user_group'; readonly op: 'update'; readonly group_id: number; readonly data: { readonly [key: string]: string | boolean | GroupSettingValue } }
+  | {
+      readonly type: 'user_group';
+      readonly op: 'update';
+      readonly group_id: number;
+      readonly data: { readonly [key: string]: string | boolean | GroupSettingValue };
+    }
   | ({ readonly type: 'user_group'; readonly op: 'add'; readonly group: Extra } & Extra)
   | { readonly type: 'custom_profile_fields'; readonly fields: readonly Extra[] }
-  | ({ readonly type: 'update_message_flags'; readonly op: 'add' | 'remove'; readonly operation: 'add' | 'remove'; readonly flag: string; readonly messages: readonly number[]; readonly all: boolean } & Extra)
-  | ({ readonly type: 'delete_message'; readonly message_type: 'stream' | 'private'; readonly message_ids: readonly number[] } & Extra)
+  | ({
+      readonly type: 'update_message_flags';
+      readonly op: 'add' | 'remove';
+      readonly operation: 'add' | 'remove';
+      readonly flag: string;
+      readonly messages: readonly number[];
+      readonly all: boolean;
+    } & Extra)
+  | ({
+      readonly type: 'delete_message';
+      readonly message_type: 'stream' | 'private';
+      readonly message_ids: readonly number[];
+    } & Extra)
   | ({ readonly type: 'navigation_view'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'saved_snippets'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'channel_folder'; readonly op: 'add' | 'update' | 'reorder' } & Extra)
   | ({ readonly type: 'user_topic' } & Extra)
   | { readonly type: 'muted_topics'; readonly muted_topics: ReadonlyArray<readonly [string, string, number]> }
-  | { readonly type: 'realm_user'; readonly op: 'remove'; readonly person: { readonly user_id: number; readonly full_name: string } }
+  | {
+      readonly type: 'realm_user';
+      readonly op: 'remove';
+      readonly person: { readonly user_id: number; readonly full_name: string };
+    }
   | ({ readonly type: 'message' } & Extra)
   | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra);

@@ -49,12 +49,17 @@ export type Operation = (state: RealmState, actor: Actor, params?: unknown, ctx?
 export type DefinedOperation = Operation & { readonly def: OperationDef<never> };
 
 export function defineOperation<P>(def: OperationDef<P>): DefinedOperation {
-  const op: Operation = (state, actor, params, ctx) => invoke(def, state, actor, params ?? {}, ctx, 'decoded');
+  const op: Operation = (state, actor, params, ctx) =>
+    invoke(def, state, actor, params ?? {}, ctx, 'decoded');
   return Object.assign(op, { def: def as unknown as OperationDef<never> });
 }
 
 /** Resolves the actor to an active user, with Zulip's answers for the cases auth would refuse. */
-export function resolveActor(state: RealmState, actor: Actor, allowAnonymous: boolean): User | null | ZulipError {
+export function resolveActor(
+  state: RealmState,
+  actor: Actor,
+  allowAnonymous: boolean,
+): User | null | ZulipError {
   if ('anonymous' in actor) return allowAnonymous ? null : errors.notLoggedIn();
   const user = typeof actor.userId === 'number' ? state.users.get(actor.userId) : undefined;
   if (user === undefined) return errors.unauthorized('Invalid API key');

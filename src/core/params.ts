@@ -18,10 +18,18 @@ export interface ParamSpec {
 }
 
 /** `param(name, schema)` is a JSON parameter; `rawParam` a plain-string one. */
-export function param(name: string, schema: z.ZodType, opts: { required?: boolean; alias?: string } = {}): ParamSpec {
+export function param(
+  name: string,
+  schema: z.ZodType,
+  opts: { required?: boolean; alias?: string } = {},
+): ParamSpec {
   return { name, json: true, schema, ...opts };
 }
-export function rawParam(name: string, schema: z.ZodType = z.string(), opts: { required?: boolean; alias?: string } = {}): ParamSpec {
+export function rawParam(
+  name: string,
+  schema: z.ZodType = z.string(),
+  opts: { required?: boolean; alias?: string } = {},
+): ParamSpec {
   return { name, json: false, schema, ...opts };
 }
 
@@ -91,7 +99,9 @@ function fail(error: ZulipError): ParseResult {
 
 /** `x`, `x[0]`, `x["key"]`: Zulip's way of naming a nested value. */
 export function formatPath(name: string, path: readonly PropertyKey[]): string {
-  return name + path.map((p) => (typeof p === 'number' ? `[${p}]` : `[${JSON.stringify(String(p))}]`)).join('');
+  return (
+    name + path.map((p) => (typeof p === 'number' ? `[${p}]` : `[${JSON.stringify(String(p))}]`)).join('')
+  );
 }
 
 const TYPE_WORDS: Record<string, string> = {
@@ -111,12 +121,14 @@ export function zodIssueToError(name: string, issue: z.core.$ZodIssue | undefine
   const at = formatPath(name, issue.path);
   switch (issue.code) {
     case 'invalid_type': {
-      if (issue.input === undefined && issue.path.length > 0) return errors.badRequest(`${at} field is missing: Field required`);
+      if (issue.input === undefined && issue.path.length > 0)
+        return errors.badRequest(`${at} field is missing: Field required`);
       const word = TYPE_WORDS[issue.expected] ?? `a ${issue.expected}`;
       return errors.badRequest(`${at} is not ${word}`);
     }
     case 'too_big':
-      if (issue.origin === 'string') return errors.badRequest(`${at} is too long (limit: ${issue.maximum} characters)`);
+      if (issue.origin === 'string')
+        return errors.badRequest(`${at} is too long (limit: ${issue.maximum} characters)`);
       if (issue.origin === 'int' || issue.origin === 'number') return errors.badRequest(`${at} is too large`);
       return errors.badRequest(`${at} is too long`);
     case 'too_small':
@@ -129,7 +141,9 @@ export function zodIssueToError(name: string, issue: z.core.$ZodIssue | undefine
       return errors.badRequest(`${formatPath(at, [issue.keys[0] ?? ''])} field is not expected`);
     case 'invalid_union': {
       const first = issue.errors[0]?.[0];
-      return first ? zodIssueToError(name, { ...first, path: [...issue.path, ...first.path] }) : errors.badRequest(`Invalid ${at}`);
+      return first
+        ? zodIssueToError(name, { ...first, path: [...issue.path, ...first.path] })
+        : errors.badRequest(`Invalid ${at}`);
     }
     case 'custom': {
       const p = (issue.params ?? {}) as { code?: string; status?: number; extra?: Record<string, unknown> };
@@ -153,6 +167,11 @@ export function zulipIssue(
 }
 
 /** Python counts string length in code points, not UTF-16 units. */
+/** A JSON object (Python's `dict`): not null, not an array. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 export function codePointLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;

@@ -29,7 +29,10 @@ export interface OpResult {
 
 export function errorBody(error: ZulipError): ZulipErrorBody {
   // Zulip's 405 has no `code`; every other error does.
-  const base = error.code === '' ? { result: 'error' as const, msg: error.msg } : { result: 'error' as const, msg: error.msg, code: error.code };
+  const base =
+    error.code === ''
+      ? { result: 'error' as const, msg: error.msg }
+      : { result: 'error' as const, msg: error.msg, code: error.code };
   return { ...base, ...error.extra };
 }
 
@@ -46,7 +49,8 @@ export interface SuccessParts {
 }
 
 export function success(state: RealmState, parts: SuccessParts = {}): OpResult {
-  const ignored = parts.ignored && parts.ignored.length > 0 ? { ignored_parameters_unsupported: parts.ignored } : {};
+  const ignored =
+    parts.ignored && parts.ignored.length > 0 ? { ignored_parameters_unsupported: parts.ignored } : {};
   return {
     state,
     status: 200,

@@ -16,7 +16,8 @@ export function putUser(draft: D, user: User): void {
     draft.usersByEmail = draft.usersByEmail.delete(before.email.toLowerCase());
   }
   draft.usersByEmail = draft.usersByEmail.set(user.email.toLowerCase(), user.user_id);
-  if (before && before.api_key !== user.api_key) draft.usersByApiKey = draft.usersByApiKey.delete(before.api_key);
+  if (before && before.api_key !== user.api_key)
+    draft.usersByApiKey = draft.usersByApiKey.delete(before.api_key);
   draft.usersByApiKey = draft.usersByApiKey.set(user.api_key, user.user_id);
 }
 

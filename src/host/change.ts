@@ -9,12 +9,10 @@ import { z } from 'zod';
 import type { Actor } from '../core/operation';
 import { checksum } from './checksum';
 import { CorruptStoreError, UnsupportedFormatError } from './errors';
-import type { SealedChange, SealedCheckpoint } from './store';
+import type { SealedChange } from './store';
 
 /** The change format this version writes. Older formats are migrated on read (`MIGRATIONS`). */
 export const CHANGE_FORMAT = 1;
-/** The checkpoint format this version writes: 1 = `chat-realm.snapshot/1` JSON text. */
-export const CHECKPOINT_FORMAT = 1;
 
 /** A library call: `op(state, actor, params)` with decoded parameters. */
 export interface CallInput {
@@ -51,13 +49,21 @@ export interface Change {
   readonly status: number;
 }
 
-const actorSchema = z.union([z.strictObject({ userId: z.number().int() }), z.strictObject({ anonymous: z.literal(true) })]);
+const actorSchema = z.union([
+  z.strictObject({ userId: z.number().int() }),
+  z.strictObject({ anonymous: z.literal(true) }),
+]);
 
 const changeSchema = z.strictObject({
   format: z.literal(CHANGE_FORMAT),
   version: z.number().int().positive(),
   input: z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('call'), op: z.string().min(1), actor: actorSchema, params: z.unknown() }),
+    z.strictObject({
+      kind: z.literal('call'),
+      op: z.string().min(1),
+      actor: actorSchema,
+      params: z.unknown(),
+    }),
     z.strictObject({
       kind: z.literal('request'),
       actor: actorSchema,
@@ -98,10 +104,16 @@ export function openChange(sealed: SealedChange, where: string): Change {
   const parsed = changeSchema.safeParse(migrated);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new CorruptStoreError(where, `malformed change (${first?.path.join('.') || 'record'}: ${first?.message ?? 'invalid'})`);
+    throw new CorruptStoreError(
+      where,
+      `malformed change (${first?.path.join('.') || 'record'}: ${first?.message ?? 'invalid'})`,
+    );
   }
   if (parsed.data.version !== sealed.version) {
-    throw new CorruptStoreError(where, `the record says version ${parsed.data.version}, the store ${sealed.version}`);
+    throw new CorruptStoreError(
+      where,
+      `the record says version ${parsed.data.version}, the store ${sealed.version}`,
+    );
   }
   const { format: _format, deleteTopic, ...rest } = parsed.data;
   return { ...rest, input: rest.input as ChangeInput, ...(deleteTopic ? { deleteTopic } : {}) };
@@ -123,25 +135,4 @@ function migrate(raw: unknown, where: string): unknown {
     format = record['format'] as number;
   }
   return record;
-}
-
-/** Seals a snapshot (`snapshotRealm` output) taken at `version`. */
-export function sealCheckpoint(version: number, snapshot: unknown): SealedCheckpoint {
-  const payload = JSON.stringify(snapshot);
-  return { version, format: CHECKPOINT_FORMAT, payload, checksum: checksum(payload) };
-}
-
-/** Verifies and decodes a checkpoint into the snapshot it holds (for `createRealm`). */
-export function openCheckpoint(sealed: SealedCheckpoint, where: string): unknown {
-  if (sealed.format > CHECKPOINT_FORMAT) throw new UnsupportedFormatError(where, sealed.format, CHECKPOINT_FORMAT);
-  if (sealed.format !== 1) throw new CorruptStoreError(where, `unknown checkpoint format ${sealed.format}`);
-  if (checksum(sealed.payload) !== sealed.checksum) {
-    throw new CorruptStoreError(where, 'checksum mismatch (the checkpoint is damaged or truncated)');
-  }
-  const text = typeof sealed.payload === 'string' ? sealed.payload : new TextDecoder().decode(sealed.payload);
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new CorruptStoreError(where, 'the checkpoint is not valid JSON', { cause });
-  }
 }

@@ -9,7 +9,9 @@ export class VersionConflictError extends Error {
     /** The store's latest version when the append was refused. */
     readonly actual: number,
   ) {
-    super(`Version conflict: the change was based on version ${expected}, but the store is at version ${actual}`);
+    super(
+      `Version conflict: the change was based on version ${expected}, but the store is at version ${actual}`,
+    );
   }
 }
 
@@ -34,7 +36,9 @@ export class UnsupportedFormatError extends Error {
     readonly format: number,
     readonly supported: number,
   ) {
-    super(`${where} has format ${format}; this chat-realm reads formats up to ${supported} (written by a newer version?)`);
+    super(
+      `${where} has format ${format}; this chat-realm reads formats up to ${supported} (written by a newer version?)`,
+    );
   }
 }
 

@@ -40,7 +40,10 @@ export class PlaybackRandom implements RandomSource {
 
   bytes(n: number): Uint8Array {
     if (this.at + n > this.data.length) {
-      throw new ReplayMismatchError(this.version, `asked for more random bytes than the ${this.data.length} recorded`);
+      throw new ReplayMismatchError(
+        this.version,
+        `asked for more random bytes than the ${this.data.length} recorded`,
+      );
     }
     const out = this.data.slice(this.at, this.at + n);
     this.at += n;
@@ -54,7 +57,8 @@ export class PlaybackRandom implements RandomSource {
 
 export function toBase64(bytes: Uint8Array): string {
   let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }
 

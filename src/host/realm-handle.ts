@@ -22,14 +22,20 @@ import type { AddressedEvent } from '../core/events';
 import type { Actor, DefinedOperation } from '../core/operation';
 import type { OpResult } from '../core/result';
 import { createRealm, type RealmOptions } from '../core/snapshot/create';
-import { snapshotRealm } from '../core/snapshot/export';
 import type { RealmState } from '../core/state';
 import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
 import { basicAuthHeader } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
-import { openChange, openCheckpoint, sealChange, sealCheckpoint, type Change, type ChangeInput } from './change';
-import { CorruptStoreError, PersistError, RealmClosedError, ReplayMismatchError, VersionConflictError } from './errors';
+import { openChange, sealChange, type Change, type ChangeInput } from './change';
+import { openCheckpoint, sealRealmCheckpoint } from './checkpoint';
+import {
+  CorruptStoreError,
+  PersistError,
+  RealmClosedError,
+  ReplayMismatchError,
+  VersionConflictError,
+} from './errors';
 import { PlaybackRandom, RecordingRandom } from './random';
 import type { RealmStore, SealedChange } from './store';
 
@@ -51,6 +57,11 @@ export interface CheckpointPolicy {
    * milliseconds, or than writing the last checkpoint took (whichever is larger). Default 2000.
    */
   readonly replayBudgetMs?: number;
+  /**
+   * Write a checkpoint on `close()` when there are changes since the last one. Default true: a
+   * store closed cleanly needs no replay, so an upgraded library never replays an older one's changes.
+   */
+  readonly onClose?: boolean;
 }
 
 export interface OpenRealmOptions {
@@ -66,8 +77,11 @@ export interface OpenRealmOptions {
   readonly maxRetries?: number;
   /** Passed to `createRealm` for the initial snapshot. */
   readonly realmOptions?: RealmOptions;
-  /** Called when a subscriber throws. Default: console.error. */
-  readonly onListenerError?: (error: unknown) => void;
+  /**
+   * Errors nobody awaits: a subscriber that throws, a failed automatic checkpoint (the change itself
+   * is persisted), a failed catch-up after a notification. Default: console.error.
+   */
+  readonly onBackgroundError?: (error: unknown) => void;
 }
 
 export interface ChangeNotice {
@@ -94,7 +108,7 @@ export interface RealmHandle {
   catchUp(): Promise<void>;
   /** Writes a checkpoint of the current version. */
   checkpoint(): Promise<void>;
-  /** Waits for queued work, stops watching, closes the store. */
+  /** Waits for queued work, writes a checkpoint (see `CheckpointPolicy.onClose`), stops watching, closes the store. */
   close(): Promise<void>;
 }
 
@@ -141,20 +155,16 @@ class Handle implements RealmHandle {
       if (this.options.snapshot === undefined) {
         throw new Error(`${this.store.describe} is empty: pass the initial realm as \`snapshot\``);
       }
-      // Normalize through createRealm so version 0 is the canonical form of the initial realm.
+      // Validate (createRealm) before storing: version 0 is a realm that loads.
       const initial = createRealm(this.options.snapshot, this.options.realmOptions);
-      await this.store.writeCheckpoint(sealCheckpoint(0, snapshotRealm(initial)));
+      await this.store.writeCheckpoint(sealRealmCheckpoint(0, initial));
       // Another process may have initialized the store first: load what is there.
       stored = await this.store.load();
     }
-    if (stored.checkpoint === null) throw new CorruptStoreError(this.store.describe, 'changes without a checkpoint');
+    if (stored.checkpoint === null)
+      throw new CorruptStoreError(this.store.describe, 'changes without a checkpoint');
     const cpWhere = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
-    const snapshot = openCheckpoint(stored.checkpoint, cpWhere);
-    try {
-      this.current = createRealm(snapshot);
-    } catch (cause) {
-      throw new CorruptStoreError(cpWhere, `the snapshot is invalid (${(cause as Error).message})`, { cause });
-    }
+    this.current = openCheckpoint(stored.checkpoint, cpWhere);
     this.ver = stored.checkpoint.version;
     this.checkpointVersion = this.ver;
     this.applyStored(stored.changes, false);
@@ -174,7 +184,9 @@ class Handle implements RealmHandle {
     const name = typeof op === 'string' ? op : op.def.name;
     const known = this.ops.get(name);
     if (!known || (typeof op !== 'string' && known !== op)) {
-      return Promise.reject(new TypeError(`${name} is not among the handle's operations, so it could not be replayed`));
+      return Promise.reject(
+        new TypeError(`${name} is not among the handle's operations, so it could not be replayed`),
+      );
     }
     let normalized: unknown;
     try {
@@ -183,7 +195,9 @@ class Handle implements RealmHandle {
     } catch (cause) {
       return Promise.reject(new TypeError('params must be JSON-serializable to be persisted', { cause }));
     }
-    return this.enqueue(() => this.execute({ kind: 'call', op: name, actor: plainActor(actor), params: normalized }));
+    return this.enqueue(() =>
+      this.execute({ kind: 'call', op: name, actor: plainActor(actor), params: normalized }),
+    );
   }
 
   request(request: ApiRequest): Promise<HandleResult> {
@@ -191,13 +205,19 @@ class Handle implements RealmHandle {
       await this.catchUpNow();
       const actor = authenticate(this.current, headerOf(request.headers, 'authorization'));
       // Not authenticated: the wire layer answers the error without touching the realm.
-      if ('code' in actor) return { ...handleApiRequest(this.current, request, this.opContext(this.clock(), undefined)), version: this.ver };
+      if ('code' in actor)
+        return {
+          ...handleApiRequest(this.current, request, this.opContext(this.clock(), undefined)),
+          version: this.ver,
+        };
       const input: ChangeInput = {
         kind: 'request',
         actor,
         method: request.method,
         url: request.url,
-        ...(request.body === undefined ? {} : { body: typeof request.body === 'string' ? request.body : { ...request.body } }),
+        ...(request.body === undefined
+          ? {}
+          : { body: typeof request.body === 'string' ? request.body : { ...request.body } }),
       };
       return this.execute(input, request);
     });
@@ -214,6 +234,14 @@ class Handle implements RealmHandle {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.enqueue(async () => {
+      const policy = this.options.checkpoints;
+      if (policy !== false && policy?.onClose !== false) {
+        try {
+          await this.writeCheckpoint();
+        } catch (error) {
+          this.reportBackgroundError(error);
+        }
+      }
       this.closed = true;
       await this.stopWatching?.();
     });
@@ -239,7 +267,7 @@ class Handle implements RealmHandle {
       this.catchUpQueued = false;
       await this.catchUpNow();
     }).catch((error: unknown) => {
-      if (!(error instanceof RealmClosedError)) this.reportListenerError(error);
+      if (!(error instanceof RealmClosedError)) this.reportBackgroundError(error);
     });
   }
 
@@ -250,7 +278,11 @@ class Handle implements RealmHandle {
     return Math.floor(Date.now() / 1000);
   }
 
-  private opContext(now: number, random: RandomSource | undefined, deleteTopic?: Change['deleteTopic']): OpContext {
+  private opContext(
+    now: number,
+    random: RandomSource | undefined,
+    deleteTopic?: Change['deleteTopic'],
+  ): OpContext {
     const dt = deleteTopic
       ? { batchSize: deleteTopic.batchSize, maxBatches: deleteTopic.maxBatches ?? Number.POSITIVE_INFINITY }
       : this.options.ctx?.deleteTopic;
@@ -268,11 +300,19 @@ class Handle implements RealmHandle {
       if (!op) throw new Error(`unknown operation ${input.op}`);
       return op(state, input.actor, input.params, ctx);
     }
-    let request: ApiRequest = original ?? { method: input.method, url: input.url, ...(input.body === undefined ? {} : { body: input.body }) };
+    let request: ApiRequest = original ?? {
+      method: input.method,
+      url: input.url,
+      ...(input.body === undefined ? {} : { body: input.body }),
+    };
     if (!original && 'userId' in input.actor) {
       // Present the credentials the actor had at this version (headers are never stored).
       const user = state.users.get(input.actor.userId);
-      if (user) request = { ...request, headers: { authorization: basicAuthHeader(user.delivery_email, user.api_key) } };
+      if (user)
+        request = {
+          ...request,
+          headers: { authorization: basicAuthHeader(user.delivery_email, user.api_key) },
+        };
     }
     return handleApiRequest(state, request, ctx);
   }
@@ -296,7 +336,9 @@ class Handle implements RealmHandle {
         input,
         now,
         random: random.recorded(),
-        ...(dt ? { deleteTopic: { batchSize: dt.batchSize ?? 100, maxBatches: finiteOrNull(dt.maxBatches) } } : {}),
+        ...(dt
+          ? { deleteTopic: { batchSize: dt.batchSize ?? 100, maxBatches: finiteOrNull(dt.maxBatches) } }
+          : {}),
         status: result.status,
       };
       try {
@@ -338,7 +380,8 @@ class Handle implements RealmHandle {
         throw new ReplayMismatchError(change.version, `status ${result.status}, recorded ${change.status}`);
       }
       if (result.state === state) throw new ReplayMismatchError(change.version, 'the replay changed nothing');
-      if (!random.exhausted) throw new ReplayMismatchError(change.version, 'the replay used fewer random bytes than recorded');
+      if (!random.exhausted)
+        throw new ReplayMismatchError(change.version, 'the replay used fewer random bytes than recorded');
       state = result.state;
       version = change.version;
       if (notify) notices.push({ version, events: result.events });
@@ -353,14 +396,14 @@ class Handle implements RealmHandle {
       try {
         listener({ version, events });
       } catch (error) {
-        this.reportListenerError(error);
+        this.reportBackgroundError(error);
       }
     }
   }
 
-  private reportListenerError(error: unknown): void {
-    if (this.options.onListenerError) this.options.onListenerError(error);
-    else console.error('chat-realm: a realm subscriber failed', error);
+  private reportBackgroundError(error: unknown): void {
+    if (this.options.onBackgroundError) this.options.onBackgroundError(error);
+    else console.error('chat-realm: realm handle background error', error);
   }
 
   private async maybeCheckpoint(): Promise<void> {
@@ -373,7 +416,7 @@ class Handle implements RealmHandle {
         await this.writeCheckpoint();
       } catch (error) {
         // The change itself is persisted; a failed checkpoint only makes the next load slower.
-        this.reportListenerError(error);
+        this.reportBackgroundError(error);
       }
     }
   }
@@ -382,7 +425,7 @@ class Handle implements RealmHandle {
     if (this.ver === this.checkpointVersion) return;
     const started = performance.now();
     const version = this.ver;
-    await this.store.writeCheckpoint(sealCheckpoint(version, snapshotRealm(this.current)));
+    await this.store.writeCheckpoint(sealRealmCheckpoint(version, this.current));
     this.lastCheckpointMs = performance.now() - started;
     this.checkpointVersion = version;
     this.replayCostMs = 0;

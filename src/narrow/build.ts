@@ -48,7 +48,8 @@ export interface NarrowPlan {
   readonly dmNarrow: boolean;
 }
 
-export type BuildResult = { readonly ok: true; readonly plan: NarrowPlan } | { readonly ok: false; readonly error: ZulipError };
+export type BuildResult =
+  { readonly ok: true; readonly plan: NarrowPlan } | { readonly ok: false; readonly error: ZulipError };
 
 export function badNarrow(desc: string): ZulipError {
   return zulipError(`Invalid narrow operator: ${desc}`, 'BAD_NARROW', 400, { desc });
@@ -60,7 +61,8 @@ class NarrowError {
 
 const CHANNEL_OPS = new Set(['channel', 'stream']);
 const CHANNELS_OPS = new Set(['channels', 'streams']);
-const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
+const MENTION_BITS =
+  FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
 
 /** Resolves a channel operand (name, case-insensitive and trimmed, or id) without access checks. */
 function findChannel(state: RealmState, operand: Operand): Channel | undefined {
@@ -89,7 +91,11 @@ function includeHistory(ctx: NarrowContext, terms: readonly NarrowTerm[]): boole
     if (CHANNEL_OPS.has(t.operator)) {
       const channel = findChannel(ctx.state, t.operand);
       include = channel !== undefined && ctx.canReadHistory(channel);
-    } else if (CHANNELS_OPS.has(t.operator) && (t.operand === 'public' || t.operand === 'web-public') && !ctx.guest) {
+    } else if (
+      CHANNELS_OPS.has(t.operator) &&
+      (t.operand === 'public' || t.operand === 'web-public') &&
+      !ctx.guest
+    ) {
       include = true;
     }
   }
@@ -102,6 +108,8 @@ interface Candidate {
   /** Indexes into `tests` that the list implies. */
   readonly implies: readonly number[];
   readonly channel: number | null;
+  /** A direct-message conversation's list (every message readable). */
+  readonly conversation: boolean;
 }
 
 export function buildNarrow(state: RealmState, user: User, terms: readonly NarrowTerm[]): BuildResult {
@@ -121,17 +129,20 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
   const mark = (channel: boolean, dm: boolean) => {
     channelMark ||= channel;
     dmMark ||= dm;
-    if (channelMark && dmMark) throw new NarrowError('No message can be both a channel message and direct message');
+    if (channelMark && dmMark)
+      throw new NarrowError('No message can be both a channel message and direct message');
   };
   const add = (negated: boolean, test: MessageTest): number => {
     tests.push(negated ? (c, i) => !test(c, i) : test);
     return tests.length - 1;
   };
-  const addFlag = (negated: boolean, mask: number, set: boolean) => flagTests.push({ mask, set: negated ? !set : set });
+  const addFlag = (negated: boolean, mask: number, set: boolean) =>
+    flagTests.push({ mask, set: negated ? !set : set });
   const matchNothing = (negated: boolean) => {
     if (!negated) empty = true;
   };
-  const conversationOf = (participants: Iterable<number>) => store.conversations.ids.get(conversationKey(participants));
+  const conversationOf = (participants: Iterable<number>) =>
+    store.conversations.ids.get(conversationKey(participants));
 
   const apply = (t: NarrowTerm) => {
     const { operator, operand, negated } = t;
@@ -147,14 +158,20 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
         if (!negated) {
           positiveChannel = id;
           positiveChannelAt = at;
-          lists.push({ list: store.byChannel.get(id) ?? EMPTY_IDS, implies: [at], channel: id });
+          lists.push({
+            list: store.byChannel.get(id) ?? EMPTY_IDS,
+            implies: [at],
+            channel: id,
+            conversation: false,
+          });
         }
         return;
       }
       case 'channels':
       case 'streams': {
         mark(!negated, false);
-        if (operand !== 'public' && operand !== 'web-public') throw new NarrowError(`unknown channels operand ${pyStr(operand)}`);
+        if (operand !== 'public' && operand !== 'web-public')
+          throw new NarrowError(`unknown channels operand ${pyStr(operand)}`);
         const webPublic = operand === 'web-public';
         const cache = new Map<number, boolean>();
         add(negated, (c, i) => {
@@ -163,7 +180,9 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
           let ok = cache.get(r);
           if (ok === undefined) {
             const ch = state.channels.get(r);
-            ok = ch !== undefined && (webPublic ? ch.is_web_public : !ch.invite_only && ch.history_public_to_subscribers);
+            ok =
+              ch !== undefined &&
+              (webPublic ? ch.is_web_public : !ch.invite_only && ch.history_public_to_subscribers);
             cache.set(r, ok);
           }
           return ok;
@@ -173,10 +192,19 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
       case 'topic': {
         mark(!negated, false);
         const key = store.foldedTopics.ids.get(String(operand).toLowerCase());
-        const at = add(negated, key === undefined ? () => false : (c, i) => c.recipient[i]! > 0 && c.topicKey[i] === key);
+        const at = add(
+          negated,
+          key === undefined ? () => false : (c, i) => c.recipient[i]! > 0 && c.topicKey[i] === key,
+        );
         if (!negated && positiveChannel !== null) {
-          const list = key === undefined ? EMPTY_IDS : (store.byTopic.get(positiveChannel)?.get(key) ?? EMPTY_IDS);
-          lists.push({ list, implies: [at, positiveChannelAt], channel: positiveChannel });
+          const list =
+            key === undefined ? EMPTY_IDS : (store.byTopic.get(positiveChannel)?.get(key) ?? EMPTY_IDS);
+          lists.push({
+            list,
+            implies: [at, positiveChannelAt],
+            channel: positiveChannel,
+            conversation: false,
+          });
         } else if (!negated) pendingTopics.push({ key, at });
         return;
       }
@@ -184,7 +212,14 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
         const sender = findUser(state, operand);
         if (sender === undefined) throw new NarrowError(`unknown user ${pyStr(operand)}`);
         const id = sender.user_id;
-        add(negated, (c, i) => c.sender[i] === id);
+        const at = add(negated, (c, i) => c.sender[i] === id);
+        if (!negated)
+          lists.push({
+            list: store.bySender.get(id) ?? EMPTY_IDS,
+            implies: [at],
+            channel: null,
+            conversation: false,
+          });
         return;
       }
       case 'dm':
@@ -204,7 +239,13 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
           return;
         }
         const at = add(negated, (c, i) => c.recipient[i] === -cid);
-        if (!negated) lists.push({ list: store.byConversation.get(cid) ?? EMPTY_IDS, implies: [at], channel: null });
+        if (!negated)
+          lists.push({
+            list: store.byConversation.get(cid) ?? EMPTY_IDS,
+            implies: [at],
+            channel: null,
+            conversation: true,
+          });
         return;
       }
       case 'dm-including': {
@@ -236,7 +277,10 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
         if (operand === 'all') return;
         if (operand !== 'home') throw new NarrowError(`unknown 'in' operand ${pyStr(operand)}`);
         const muting = ctx.mutingInfo;
-        add(!negated, (c, i) => c.recipient[i]! > 0 && excludedFromHome(muting, c.recipient[i]!, c.topicKey[i]!));
+        add(
+          !negated,
+          (c, i) => c.recipient[i]! > 0 && excludedFromHome(muting, c.recipient[i]!, c.topicKey[i]!),
+        );
         return;
       }
       case 'has': {
@@ -287,12 +331,20 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
         return;
       case 'followed': {
         const muting = ctx.mutingInfo;
-        add(negated, (c, i) => c.recipient[i]! > 0 && muting.policies.get(c.recipient[i]!)?.get(c.topicKey[i]!) === VisibilityPolicy.followed);
+        add(
+          negated,
+          (c, i) =>
+            c.recipient[i]! > 0 &&
+            muting.policies.get(c.recipient[i]!)?.get(c.topicKey[i]!) === VisibilityPolicy.followed,
+        );
         return;
       }
       case 'muted': {
         const muting = ctx.mutingInfo;
-        add(negated, (c, i) => c.recipient[i]! > 0 && excludedFromHome(muting, c.recipient[i]!, c.topicKey[i]!));
+        add(
+          negated,
+          (c, i) => c.recipient[i]! > 0 && excludedFromHome(muting, c.recipient[i]!, c.topicKey[i]!),
+        );
         return;
       }
       default:
@@ -314,8 +366,9 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
   // A topic term before the channel term still narrows to the channel's topic list.
   if (positiveChannel !== null) {
     for (const p of pendingTopics) {
-      const list = p.key === undefined ? EMPTY_IDS : (store.byTopic.get(positiveChannel)?.get(p.key) ?? EMPTY_IDS);
-      lists.push({ list, implies: [p.at, positiveChannelAt], channel: positiveChannel });
+      const list =
+        p.key === undefined ? EMPTY_IDS : (store.byTopic.get(positiveChannel)?.get(p.key) ?? EMPTY_IDS);
+      lists.push({ list, implies: [p.at, positiveChannelAt], channel: positiveChannel, conversation: false });
     }
   }
   if (search.length > 0) {
@@ -328,7 +381,8 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
   }
   // An id term beats any list (one candidate); otherwise the smallest list drives.
   let drive: Candidate | null = null;
-  if (single === null) for (const l of lists) if (drive === null || l.list.count < drive.list.count) drive = l;
+  if (single === null)
+    for (const l of lists) if (drive === null || l.list.count < drive.list.count) drive = l;
   const implied = new Set(drive?.implies ?? []);
   return {
     ok: true,
@@ -338,7 +392,7 @@ export function buildNarrow(state: RealmState, user: User, terms: readonly Narro
       empty: empty || single === -1,
       drive: drive?.list ?? null,
       driveChannel: drive?.channel ?? null,
-      driveConversation: drive !== null && drive.channel === null,
+      driveConversation: drive?.conversation ?? false,
       single: single === -1 ? null : single,
       flagTests,
       messageTests: tests.filter((_, i) => !implied.has(i)),

@@ -15,6 +15,7 @@ export class NarrowContext {
   readonly rows: UserRows;
   readonly guest: boolean;
   private readonly readable = new Map<number, boolean>();
+  private readonly readableCache: Uint8Array;
   private readonly convMembers = new Map<number, readonly number[]>();
   private readonly resolvedTopics = new Map<number, boolean>();
   private muting: Muting | undefined;
@@ -25,7 +26,20 @@ export class NarrowContext {
   ) {
     this.rows = state.messages.rows.get(user.user_id) ?? EMPTY_ROWS;
     this.guest = isGuest(user);
+    this.readableCache = new Uint8Array(Math.min(state.channels.maxKey() + 1, 1 << 16));
   }
+
+  /**
+   * Whether every channel's rows are candidates for this user (no channel fails the access rule),
+   * so scans can skip the per-row check. Memoized on the identity of the inputs (subscriptions,
+   * channels, groups, the user record), so a run of requests pays for it once.
+   */
+  get allRowsReadable(): boolean {
+    this.allReadable ??= allReadable(this);
+    return this.allReadable;
+  }
+
+  private allReadable: boolean | undefined;
 
   get userId(): number {
     return this.user.user_id;
@@ -36,11 +50,16 @@ export class NarrowContext {
    * and not a guest, a non-guest allowed to subscribe or add subscribers, or actively subscribed.
    */
   rowChannelReadable(streamId: number): boolean {
+    // A small array indexed by channel id (0 unknown, 1 yes, 2 no): this runs once per row.
+    const cache = this.readableCache;
+    const known = streamId < cache.length ? cache[streamId]! : 0;
+    if (known !== 0) return known === 1;
     let ok = this.readable.get(streamId);
     if (ok === undefined) {
       ok = this.computeReadable(streamId);
       this.readable.set(streamId, ok);
     }
+    if (streamId < cache.length) cache[streamId] = ok ? 1 : 2;
     return ok;
   }
 
@@ -52,7 +71,12 @@ export class NarrowContext {
     if (!channel.invite_only) return true;
     return (
       hasPermission(state, user, CHANNEL_SETTING_RULES.can_subscribe_group, channel.can_subscribe_group) ||
-      hasPermission(state, user, CHANNEL_SETTING_RULES.can_add_subscribers_group, channel.can_add_subscribers_group)
+      hasPermission(
+        state,
+        user,
+        CHANNEL_SETTING_RULES.can_add_subscribers_group,
+        channel.can_add_subscribers_group,
+      )
     );
   }
 
@@ -87,6 +111,31 @@ export class NarrowContext {
     this.muting ??= buildMuting(this.state, this.user.user_id);
     return this.muting;
   }
+}
+
+type Memo<K extends object, V> = WeakMap<K, V>;
+const readableMemo: Memo<object, Memo<object, Memo<object, Memo<User, boolean>>>> = new WeakMap();
+
+function allReadable(ctx: NarrowContext): boolean {
+  const { state, user } = ctx;
+  let bySubs = readableMemo.get(state.subscriptions);
+  if (!bySubs) readableMemo.set(state.subscriptions, (bySubs = new WeakMap()));
+  let byChannels = bySubs.get(state.channels);
+  if (!byChannels) bySubs.set(state.channels, (byChannels = new WeakMap()));
+  let byGroups = byChannels.get(state.groups);
+  if (!byGroups) byChannels.set(state.groups, (byGroups = new WeakMap()));
+  let answer = byGroups.get(user);
+  if (answer === undefined) {
+    answer = true;
+    for (const streamId of state.channels.keys()) {
+      if (!ctx.rowChannelReadable(streamId)) {
+        answer = false;
+        break;
+      }
+    }
+    byGroups.set(user, answer);
+  }
+  return answer;
 }
 
 /** One user's muting: muted channels and per-(channel, folded topic) visibility policies. */

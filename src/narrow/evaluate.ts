@@ -23,6 +23,8 @@ export interface Selection {
   readonly ids: number[];
   /** Each selected message's row flags, or -1 when the user has no row. */
   readonly flags: number[];
+  /** Each selected message's row position in the user's rows (`chunk * 65536 + index`), or -1. */
+  readonly positions: number[];
   readonly foundOldest: boolean;
   readonly foundNewest: boolean;
 }
@@ -42,14 +44,19 @@ function sourceOf(plan: NarrowPlan): Source | null {
   if (plan.empty) return null;
   const history = plan.history;
   if (plan.single !== null) {
-    return { chunks: [Int32Array.of(plan.single)], flags: null, messages: null, accessPerRow: !history };
+    return {
+      chunks: [Int32Array.of(plan.single)],
+      flags: null,
+      messages: null,
+      accessPerRow: !history && !ctx.allRowsReadable,
+    };
   }
   if (plan.drive !== null) {
     // Lists of one channel need the access check once, lists of a conversation never.
     let access = false;
     const channel = plan.driveChannel;
     if (!history && channel !== null && !ctx.rowChannelReadable(channel)) return null;
-    if (!history && channel === null && !plan.driveConversation) access = true;
+    if (!history && channel === null && !plan.driveConversation) access = !ctx.allRowsReadable;
     return { chunks: plan.drive.chunks, flags: null, messages: null, accessPerRow: access };
   }
   if (history) {
@@ -57,14 +64,21 @@ function sourceOf(plan: NarrowPlan): Source | null {
     return { chunks: messages.map((c) => c.ids), flags: null, messages, accessPerRow: false };
   }
   const rows = ctx.rows;
-  return { chunks: rows.chunks.map((c) => c.ids), flags: rows.chunks.map((c) => c.flags), messages: null, accessPerRow: true };
+  return {
+    chunks: rows.chunks.map((c) => c.ids),
+    flags: rows.chunks.map((c) => c.flags),
+    messages: null,
+    accessPerRow: !ctx.allRowsReadable,
+  };
 }
 
 /** Finds ids in the user's rows, moving monotonically. */
 class RowCursor {
-  private ci = 0;
-  private i = 0;
-  constructor(private readonly chunks: ReadonlyArray<{ readonly ids: Int32Array; readonly flags: Uint16Array }>) {}
+  ci = 0;
+  i = 0;
+  constructor(
+    private readonly chunks: ReadonlyArray<{ readonly ids: Int32Array; readonly flags: Uint16Array }>,
+  ) {}
 
   /** The row's flags, or -1. */
   flagsOf(id: number): number {
@@ -138,13 +152,17 @@ function scan(
   limit: number,
   outIds: number[],
   outFlags: number[],
+  outPos: number[],
 ): void {
   if (limit <= 0 || src.chunks.length === 0) return;
   const { ctx, flagTests, messageTests, history } = plan;
   const nFlag = flagTests.length;
   const nMsg = messageTests.length;
   const rowCursor = src.flags === null ? new RowCursor(ctx.rows.chunks) : null;
-  const msgCursor = src.messages === null && (nMsg > 0 || src.accessPerRow) ? new MessageCursor(ctx.state.messages.chunks) : null;
+  const msgCursor =
+    src.messages === null && (nMsg > 0 || src.accessPerRow)
+      ? new MessageCursor(ctx.state.messages.chunks)
+      : null;
   const chunks = src.chunks;
   let ci = idChunkFor(chunks, start);
   let i = lowerBound(chunks[ci]!, start);
@@ -168,10 +186,16 @@ function scan(
     for (; i >= 0 && i < ids.length; i += dir) {
       const id = ids[i]!;
       let flags: number;
-      if (flagChunk !== undefined) flags = flagChunk[i]!;
-      else {
+      let pos: number;
+      if (flagChunk !== undefined) {
+        flags = flagChunk[i]!;
+        pos = ci * 65536 + i;
+      } else {
         flags = rowCursor!.flagsOf(id);
-        if (flags < 0 && !history) continue;
+        if (flags < 0) {
+          if (!history) continue;
+          pos = -1;
+        } else pos = rowCursor!.ci * 65536 + rowCursor!.i;
       }
       if (nFlag > 0) {
         const f = flags < 0 ? NO_ROW_FLAGS : flags;
@@ -212,24 +236,32 @@ function scan(
       }
       outIds.push(id);
       outFlags.push(flags);
+      outPos.push(pos);
       if (++found >= limit) return;
     }
   }
 }
 
-/** Whether message `id` is in the narrow; its flags (-1: no row) or undefined. */
-function lookup(plan: NarrowPlan, src: Source, id: number): number | undefined {
+/** Whether message `id` is in the narrow: its flags (-1: no row) and row position, or undefined. */
+function lookup(plan: NarrowPlan, src: Source, id: number): [number, number] | undefined {
   const ids: number[] = [];
   const flags: number[] = [];
-  scan(plan, src, id, 1, true, 1, ids, flags);
-  return ids[0] === id ? flags[0] : undefined;
+  const pos: number[] = [];
+  scan(plan, src, id, 1, true, 1, ids, flags, pos);
+  return ids[0] === id ? [flags[0]!, pos[0]!] : undefined;
 }
 
 /**
  * Zulip's range selection (§3.5): `anchor` 0 is "oldest", ≥ 10^16 "newest"; counts are already
  * clamped. Returns ids ascending with found_oldest/found_newest.
  */
-export function selectWindow(plan: NarrowPlan, anchor: number, numBefore: number, numAfter: number, includeAnchor: boolean): Selection {
+export function selectWindow(
+  plan: NarrowPlan,
+  anchor: number,
+  numBefore: number,
+  numAfter: number,
+  includeAnchor: boolean,
+): Selection {
   const src = sourceOf(plan);
   const left = anchor === 0;
   const right = anchor >= NEWEST;
@@ -237,27 +269,35 @@ export function selectWindow(plan: NarrowPlan, anchor: number, numBefore: number
   if (left) numBefore = 0;
   const beforeIds: number[] = [];
   const beforeFlags: number[] = [];
+  const beforePos: number[] = [];
   const ids: number[] = [];
   const flags: number[] = [];
+  const positions: number[] = [];
   if (src !== null) {
-    if (numBefore > 0) scan(plan, src, right ? 0x7fffffff : anchor, -1, right, numBefore, beforeIds, beforeFlags);
+    if (numBefore > 0)
+      scan(plan, src, right ? 0x7fffffff : anchor, -1, right, numBefore, beforeIds, beforeFlags, beforePos);
     if (!left && !right) {
       const withAnchor = includeAnchor || (numBefore === 0 && numAfter === 0);
       const f = withAnchor ? lookup(plan, src, anchor) : undefined;
       if (f !== undefined) {
         ids.push(anchor);
-        flags.push(f);
+        flags.push(f[0]);
+        positions.push(f[1]);
       }
     }
-    if (numAfter > 0) scan(plan, src, anchor, 1, left, numAfter, ids, flags);
+    if (numAfter > 0) scan(plan, src, anchor, 1, left, numAfter, ids, flags, positions);
   }
   const before = beforeIds.length;
   const afterCount = ids.length - (ids[0] === anchor && !left ? 1 : 0);
-  beforeIds.reverse();
-  beforeFlags.reverse();
+  if (before > 0) {
+    beforeIds.reverse();
+    beforeFlags.reverse();
+    beforePos.reverse();
+  }
   return {
     ids: before > 0 ? beforeIds.concat(ids) : ids,
     flags: before > 0 ? beforeFlags.concat(flags) : flags,
+    positions: before > 0 ? beforePos.concat(positions) : positions,
     foundOldest: left || before < numBefore,
     foundNewest: right || afterCount < numAfter,
   };
@@ -279,7 +319,7 @@ export function firstUnreadAnchor(plan: NarrowPlan): number {
   const src = sourceOf(rowsOnly);
   if (src === null) return NEWEST;
   const ids: number[] = [];
-  scan(rowsOnly, src, 0, 1, true, 1, ids, []);
+  scan(rowsOnly, src, 0, 1, true, 1, ids, [], []);
   void ctx;
   return ids[0] ?? NEWEST;
 }
@@ -287,7 +327,8 @@ export function firstUnreadAnchor(plan: NarrowPlan): number {
 function mutingTest(plan: NarrowPlan): (c: MessageChunk, i: number) => boolean {
   const muting = plan.ctx.mutingInfo;
   const channel = plan.channelTerm;
-  if (channel === null) return (c, i) => !(c.recipient[i]! > 0 && excludedFromHome(muting, c.recipient[i]!, c.topicKey[i]!));
+  if (channel === null)
+    return (c, i) => !(c.recipient[i]! > 0 && excludedFromHome(muting, c.recipient[i]!, c.topicKey[i]!));
   const topics = muting.policies.get(channel);
   return (c, i) => !(c.recipient[i] === channel && topics?.get(c.topicKey[i]!) === 1);
 }

@@ -12,14 +12,16 @@ export interface NarrowTerm {
   readonly negated: boolean;
 }
 
-export type TermsResult = { readonly ok: true; readonly terms: NarrowTerm[] } | { readonly ok: false; readonly msg: string };
+export type TermsResult =
+  { readonly ok: true; readonly terms: NarrowTerm[] } | { readonly ok: false; readonly msg: string };
 
 /** Operators whose operand is a string or an integer (JSON booleans pass: Python's bool is an int). */
 const STRING_OR_INT = new Set(['channel', 'stream', 'id', 'sender', 'group-pm-with', 'dm-including', 'with']);
 /** Operators whose operand is a comma-separated email list or a list of user ids. */
 const USER_LIST = new Set(['dm', 'pm-with']);
 
-const isInt = (v: unknown): v is number | boolean => typeof v === 'boolean' || (typeof v === 'number' && Number.isInteger(v));
+const isInt = (v: unknown): v is number | boolean =>
+  typeof v === 'boolean' || (typeof v === 'number' && Number.isInteger(v));
 
 /**
  * Validates the decoded `narrow` value: `null` or a list of terms. `name` is the parameter name
@@ -47,8 +49,10 @@ function parseTerm(raw: unknown, at: string): NarrowTerm | string {
   if (typeof raw !== 'object' || raw === null) return `Invalid ${at}: Value error, dict or list required`;
   const r = raw as Record<string, unknown>;
   // Zulip's model validator looks at the operand first, then the operator.
-  if (r['operand'] === undefined || r['operand'] === null) return `Invalid ${at}: Value error, operand is missing`;
-  if (r['operator'] === undefined || r['operator'] === null) return `Invalid ${at}: Value error, operator is missing`;
+  if (r['operand'] === undefined || r['operand'] === null)
+    return `Invalid ${at}: Value error, operand is missing`;
+  if (r['operator'] === undefined || r['operator'] === null)
+    return `Invalid ${at}: Value error, operator is missing`;
   if (typeof r['operator'] !== 'string') return `${at}["operator"] is not a string`;
   const negated = r['negated'] ?? false;
   if (typeof negated !== 'boolean') return `${at}["negated"] is not a boolean`;

@@ -81,7 +81,11 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchHandler {
       });
     }
     if (body.kind === 'malformed') {
-      return json(400, { result: 'error', msg: `Malformed request body: ${body.reason}`, code: 'BAD_REQUEST' });
+      return json(400, {
+        result: 'error',
+        msg: `Malformed request body: ${body.reason}`,
+        code: 'BAD_REQUEST',
+      });
     }
 
     const headers: Record<string, string> = {};
@@ -134,6 +138,8 @@ async function readForm(request: Request, limit: number): Promise<Form> {
     return { kind: 'form', value: new TextDecoder().decode(bytes) };
   }
   if (mediaType === 'multipart/form-data') {
+    // zulip-js (form-data) streams nothing at all, not even the closing boundary, for no fields.
+    if (bytes.byteLength === 0) return { kind: 'none' };
     let data: FormData;
     try {
       // The runtime's own multipart parser (undici in Node); it needs the boundary parameter.

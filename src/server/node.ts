@@ -18,7 +18,11 @@ const consoleLogger: ServerLogger = {
   error: (message, error) => console.error(`chat-realm: ${message}`, error),
 };
 
-const INTERNAL_ERROR = JSON.stringify({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+const INTERNAL_ERROR = JSON.stringify({
+  result: 'error',
+  msg: 'Internal server error',
+  code: 'INTERNAL_SERVER_ERROR',
+});
 const MALFORMED = JSON.stringify({ result: 'error', msg: 'Malformed request', code: 'BAD_REQUEST' });
 
 /** A Node request listener that answers every request with the Fetch handler. */
@@ -57,7 +61,11 @@ export function toFetchRequest(req: IncomingMessage, body?: Uint8Array | string)
   if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
   if (body !== undefined) {
     headers.delete('content-length');
-    return new Request(url, { method, headers, body: typeof body === 'string' ? body : new Uint8Array(body) });
+    return new Request(url, {
+      method,
+      headers,
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+    });
   }
   return new Request(url, { method, headers, body: bodyStream(req), duplex: 'half' } as RequestInit);
 }

@@ -8,10 +8,11 @@ import type { RequestHandler } from './types';
  * A `RequestHandler` over a realm held in memory, without persistence or subscribers: each
  * request runs `handleApiRequest` on the current state and keeps the state it returns. For
  * tests and throwaway servers; a realm handle (`openRealm`) is what persists changes.
+ * `ctx` gives each request its context; by default the system clock and Web Crypto.
  */
 export function pureRealm(
   initial: RealmState,
-  ctx: () => OpContext = () => ({}),
+  ctx: () => OpContext = () => ({ now: Math.floor(Date.now() / 1000) }),
 ): RequestHandler & { readonly state: RealmState } {
   let state = initial;
   return {

@@ -113,7 +113,14 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
   for (let g = 0; g < nGroups; g++) {
     const size = 3 + rng.skewed(Math.min(60, humans.length - 1), 2);
     const members = [...new Set(Array.from({ length: size }, () => rng.pick(humans)))].sort((a, b) => a - b);
-    groups.push({ id: 100 + g, name: `team-${g}`, description: `Team ${g}`, members, creator_id: 1, date_created: NOW - 86400 * 400 });
+    groups.push({
+      id: 100 + g,
+      name: `team-${g}`,
+      description: `Team ${g}`,
+      members,
+      creator_id: 1,
+      date_created: NOW - 86400 * 400,
+    });
   }
 
   // --- channels and subscriptions --------------------------------------------------------------
@@ -157,7 +164,13 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
     for (const u of members) {
       const leftChannel = u !== HEAVY_USER_ID && rng.chance(0.03);
       const muted = !leftChannel && u !== HEAVY_USER_ID && rng.chance(0.04);
-      subscriptions.push({ user_id: u, stream_id: id, active: !leftChannel, is_muted: muted, color: '#76ce90' });
+      subscriptions.push({
+        user_id: u,
+        stream_id: id,
+        active: !leftChannel,
+        is_muted: muted,
+        color: '#76ce90',
+      });
       if (leftChannel) left.push([u, rng.int(Math.max(1, nMessages))]);
       else active.push(u);
     }
@@ -168,7 +181,13 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
       const name = `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${t}`;
       return rng.chance(0.05) ? `✔ ${name}` : name;
     });
-    sim.push({ id, subscribers: Int32Array.from(active), left, topics, senders: Int32Array.from(senders.length ? senders : active) });
+    sim.push({
+      id,
+      subscribers: Int32Array.from(active),
+      left,
+      topics,
+      senders: Int32Array.from(senders.length ? senders : active),
+    });
     weights[trafficRank[i]! - 1] = 1 / Math.pow(rank, 0.8);
   }
   const cumulative = new Float64Array(nChannels);
@@ -186,7 +205,13 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
       const key = `${u}:${c.id}:${topic.toLowerCase()}`;
       if (seenTopics.has(key)) continue;
       seenTopics.add(key);
-      userTopics.push({ user_id: u, stream_id: c.id, topic_name: topic, visibility_policy: rng.chance(0.5) ? 1 : 3, last_updated: NOW - 86400 });
+      userTopics.push({
+        user_id: u,
+        stream_id: c.id,
+        topic_name: topic,
+        visibility_policy: rng.chance(0.5) ? 1 : 3,
+        last_updated: NOW - 86400,
+      });
     }
   }
 
@@ -195,7 +220,13 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
     format: 'chat-realm.snapshot/1',
     now: NOW,
     server: { web_public_streams_enabled: true },
-    realm: { id: 1, string_id: 'sim', name: 'Simulated organization', uri: 'https://sim.example.org', enable_spectator_access: true },
+    realm: {
+      id: 1,
+      string_id: 'sim',
+      name: 'Simulated organization',
+      uri: 'https://sim.example.org',
+      enable_spectator_access: true,
+    },
     users,
     user_groups: groups,
     channels,
@@ -258,7 +289,10 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
       dmMembers.set(m, sorted);
     }
     if (rng.chance(0.05)) {
-      reactions.push([id, [{ user_id: sender[m]!, emoji_name: '+1', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }]]);
+      reactions.push([
+        id,
+        [{ user_id: sender[m]!, emoji_name: '+1', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }],
+      ]);
     }
     bits[m] = b;
   }
@@ -288,7 +322,8 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
   for (let u = 1; u <= nUsers; u++) {
     rowIds[u] = new Int32Array(counts[u]!);
     rowFlags[u] = new Uint16Array(counts[u]!);
-    const share = heavy && u === HEAVY_USER_ID ? 1 : Math.min(0.98, unreadRatio * 2 * Math.pow(rng.next(), 2));
+    const share =
+      heavy && u === HEAVY_USER_ID ? 1 : Math.min(0.98, unreadRatio * 2 * Math.pow(rng.next(), 2));
     unreadOf[u] = Math.round(share * 65536);
   }
   // One random draw per row: the low 16 bits decide read, the high bits a rare star.

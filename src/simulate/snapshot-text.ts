@@ -10,7 +10,11 @@ import type { RealmState } from '../core/state';
  * flags). Messages are written in batches; each batch's flags come from one pass over the rows of
  * that id range.
  */
-export function* snapshotText(state: RealmState, batch = 20_000, onProgress?: (done: number, total: number) => void): Generator<string> {
+export function* snapshotText(
+  state: RealmState,
+  batch = 20_000,
+  onProgress?: (done: number, total: number) => void,
+): Generator<string> {
   const shell = snapshotRealm({ ...state, messages: EMPTY_STORE }) as Record<string, unknown>;
   const keys = Object.keys(shell);
   yield '{';
@@ -30,7 +34,10 @@ export function* snapshotText(state: RealmState, batch = 20_000, onProgress?: (d
       if (pending.length === 0) return;
       const flags = batchFlags(state, pending[0]!.id, pending[pending.length - 1]!.id);
       for (const m of pending) {
-        const target = m.stream_id !== null ? { stream_id: m.stream_id, topic: m.topic } : { to: dmRecipients(m.participants ?? [], m.sender_id) };
+        const target =
+          m.stream_id !== null
+            ? { stream_id: m.stream_id, topic: m.topic }
+            : { to: dmRecipients(m.participants ?? [], m.sender_id) };
         const out = {
           id: m.id,
           sender_id: m.sender_id,

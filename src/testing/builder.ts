@@ -1,19 +1,20 @@
 import { createRealm, type RealmOptions } from '../core/snapshot/create';
 import type { RealmState } from '../core/state';
 
-type Json = Record<string, unknown>;
-
 /**
  * A small builder for test realms: records with Zulip-like defaults, ids chosen for you, and the
  * result validated by `createRealm` like any snapshot.
  *
  * @example
- * const realm = realmBuilder()
- *   .user({ full_name: 'Iago', role: 200 })           // user 1
- *   .user({ full_name: 'Hamlet' })                     // user 2
- *   .channel({ name: 'Verona' }, [1, 2])                // channel 1, both subscribed
- *   .message({ sender_id: 2, stream_id: 1, topic: 'lunch', content: 'hi' })
+ * ```ts
+ * const realm = new RealmBuilder()
+ *   .user({ full_name: 'Iago', role: 200 }) // user 1
+ *   .user({ full_name: 'Hamlet' }) // user 2
+ *   .channel({ name: 'Verona' }, [1, 2]) // channel 1, both subscribed
+ *   .message({ sender_id: 2, stream_id: 1, topic: 'lunch', content: 'hi' }) // message 101
  *   .build();
+ * expect(realm.messages.count).toBe(1);
+ * ```
  */
 export class RealmBuilder {
   private readonly lists: Record<string, unknown[]> = {
@@ -23,16 +24,16 @@ export class RealmBuilder {
     subscriptions: [],
     messages: [],
   };
-  private realmSettings: Json = {};
+  private realmSettings: Record<string, unknown> = {};
   private ids = { user: 0, group: 100, channel: 0, message: 100 };
 
-  realm(settings: Json): this {
+  realm(settings: Record<string, unknown>): this {
     this.realmSettings = { ...this.realmSettings, ...settings };
     return this;
   }
 
   /** Adds a user; `email` and `api_key` are derived from the id unless given. */
-  user(fields: Json = {}): this {
+  user(fields: Record<string, unknown> = {}): this {
     const id = (fields['user_id'] as number | undefined) ?? ++this.ids.user;
     this.ids.user = Math.max(this.ids.user, id);
     this.lists['users']!.push({
@@ -45,14 +46,14 @@ export class RealmBuilder {
     return this;
   }
 
-  group(fields: Json & { name: string }): this {
+  group(fields: Record<string, unknown> & { name: string }): this {
     const id = (fields['id'] as number | undefined) ?? ++this.ids.group;
     this.lists['user_groups']!.push({ id, ...fields });
     return this;
   }
 
   /** Adds a channel and subscribes the given users. */
-  channel(fields: Json & { name: string }, subscribers: readonly number[] = []): this {
+  channel(fields: Record<string, unknown> & { name: string }, subscribers: readonly number[] = []): this {
     const id = (fields['stream_id'] as number | undefined) ?? ++this.ids.channel;
     this.ids.channel = Math.max(this.ids.channel, id);
     this.lists['channels']!.push({ stream_id: id, ...fields });
@@ -60,7 +61,7 @@ export class RealmBuilder {
     return this;
   }
 
-  message(fields: Json & { sender_id: number; content: string }): this {
+  message(fields: Record<string, unknown> & { sender_id: number; content: string }): this {
     const id = (fields['id'] as number | undefined) ?? ++this.ids.message;
     this.ids.message = Math.max(this.ids.message, id);
     this.lists['messages']!.push({ id, timestamp: 1_735_689_600 + id, ...fields });
@@ -68,13 +69,18 @@ export class RealmBuilder {
   }
 
   /** Any other snapshot section, e.g. `.add('linkifiers', {...})`. */
-  add(section: string, record: Json): this {
+  add(section: string, record: Record<string, unknown>): this {
     (this.lists[section] ??= []).push(record);
     return this;
   }
 
-  toSnapshot(): Json {
-    return structuredClone({ format: 'chat-realm.snapshot/1', now: 1_795_219_200, realm: this.realmSettings, ...this.lists });
+  toSnapshot(): Record<string, unknown> {
+    return structuredClone({
+      format: 'chat-realm.snapshot/1',
+      now: 1_795_219_200,
+      realm: this.realmSettings,
+      ...this.lists,
+    });
   }
 
   build(options?: RealmOptions): RealmState {
@@ -82,4 +88,18 @@ export class RealmBuilder {
   }
 }
 
+/**
+ * Starts a `RealmBuilder`.
+ *
+ * @example
+ * ```ts
+ * const state = realmBuilder()
+ *   .user({ full_name: 'Iago', role: 200 })
+ *   .user({ full_name: 'Hamlet' })
+ *   .channel({ name: 'Verona' }, [1, 2])
+ *   .build();
+ * const r = editChannel(state, { userId: 1 }, { stream_id: 1, description: 'Fair Verona' });
+ * expect(r.state.channels.get(1)?.description).toBe('Fair Verona');
+ * ```
+ */
 export const realmBuilder = (): RealmBuilder => new RealmBuilder();

@@ -1,7 +1,9 @@
 /**
- * `chat-realm/testing`: what a host's own tests need — realm builders, a session helper, event
- * assertions, and (with fast-check installed) arbitraries. See README "Testing with chat-realm".
+ * `chat-realm/testing`: what a host's own tests need — a realm builder, the realistic organization
+ * simulator, a session helper, event and result assertions. fast-check arbitraries are in
+ * `chat-realm/testing/arbitraries` (fast-check is an optional peer dependency). See docs/testing.md.
  */
 export { RealmBuilder, realmBuilder } from './builder';
-export { Session, actAs, eventsFor, assertEvent } from './act';
+export { Session, actAs, eventsFor, assertEvent, assertSuccess } from './act';
+export { simulateRealm, HEAVY_USER_ID, type SimulateOptions, type Preset } from './simulate';
 export { seededRandom } from '../core/context';

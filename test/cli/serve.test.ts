@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zulip from 'zulip-js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/run';
 import { expectValidResponse } from '../support/openapi';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -62,6 +63,14 @@ function serve(args: readonly string[]): Promise<Started> {
   });
 }
 
+/** Runs a command in this process (for quick refusals and help), collecting its output. */
+async function inProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`) });
+  return { code, stdout, stderr };
+}
+
 function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   return new Promise((resolve) => {
     child.on('exit', (code) => resolve(code));
@@ -91,7 +100,10 @@ describe('chat-realm serve', () => {
 
     // The printed zuliprc, as a file, is what zulip-js reads.
     const rc = join(dir, 'zuliprc');
-    writeFileSync(rc, `[api]\nemail=${first.zuliprc.email}\nkey=${first.zuliprc.key}\nsite=${first.zuliprc.site}\n`);
+    writeFileSync(
+      rc,
+      `[api]\nemail=${first.zuliprc.email}\nkey=${first.zuliprc.key}\nsite=${first.zuliprc.site}\n`,
+    );
     const client = await zulip({ zuliprc: rc });
     const me = (await client.users.me.getProfile()) as Record<string, unknown>;
     expectValidResponse('get-own-user', 200, me);
@@ -116,7 +128,9 @@ describe('chat-realm serve', () => {
     const exported = join(dir, 'export.json');
     const result = await runCli(['export', '--db', db, '--out', exported]);
     expect(result.code).toBe(0);
-    const snapshot = JSON.parse(readFileSync(exported, 'utf8')) as { users: Array<{ user_id: number; full_name: string }> };
+    const snapshot = JSON.parse(readFileSync(exported, 'utf8')) as {
+      users: Array<{ user_id: number; full_name: string }>;
+    };
     expect(snapshot.users.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Persistent');
 
     // --snapshot on a store that holds a realm is refused.
@@ -131,46 +145,76 @@ describe('chat-realm serve', () => {
     expect((await runCli(['import', '--snapshot', exported, '--db', copy])).code).toBe(2);
     const third = await serve(['--db', copy, '--port', '0', '--user', 'hamlet@zulip.com']);
     expect(third.zuliprc.email).toBe('hamlet@zulip.com');
-    const hamlet = await zulip({ username: third.zuliprc.email, apiKey: third.zuliprc.key, realm: third.zuliprc.site });
-    const users = (await hamlet.users.retrieve({})) as { members: Array<{ user_id: number; full_name: string }> };
+    const hamlet = await zulip({
+      username: third.zuliprc.email,
+      apiKey: third.zuliprc.key,
+      realm: third.zuliprc.site,
+    });
+    const users = (await hamlet.users.retrieve({})) as {
+      members: Array<{ user_id: number; full_name: string }>;
+    };
     expectValidResponse('get-users', 200, users);
     expect(users.members.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Persistent');
     expect(await stop(third.child)).toBe(0);
   });
 
-  it('seeds a new store from --snapshot', async () => {
+  it('seeds a new store from --snapshot, and logs requests and changes with --verbose', async () => {
     const db = join(dir, 'seeded.db');
-    const started = await serve(['--db', db, '--port', '0', '--snapshot', 'test/fixtures/dev-realm.json']);
+    const started = await serve([
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--snapshot',
+      'test/fixtures/dev-realm.json',
+      '--verbose',
+    ]);
     expect(started.output()).toContain('created from test/fixtures/dev-realm.json');
+    const { email, key, site } = started.zuliprc;
+    const response = await fetch(`${site}/api/v1/settings?twenty_four_hour_time=true`, {
+      method: 'PATCH',
+      headers: { authorization: `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}` },
+    });
+    expect(response.status).toBe(200);
+    await expect.poll(() => started.output()).toMatch(/^PATCH \/api\/v1\/settings 200 [\d.]+ms$/m);
+    expect(started.output()).toMatch(/^change 1: [1-9]\d* event\(s\)$/m);
     expect(await stop(started.child)).toBe(0);
   });
 
   it('refuses a taken --port, bad options and an invalid snapshot with exit code 2', async () => {
     const busy = await serve(['--memory', '--port', '0']);
     const port = new URL(busy.zuliprc.site).port;
-    const taken = await runCli(['serve', '--memory', '--port', port]);
+    const taken = await inProcess(['serve', '--memory', '--port', port]);
     expect(taken.code).toBe(2);
     expect(taken.stderr).toContain(`Port ${port} on 127.0.0.1 is taken`);
     expect(await stop(busy.child)).toBe(0);
 
-    const unknown = await runCli(['serve', '--nope']);
+    const unknown = await inProcess(['serve', '--nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--nope'");
+    expect((await inProcess(['frobnicate'])).code).toBe(2);
+    expect((await inProcess(['serve', '--port', 'many'])).stderr).toContain('--port must be an integer');
 
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ format: 'chat-realm.snapshot/1', users: 'nope' }));
-    const invalid = await runCli(['import', '--snapshot', bad, '--db', join(dir, 'bad.db')]);
+    const invalid = await inProcess(['import', '--snapshot', bad, '--db', join(dir, 'bad.db')]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('Invalid realm snapshot');
+    const empty = await inProcess(['export', '--db', join(dir, 'empty.db')]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('holds no realm');
   });
 
   it('prints help for every command', async () => {
     for (const args of [['--help'], ['serve', '--help'], ['export', '--help'], ['import', '--help'], ['help', 'serve']]) {
-      const result = await runCli(args);
+      const result = await inProcess(args);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^Usage: chat-realm/);
     }
-    const simulate = await runCli(['simulate', '--help']);
-    expect(simulate.stdout + simulate.stderr).toMatch(/simulate/i);
+    // simulate writes its help itself: run it as a user would.
+    const simulate = await runCli(['help', 'simulate']);
+    expect(simulate.code).toBe(0);
+    expect(simulate.stdout).toMatch(/^Usage: chat-realm simulate/);
   });
+});
 });

@@ -1,6 +1,7 @@
 /**
  * The `@example` blocks of the public API are code: this suite finds every value exported by the
- * public entry points (`chat-realm` = src/index.ts, `chat-realm/testing` = src/testing/index.ts),
+ * public entry points (`chat-realm` = src/index.ts, `chat-realm/testing` = src/testing/index.ts,
+ * `chat-realm/testing/arbitraries` = src/testing/arbitraries.ts),
  * requires each to carry at least one `@example`, type-checks every example against the real
  * declarations and then runs it.
  *
@@ -8,8 +9,8 @@
  * - They may use, without declaring them: `realm` (the dev-realm fixture, test/fixtures/dev-realm.json:
  *   1 Desdemona owner, 2 Iago admin, 4 King Hamlet member, 10 Polonius guest, 11 a bot of Hamlet's...),
  *   `now` (the fixture's `now`), `expect` (vitest) and `fc` (fast-check). Everything exported by the
- *   two entry points is in scope too.
- * - `import … from 'chat-realm'` / `'chat-realm/testing'` lines are allowed and dropped.
+ *   entry points is in scope too.
+ * - `import … from 'chat-realm'` (or `/testing`, `/testing/arbitraries`) lines are allowed and dropped.
  * - The code may be fenced (```ts) or bare; it runs inside an async function, so `await` works.
  */
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,12 +20,21 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import * as lib from '../../src/index';
 import * as testing from '../../src/testing/index';
+import * as arbitraries from '../../src/testing/arbitraries';
 import { devRealm } from '../support/realm';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const ENTRY_POINTS = { 'chat-realm': 'src/index.ts', 'chat-realm/testing': 'src/testing/index.ts' } as const;
+const ENTRY_POINTS = {
+  'chat-realm': 'src/index.ts',
+  'chat-realm/testing': 'src/testing/index.ts',
+  'chat-realm/testing/arbitraries': 'src/testing/arbitraries.ts',
+} as const;
 
-const RUNTIME: Record<keyof typeof ENTRY_POINTS, object> = { 'chat-realm': lib, 'chat-realm/testing': testing };
+const RUNTIME: Record<keyof typeof ENTRY_POINTS, object> = {
+  'chat-realm': lib,
+  'chat-realm/testing': testing,
+  'chat-realm/testing/arbitraries': arbitraries,
+};
 
 interface Example {
   readonly entry: string;
@@ -64,7 +74,11 @@ function examplesOf(jsDocText: string): string[] {
 }
 
 function collect(): { program: ts.Program; exported: Exported[]; examples: Example[] } {
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   const options = { ...config!.options, noEmit: true };
   const roots = Object.values(ENTRY_POINTS).map((f) => join(ROOT, f));
   const program = ts.createProgram(roots, options);
@@ -77,7 +91,9 @@ function collect(): { program: ts.Program; exported: Exported[]; examples: Examp
     for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
       // `export type *` re-exports consts as types only: what counts is what exists at run time.
-      const isValue = (target.flags & ts.SymbolFlags.Value) !== 0 && symbol.name in RUNTIME[entry as keyof typeof ENTRY_POINTS];
+      const isValue =
+        (target.flags & ts.SymbolFlags.Value) !== 0 &&
+        symbol.name in RUNTIME[entry as keyof typeof ENTRY_POINTS];
       exported.push({ entry, name: symbol.name, isValue });
       if (!isValue) continue;
       let index = 0;
@@ -85,7 +101,13 @@ function collect(): { program: ts.Program; exported: Exported[]; examples: Examp
         for (const doc of ts.getJSDocCommentsAndTags(decl)) {
           if (!ts.isJSDoc(doc)) continue;
           for (const code of examplesOf(doc.getText())) {
-            examples.push({ entry, name: symbol.name, index: index++, file: relative(ROOT, decl.getSourceFile().fileName), code });
+            examples.push({
+              entry,
+              name: symbol.name,
+              index: index++,
+              file: relative(ROOT, decl.getSourceFile().fileName),
+              code,
+            });
           }
         }
       }
@@ -94,40 +116,45 @@ function collect(): { program: ts.Program; exported: Exported[]; examples: Examp
   return { program, exported, examples };
 }
 
-const IMPORT_LINE = /^import\s[^;]*?from\s+'chat-realm(\/testing)?';\s*$/gm;
+const IMPORT_LINE = /^import\s[^;]*?from\s+'chat-realm(\/testing(\/arbitraries)?)?';\s*$/gm;
 
 const { program, exported, examples } = collect();
 const values = exported.filter((e) => e.isValue);
-const libNames = new Set(Object.keys(lib));
 
 /** Type-checks every example at once, each in a virtual module that imports the whole public API. */
 function typeErrors(): Map<string, string[]> {
   const virtualDir = join(ROOT, 'test/docs');
-  const importList = (entry: string, names: Exported[]) =>
-    names
-      .filter((e) => e.entry === entry && (entry === 'chat-realm' || !libNames.has(e.name)))
-      .map((e) => (e.isValue ? e.name : `type ${e.name}`))
-      .join(', ');
+  // Each name once: the first entry point that exports it provides it.
+  const taken = new Set<string>();
+  const imports = Object.entries(ENTRY_POINTS).map(([entry, file]) => {
+    const names = exported.filter((e) => e.entry === entry && !taken.has(e.name));
+    for (const e of names) taken.add(e.name);
+    const list = names.map((e) => (e.isValue ? e.name : `type ${e.name}`)).join(', ');
+    return `import { ${list} } from '../../${file.replace(/\.ts$/, '')}';`;
+  });
   const preamble = [
-    `import { ${importList('chat-realm', exported)} } from '../../src/index';`,
-    `import { ${importList('chat-realm/testing', exported)} } from '../../src/testing/index';`,
+    ...imports,
     `import { expect } from 'vitest';`,
     `import fc from 'fast-check';`,
     `declare const realm: RealmState;`,
     `declare const now: number;`,
     `void [expect, fc, realm, now];`,
   ].join('\n');
+  const preambleLines = preamble.split('\n').length;
   const files = new Map<string, Example>();
   for (const ex of examples) {
     files.set(join(virtualDir, `__example_${ex.name}_${ex.index}.ts`), ex);
   }
-  const text = (ex: Example) => `${preamble}\nexport async function example(): Promise<void> {\n${ex.code.replace(IMPORT_LINE, '')}\n}\n`;
+  const text = (ex: Example) =>
+    `${preamble}\nexport async function example(): Promise<void> {\n${ex.code.replace(IMPORT_LINE, '')}\n}\n`;
   const options = program.getCompilerOptions();
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
     const ex = files.get(fileName);
-    return ex ? ts.createSourceFile(fileName, text(ex), languageVersion, true) : getSourceFile(fileName, languageVersion, ...rest);
+    return ex
+      ? ts.createSourceFile(fileName, text(ex), languageVersion, true)
+      : getSourceFile(fileName, languageVersion, ...rest);
   };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (f) => files.has(f) || fileExists(f);
@@ -138,8 +165,12 @@ function typeErrors(): Map<string, string[]> {
     const diags = [...checkProgram.getSyntacticDiagnostics(sf), ...checkProgram.getSemanticDiagnostics(sf)];
     const key = `${ex.name}#${ex.index}`;
     for (const d of diags) {
-      const line = d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line - 8;
-      errors.set(key, [...(errors.get(key) ?? []), `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`]);
+      const line =
+        d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line - preambleLines - 1;
+      errors.set(key, [
+        ...(errors.get(key) ?? []),
+        `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      ]);
     }
   }
   return errors;
@@ -147,12 +178,16 @@ function typeErrors(): Map<string, string[]> {
 
 describe('API examples', () => {
   it('finds the public API', () => {
-    expect(values.map((v) => v.name)).toEqual(expect.arrayContaining(['createRealm', 'editChannel', 'realmBuilder', 'actAs']));
+    expect(values.map((v) => v.name)).toEqual(
+      expect.arrayContaining(['createRealm', 'editChannel', 'realmBuilder', 'actAs']),
+    );
   });
 
   it('documents every exported value of the entry points with an @example', () => {
     const documented = new Set(examples.map((e) => `${e.entry}:${e.name}`));
-    const missing = values.filter((v) => !documented.has(`${v.entry}:${v.name}`)).map((v) => `${v.entry}: ${v.name}`);
+    const missing = values
+      .filter((v) => !documented.has(`${v.entry}:${v.name}`))
+      .map((v) => `${v.entry}: ${v.name}`);
     expect(missing).toEqual([]);
   });
 
@@ -160,7 +195,14 @@ describe('API examples', () => {
     expect(Object.fromEntries(typeErrors())).toEqual({});
   });
 
-  const scope: Record<string, unknown> = { ...lib, ...testing, expect, fc, now: devRealm().now ?? 0 };
+  const scope: Record<string, unknown> = {
+    ...lib,
+    ...testing,
+    ...arbitraries,
+    expect,
+    fc,
+    now: devRealm().now ?? 0,
+  };
   const seen = new Set<string>();
   for (const ex of examples) {
     // The same declaration re-exported by both entry points runs once.
@@ -169,11 +211,17 @@ describe('API examples', () => {
     seen.add(key);
     it(`runs the example of ${ex.name}${ex.index > 0 ? ` (#${ex.index + 1})` : ''} (${ex.file})`, async () => {
       const js = ts.transpileModule(ex.code.replace(IMPORT_LINE, ''), {
-        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: false },
+        compilerOptions: {
+          target: ts.ScriptTarget.ES2022,
+          module: ts.ModuleKind.ESNext,
+          verbatimModuleSyntax: false,
+        },
       }).outputText;
       const names = [...Object.keys(scope), 'realm'];
       // A block, so the example may declare its own `realm` or `now`.
-      const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
+      const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+        ...args: string[]
+      ) => (...a: unknown[]) => Promise<void>;
       const run = new AsyncFunction(...names, `{\n${js}\n}`);
       await run(...Object.values(scope), devRealm());
     });

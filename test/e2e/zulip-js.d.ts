@@ -10,7 +10,11 @@ declare module 'zulip-js' {
   }
   export interface ZulipClient {
     readonly config: ZulipConfig;
-    callEndpoint(endpoint: string, method?: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', params?: Params): Reply;
+    callEndpoint(
+      endpoint: string,
+      method?: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT',
+      params?: Params,
+    ): Reply;
     readonly users: {
       retrieve(params?: Params): Reply;
       readonly me: {

@@ -82,7 +82,9 @@ function checked(op: DefinedOperation, body: Record<string, unknown>, status = 2
 }
 
 /** Runs a call, and checks that it published events (each valid) when it changed the realm. */
-async function changes<T>(call: () => Promise<T>): Promise<{ result: T; events: AddressedEvent[]; before: RealmState }> {
+async function changes<T>(
+  call: () => Promise<T>,
+): Promise<{ result: T; events: AddressedEvent[]; before: RealmState }> {
   const before = realm.state;
   const from = published.length;
   const result = await call();
@@ -92,7 +94,9 @@ async function changes<T>(call: () => Promise<T>): Promise<{ result: T; events: 
 }
 
 const state = () => realm.state;
-const types = (events: readonly AddressedEvent[]) => [...new Set(events.map((e) => `${e.event.type}/${String(e.event['op'] ?? '')}`))];
+const types = (events: readonly AddressedEvent[]) => [
+  ...new Set(events.map((e) => `${e.event.type}/${String((e.event as { op?: unknown }).op ?? '')}`)),
+];
 
 describe('zulip-js end to end', () => {
   it('reports which operations are skipped', () => {
@@ -103,7 +107,13 @@ describe('zulip-js end to end', () => {
   it.skipIf(stub(ops.getOwnUser))('getOwnUser through users.me.getProfile()', async () => {
     const hamlet = await as('hamlet');
     const body = checked(ops.getOwnUser, await hamlet.users.me.getProfile());
-    expect(body).toMatchObject({ result: 'success', msg: '', user_id: cast.hamlet, email: 'hamlet@zulip.com', full_name: 'King Hamlet' });
+    expect(body).toMatchObject({
+      result: 'success',
+      msg: '',
+      user_id: cast.hamlet,
+      email: 'hamlet@zulip.com',
+      full_name: 'King Hamlet',
+    });
   });
 
   it.skipIf(stub(ops.getOwnUser))('answers a wrong API key with 401 through zulip-js', async () => {
@@ -120,23 +130,32 @@ describe('zulip-js end to end', () => {
     expect(members.find((m) => m.user_id === cast.hamlet)?.profile_data).toBeDefined();
   });
 
-  it.skipIf(stub(ops.getLinkifiers))('getLinkifiers through callEndpoint (zulip-js filters.retrieve uses the old /realm/filters)', async () => {
-    const hamlet = await as('hamlet');
-    const body = checked(ops.getLinkifiers, await hamlet.callEndpoint('/realm/linkifiers'));
-    expect(body['linkifiers']).toEqual(state().linkifiers.map((l) => ({ ...l })));
-  });
+  it.skipIf(stub(ops.getLinkifiers))(
+    'getLinkifiers through callEndpoint (zulip-js filters.retrieve uses the old /realm/filters)',
+    async () => {
+      const hamlet = await as('hamlet');
+      const body = checked(ops.getLinkifiers, await hamlet.callEndpoint('/realm/linkifiers'));
+      expect(body['linkifiers']).toEqual(state().linkifiers.map((l) => ({ ...l })));
+    },
+  );
 
-  it.skipIf(stub(ops.updateSettings))('updateSettings through callEndpoint PATCH (zulip-js sends the query string)', async () => {
-    const hamlet = await as('hamlet');
-    const { result, events } = await changes(() =>
-      hamlet.callEndpoint('/settings', 'PATCH', { twenty_four_hour_time: true, full_name: 'Prince Hamlet' }),
-    );
-    expect(checked(ops.updateSettings, result)).toEqual({ result: 'success', msg: '' });
-    const user = state().users.get(cast.hamlet)!;
-    expect(user.settings.twenty_four_hour_time).toBe(true);
-    expect(user.full_name).toBe('Prince Hamlet');
-    expect(types(events)).toEqual(expect.arrayContaining(['realm_user/update', 'user_settings/update']));
-  });
+  it.skipIf(stub(ops.updateSettings))(
+    'updateSettings through callEndpoint PATCH (zulip-js sends the query string)',
+    async () => {
+      const hamlet = await as('hamlet');
+      const { result, events } = await changes(() =>
+        hamlet.callEndpoint('/settings', 'PATCH', {
+          twenty_four_hour_time: true,
+          full_name: 'Prince Hamlet',
+        }),
+      );
+      expect(checked(ops.updateSettings, result)).toEqual({ result: 'success', msg: '' });
+      const user = state().users.get(cast.hamlet)!;
+      expect(user.settings.twenty_four_hour_time).toBe(true);
+      expect(user.full_name).toBe('Prince Hamlet');
+      expect(types(events)).toEqual(expect.arrayContaining(['realm_user/update', 'user_settings/update']));
+    },
+  );
 
   it.skipIf(stub(ops.editChannel))('editChannel through callEndpoint PATCH', async () => {
     const iago = await as('iago');
@@ -148,37 +167,55 @@ describe('zulip-js end to end', () => {
     expect(types(events)).toContain('stream/update');
 
     const refused = await (await as('hamlet')).callEndpoint('/streams/1', 'PATCH', { description: 'x' });
-    expect(checked(ops.editChannel, refused, 400)).toMatchObject({ result: 'error', msg: 'Must be an organization administrator' });
+    expect(checked(ops.editChannel, refused, 400)).toEqual({
+      result: 'error',
+      msg: 'You do not have permission to administer this channel.',
+      code: 'BAD_REQUEST',
+    });
   });
 
-  it.skipIf(stub(ops.updateSubscriptionSettings))('updateSubscriptionSettings through callEndpoint POST (multipart, array JSON-encoded by zulip-js)', async () => {
-    const hamlet = await as('hamlet');
-    const { result, events } = await changes(() =>
-      hamlet.callEndpoint('/users/me/subscriptions/properties', 'POST', {
-        subscription_data: [
-          { stream_id: 1, property: 'pin_to_top', value: true },
-          { stream_id: 2, property: 'color', value: '#f00f00' },
-        ],
-      }),
-    );
-    const body = checked(ops.updateSubscriptionSettings, result);
-    expect(body['result']).toBe('success');
-    expect(state().subscriptions.get(1)?.get(cast.hamlet)?.pin_to_top).toBe(true);
-    expect(state().subscriptions.get(2)?.get(cast.hamlet)?.color).toBe('#f00f00');
-    expect(types(events)).toEqual(['subscription/update']);
-  });
+  it.skipIf(stub(ops.updateSubscriptionSettings))(
+    'updateSubscriptionSettings through callEndpoint POST (multipart, array JSON-encoded by zulip-js)',
+    async () => {
+      const hamlet = await as('hamlet');
+      const { result, events } = await changes(() =>
+        hamlet.callEndpoint('/users/me/subscriptions/properties', 'POST', {
+          subscription_data: [
+            { stream_id: 1, property: 'pin_to_top', value: true },
+            { stream_id: 2, property: 'color', value: '#f00f00' },
+          ],
+        }),
+      );
+      const body = checked(ops.updateSubscriptionSettings, result);
+      expect(body['result']).toBe('success');
+      expect(state().subscriptions.get(1)?.get(cast.hamlet)?.pin_to_top).toBe(true);
+      expect(state().subscriptions.get(2)?.get(cast.hamlet)?.color).toBe('#f00f00');
+      expect(types(events)).toEqual(['subscription/update']);
+    },
+  );
 
   it.skipIf(stub(ops.editScheduledMessage))('editScheduledMessage through callEndpoint PATCH', async () => {
     const hamlet = await as('hamlet');
     const { result, events } = await changes(() =>
-      hamlet.callEndpoint('/scheduled_messages/1', 'PATCH', { content: 'Lunch at one?', topic: 'lunch plans' }),
+      hamlet.callEndpoint('/scheduled_messages/1', 'PATCH', {
+        content: 'Lunch at one?',
+        topic: 'lunch plans',
+      }),
     );
     expect(checked(ops.editScheduledMessage, result)).toEqual({ result: 'success', msg: '' });
-    expect(state().scheduledMessages.get(1)).toMatchObject({ content: 'Lunch at one?', topic: 'lunch plans' });
+    expect(state().scheduledMessages.get(1)).toMatchObject({
+      content: 'Lunch at one?',
+      topic: 'lunch plans',
+    });
     expect(types(events)).toEqual(['scheduled_messages/update']);
 
     const other = await hamlet.callEndpoint('/scheduled_messages/4', 'PATCH', { content: 'mine now' });
-    expect(checked(ops.editScheduledMessage, other, 400)).toEqual({ result: 'error', msg: 'Scheduled message does not exist', code: 'BAD_REQUEST' });
+    expect(checked(ops.editScheduledMessage, other, 404)).toEqual({
+      result: 'error',
+      msg: 'Scheduled message does not exist',
+      code: 'BAD_REQUEST',
+    });
+    expect(state().scheduledMessages.get(4)?.content).toBe("Cordelia's message");
   });
 
   it.skipIf(stub(ops.editUserGroup))('editUserGroup through callEndpoint PATCH', async () => {
@@ -191,25 +228,47 @@ describe('zulip-js end to end', () => {
     expect(types(events)).toEqual(['user_group/update']);
   });
 
-  it.skipIf(stub(ops.createCustomProfileField))('createCustomProfileField through callEndpoint POST (multipart)', async () => {
-    const iago = await as('iago');
-    const before = state().customProfileFields.maxKey();
-    const { result, events } = await changes(() =>
-      iago.callEndpoint('/realm/profile_fields', 'POST', { name: 'Team', hint: 'Which team', field_type: 1 }),
-    );
-    const body = checked(ops.createCustomProfileField, result);
-    expect(body).toEqual({ result: 'success', msg: '', id: before + 1 });
-    expect(state().customProfileFields.get(before + 1)).toMatchObject({ name: 'Team', hint: 'Which team', type: 1 });
-    expect(types(events)).toEqual(['custom_profile_fields/']);
-  });
+  it.skipIf(stub(ops.createCustomProfileField))(
+    'createCustomProfileField through callEndpoint POST (multipart)',
+    async () => {
+      const iago = await as('iago');
+      const before = state().customProfileFields.maxKey();
+      const { result, events } = await changes(() =>
+        iago.callEndpoint('/realm/profile_fields', 'POST', {
+          name: 'Team',
+          hint: 'Which team',
+          field_type: 1,
+        }),
+      );
+      const body = checked(ops.createCustomProfileField, result);
+      expect(body).toEqual({ result: 'success', msg: '', id: before + 1 });
+      expect(state().customProfileFields.get(before + 1)).toMatchObject({
+        name: 'Team',
+        hint: 'Which team',
+        type: 1,
+      });
+      expect(types(events)).toEqual(['custom_profile_fields/']);
+    },
+  );
 
   it.skipIf(stub(ops.updateProfileData))('updateProfileData through callEndpoint PATCH', async () => {
     const hamlet = await as('hamlet');
     const { result, events } = await changes(() =>
-      hamlet.callEndpoint('/users/me/profile_data', 'PATCH', { data: JSON.stringify([{ id: 3, value: 'Pickled herring' }]) }),
+      hamlet.callEndpoint('/users/me/profile_data', 'PATCH', {
+        data: JSON.stringify([{ id: 1, value: '+45 555 0199' }]),
+      }),
     );
     expect(checked(ops.updateProfileData, result)).toEqual({ result: 'success', msg: '' });
-    expect(state().users.get(cast.hamlet)?.profile_data['3']).toBe('Pickled herring');
+    expect(state().users.get(cast.hamlet)?.profile_data['1']).toBe('+45 555 0199');
+
+    const locked = await hamlet.callEndpoint('/users/me/profile_data', 'PATCH', {
+      data: JSON.stringify([{ id: 3, value: 'Herring' }]),
+    });
+    expect(checked(ops.updateProfileData, locked, 400)).toEqual({
+      result: 'error',
+      msg: 'You are not allowed to change this field. Contact an administrator to update it.',
+      code: 'BAD_REQUEST',
+    });
     expect(types(events)).toEqual(['realm_user/update']);
   });
 
@@ -219,45 +278,63 @@ describe('zulip-js end to end', () => {
       hamlet.users.me.subscriptions.remove({ subscriptions: JSON.stringify(['Rome', 'nowhere']) }),
     );
     const body = checked(ops.unsubscribe, result, 400);
-    expect(body).toMatchObject({ result: 'error', code: 'STREAM_DOES_NOT_EXIST' });
+    expect(body).toEqual({ result: 'error', msg: 'Channel(s) (nowhere) do not exist', code: 'BAD_REQUEST' });
+    expect(state().subscriptions.get(4)?.get(cast.hamlet)?.active).toBe(true);
     expect(events).toEqual([]);
 
-    const ok = await changes(() => hamlet.users.me.subscriptions.remove({ subscriptions: JSON.stringify(['Rome']) }));
-    expect(checked(ops.unsubscribe, ok.result)).toEqual({ result: 'success', msg: '', removed: ['Rome'], not_removed: [] });
+    const ok = await changes(() =>
+      hamlet.users.me.subscriptions.remove({ subscriptions: JSON.stringify(['Rome']) }),
+    );
+    expect(checked(ops.unsubscribe, ok.result)).toEqual({
+      result: 'success',
+      msg: '',
+      removed: ['Rome'],
+      not_removed: [],
+    });
     expect(state().subscriptions.get(4)?.get(cast.hamlet)?.active).toBe(false);
     expect(types(ok.events)).toContain('subscription/remove');
   });
 
-  it.skipIf(stub(ops.updateMessageFlagsForNarrow))('updateMessageFlagsForNarrow through callEndpoint POST (narrow JSON-encoded by zulip-js)', async () => {
-    const hamlet = await as('hamlet');
-    const params = {
-      anchor: 'oldest',
-      num_before: 0,
-      num_after: 100,
-      narrow: [{ operator: 'channel', operand: 'Verona' }],
-      op: 'add',
-      flag: 'starred',
-    };
-    const { result, events } = await changes(() => hamlet.callEndpoint('/messages/flags/narrow', 'POST', params));
-    const body = checked(ops.updateMessageFlagsForNarrow, result);
-    expect(body).toMatchObject({ result: 'success', found_oldest: true, found_newest: true });
-    const rows = state().messages.rows.get(cast.hamlet)!;
-    for (const id of [101, 134]) expect((getRowFlags(rows, id)! & FLAG_BITS.starred) !== 0).toBe(true);
-    expect(types(events)).toEqual(['update_message_flags/add']);
+  it.skipIf(stub(ops.updateMessageFlagsForNarrow))(
+    'updateMessageFlagsForNarrow through callEndpoint POST (narrow JSON-encoded by zulip-js)',
+    async () => {
+      const hamlet = await as('hamlet');
+      const params = {
+        anchor: 'oldest',
+        num_before: 0,
+        num_after: 100,
+        narrow: [{ operator: 'channel', operand: 'Verona' }],
+        op: 'add',
+        flag: 'starred',
+      };
+      const { result, events } = await changes(() =>
+        hamlet.callEndpoint('/messages/flags/narrow', 'POST', params),
+      );
+      const body = checked(ops.updateMessageFlagsForNarrow, result);
+      expect(body).toMatchObject({ result: 'success', found_oldest: true, found_newest: true });
+      const rows = state().messages.rows.get(cast.hamlet)!;
+      for (const id of [101, 134]) expect((getRowFlags(rows, id)! & FLAG_BITS.starred) !== 0).toBe(true);
+      expect(types(events)).toEqual(['update_message_flags/add']);
 
-    const again = checked(ops.updateMessageFlagsForNarrow, await hamlet.callEndpoint('/messages/flags/narrow', 'POST', params));
-    expect(again['updated_count']).toBe(0);
-  });
+      const again = checked(
+        ops.updateMessageFlagsForNarrow,
+        await hamlet.callEndpoint('/messages/flags/narrow', 'POST', params),
+      );
+      expect(again['updated_count']).toBe(0);
+    },
+  );
 
   it.skipIf(stub(ops.deleteTopic))('deleteTopic through callEndpoint POST', async () => {
     const iago = await as('iago');
     expect(getMessage(state().messages, 112)).toBeDefined();
-    const { result, events } = await changes(() => iago.callEndpoint('/streams/1/delete_topic', 'POST', { topic_name: 'weather' }));
+    const { result, events } = await changes(() =>
+      iago.callEndpoint('/streams/1/delete_topic', 'POST', { topic_name: 'weather' }),
+    );
     expect(checked(ops.deleteTopic, result)).toEqual({ result: 'success', msg: '', complete: true });
     expect(getMessage(state().messages, 112)).toBeUndefined();
     expect(getMessage(state().messages, 145)).toBeUndefined();
     expect(getMessage(state().messages, 101)).toBeDefined();
-    expect(types(events)).toEqual(['delete_message/']);
+    expect(types(events)).toContain('delete_message/');
   });
 
   it.skipIf(stub(ops.addNavigationView))('addNavigationView through callEndpoint POST', async () => {
@@ -267,7 +344,11 @@ describe('zulip-js end to end', () => {
     );
     checked(ops.addNavigationView, result);
     expect(result).toEqual({ result: 'success', msg: '' });
-    expect(state().navigationViews.get(cast.hamlet)?.find((v) => v.fragment === 'recent')).toMatchObject({ is_pinned: true });
+    expect(
+      state()
+        .navigationViews.get(cast.hamlet)
+        ?.find((v) => v.fragment === 'recent'),
+    ).toMatchObject({ is_pinned: true });
     expect(types(events)).toEqual(['navigation_view/add']);
   });
 
@@ -278,58 +359,92 @@ describe('zulip-js end to end', () => {
     );
     const body = checked(ops.createSavedSnippet, result);
     const id = body['saved_snippet_id'] as number;
-    expect(state().savedSnippets.get(id)).toMatchObject({ user_id: cast.hamlet, title: 'Soliloquy', content: 'To be, or not to be', date_created: NOW });
+    expect(state().savedSnippets.get(id)).toMatchObject({
+      user_id: cast.hamlet,
+      title: 'Soliloquy',
+      content: 'To be, or not to be',
+      date_created: NOW,
+    });
     expect(types(events)).toEqual(['saved_snippets/add']);
   });
 
-  it.skipIf(stub(ops.sendTestPushNotification))('sendTestPushNotification through callEndpoint POST', async () => {
-    const hamlet = await as('hamlet');
-    const { result, events, before } = await changes(() => hamlet.callEndpoint('/mobile_push/test_notification', 'POST', {}));
-    expect(checked(ops.sendTestPushNotification, result)).toEqual({ result: 'success', msg: '' });
-    expect(state()).toBe(before);
-    expect(events).toEqual([]);
-  });
+  it.skipIf(stub(ops.sendTestPushNotification))(
+    'sendTestPushNotification through callEndpoint POST',
+    async () => {
+      const hamlet = await as('hamlet');
+      const { result, events, before } = await changes(() =>
+        hamlet.callEndpoint('/mobile_push/test_notification', 'POST', {}),
+      );
+      expect(checked(ops.sendTestPushNotification, result)).toEqual({ result: 'success', msg: '' });
+      expect(state()).toBe(before);
+      expect(events).toEqual([]);
+    },
+  );
 
   it.skipIf(stub(ops.removeFcmToken))('removeFcmToken through callEndpoint DELETE', async () => {
     const hamlet = await as('hamlet');
     const token = 'fcm-token-for-hamlet-0123456789abcdef';
-    const { result } = await changes(() => hamlet.callEndpoint('/users/me/android_gcm_reg_id', 'DELETE', { token }));
+    const { result } = await changes(() =>
+      hamlet.callEndpoint('/users/me/android_gcm_reg_id', 'DELETE', { token }),
+    );
     expect(checked(ops.removeFcmToken, result)).toEqual({ result: 'success', msg: '' });
-    expect(state().pushDevices.get(cast.hamlet)?.some((d) => d.token === token)).toBe(false);
+    expect(
+      state()
+        .pushDevices.get(cast.hamlet)
+        ?.some((d) => d.token === token),
+    ).toBe(false);
 
     const gone = await hamlet.callEndpoint('/users/me/android_gcm_reg_id', 'DELETE', { token });
-    expect(checked(ops.removeFcmToken, gone, 400)).toEqual({ result: 'error', msg: 'Token does not exist', code: 'BAD_REQUEST' });
+    expect(checked(ops.removeFcmToken, gone, 400)).toEqual({
+      result: 'error',
+      msg: 'Token does not exist',
+      code: 'BAD_REQUEST',
+    });
   });
 
-  it.skipIf(stub(ops.regenerateBotApiKey))('regenerateBotApiKey through callEndpoint POST; the new key works, the old does not', async () => {
-    const hamlet = await as('hamlet');
-    const bot = realm.state.users.get(cast.defaultBot)!;
-    const { result, events } = await changes(() => hamlet.callEndpoint(`/bots/${cast.defaultBot}/api_key/regenerate`, 'POST', {}));
-    const body = checked(ops.regenerateBotApiKey, result);
-    const key = body['api_key'] as string;
-    expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
-    expect(state().users.get(cast.defaultBot)?.api_key).toBe(key);
-    expect(types(events)).toEqual(['realm_bot/update']);
+  it.skipIf(stub(ops.regenerateBotApiKey))(
+    'regenerateBotApiKey through callEndpoint POST; the new key works, the old does not',
+    async () => {
+      const hamlet = await as('hamlet');
+      const bot = realm.state.users.get(cast.defaultBot)!;
+      const { result, events } = await changes(() =>
+        hamlet.callEndpoint(`/bots/${cast.defaultBot}/api_key/regenerate`, 'POST', {}),
+      );
+      const body = checked(ops.regenerateBotApiKey, result);
+      const key = body['api_key'] as string;
+      expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
+      expect(state().users.get(cast.defaultBot)?.api_key).toBe(key);
+      expect(types(events)).toEqual(['realm_bot/update']);
 
-    const fresh = await zulip({ realm: server.url, username: bot.delivery_email, apiKey: key });
-    expect(checked(ops.getOwnUser, await fresh.users.me.getProfile())['user_id']).toBe(cast.defaultBot);
-    const stale = await zulip({ realm: server.url, username: bot.delivery_email, apiKey: bot.api_key });
-    expect(checked(ops.getOwnUser, await stale.users.me.getProfile(), 401)).toMatchObject({ msg: 'Invalid API key' });
-  });
+      const fresh = await zulip({ realm: server.url, username: bot.delivery_email, apiKey: key });
+      expect(checked(ops.getOwnUser, await fresh.users.me.getProfile())['user_id']).toBe(cast.defaultBot);
+      const stale = await zulip({ realm: server.url, username: bot.delivery_email, apiKey: bot.api_key });
+      expect(checked(ops.getOwnUser, await stale.users.me.getProfile(), 401)).toMatchObject({
+        msg: 'Invalid API key',
+      });
+    },
+  );
 
   it.skipIf(stub(ops.deleteBotStorage))('deleteBotStorage through callEndpoint DELETE', async () => {
     const bot = await as('embeddedBot');
-    const { result } = await changes(() => bot.callEndpoint('/bot_storage', 'DELETE', { keys: JSON.stringify(['state']) }));
+    const { result } = await changes(() =>
+      bot.callEndpoint('/bot_storage', 'DELETE', { keys: JSON.stringify(['state']) }),
+    );
     expect(checked(ops.deleteBotStorage, result)).toEqual({ result: 'success', msg: '' });
     expect(state().botStorage.get(cast.embeddedBot) ?? []).toEqual([]);
 
     const missing = await bot.callEndpoint('/bot_storage', 'DELETE', { keys: JSON.stringify(['state']) });
-    expect(checked(ops.deleteBotStorage, missing, 400)).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+    expect(checked(ops.deleteBotStorage, missing, 400)).toMatchObject({
+      result: 'error',
+      code: 'BAD_REQUEST',
+    });
   });
 
   it.skipIf(stub(ops.reorderChannelFolders))('reorderChannelFolders through callEndpoint PATCH', async () => {
     const iago = await as('iago');
-    const { result, events } = await changes(() => iago.callEndpoint('/channel_folders', 'PATCH', { order: JSON.stringify([2, 1, 3]) }));
+    const { result, events } = await changes(() =>
+      iago.callEndpoint('/channel_folders', 'PATCH', { order: JSON.stringify([2, 1, 3]) }),
+    );
     expect(checked(ops.reorderChannelFolders, result)).toEqual({ result: 'success', msg: '' });
     expect([2, 1, 3].map((id) => state().channelFolders.get(id)?.order)).toEqual([0, 1, 2]);
     expect(types(events)).toEqual(['channel_folder/reorder']);

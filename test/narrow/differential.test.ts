@@ -34,9 +34,20 @@ function realm(seed: number) {
 }
 
 // --- the reference ------------------------------------------------------------------------------
-type Ref = { error: string } | { ids: number[]; flags: Map<number, number | undefined>; foundOldest: boolean; foundNewest: boolean };
+type Ref =
+  | { error: string }
+  | { ids: number[]; flags: Map<number, number | undefined>; foundOldest: boolean; foundNewest: boolean };
 
-function refNarrow(state: RealmState, user: User, msgs: readonly MessageRecord[], terms: readonly NarrowTerm[], anchorIn: number | null, nb: number, na: number, inc: boolean): Ref {
+function refNarrow(
+  state: RealmState,
+  user: User,
+  msgs: readonly MessageRecord[],
+  terms: readonly NarrowTerm[],
+  anchorIn: number | null,
+  nb: number,
+  na: number,
+  inc: boolean,
+): Ref {
   const me = user.user_id;
   const rows = state.messages.rows.get(me);
   const rowOf = (id: number) => (rows ? getRowFlags(rows, id) : undefined);
@@ -46,13 +57,21 @@ function refNarrow(state: RealmState, user: User, msgs: readonly MessageRecord[]
       ? [...state.channels.values()].find((c) => c.name.toLowerCase() === operand.trim().toLowerCase())
       : state.channels.get(Number(operand));
   const userBy = (operand: unknown) =>
-    typeof operand === 'string' ? [...state.users.values()].find((u) => u.email.toLowerCase() === operand.toLowerCase()) : state.users.get(Number(operand));
+    typeof operand === 'string'
+      ? [...state.users.values()].find((u) => u.email.toLowerCase() === operand.toLowerCase())
+      : state.users.get(Number(operand));
   const subs = (sid: number) => state.subscriptions.get(sid)?.get(me);
   const mutedChannel = (sid: number) => subs(sid)?.active === true && subs(sid)?.is_muted === true;
   const policy = (sid: number, topic: string) =>
-    (state.userTopics.get(me) ?? []).find((t) => t.stream_id === sid && t.topic_name.toLowerCase() === topic.toLowerCase())?.visibility_policy ?? 0;
+    (state.userTopics.get(me) ?? []).find(
+      (t) => t.stream_id === sid && t.topic_name.toLowerCase() === topic.toLowerCase(),
+    )?.visibility_policy ?? 0;
   const homeExcluded = (m: MessageRecord) =>
-    m.stream_id !== null && (policy(m.stream_id, m.topic) === 1 || (mutedChannel(m.stream_id) && policy(m.stream_id, m.topic) !== 2 && policy(m.stream_id, m.topic) !== 3));
+    m.stream_id !== null &&
+    (policy(m.stream_id, m.topic) === 1 ||
+      (mutedChannel(m.stream_id) &&
+        policy(m.stream_id, m.topic) !== 2 &&
+        policy(m.stream_id, m.topic) !== 3));
 
   // History mode.
   let history = false;
@@ -62,9 +81,18 @@ function refNarrow(state: RealmState, user: User, msgs: readonly MessageRecord[]
       const c = chan(t.operand);
       history =
         c !== undefined &&
-        (c.is_web_public || (!c.invite_only && !guest) || (c.history_public_to_subscribers && (isSubscribed(state, c.stream_id, me) || (!guest && (!c.invite_only || readableByGroup(c.stream_id))))));
+        (c.is_web_public ||
+          (!c.invite_only && !guest) ||
+          (c.history_public_to_subscribers &&
+            (isSubscribed(state, c.stream_id, me) ||
+              (!guest && (!c.invite_only || readableByGroup(c.stream_id))))));
     }
-    if ((t.operator === 'channels' || t.operator === 'streams') && (t.operand === 'public' || t.operand === 'web-public') && !guest) history = true;
+    if (
+      (t.operator === 'channels' || t.operator === 'streams') &&
+      (t.operand === 'public' || t.operand === 'web-public') &&
+      !guest
+    )
+      history = true;
   }
   if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved')) history = false;
   function readableByGroup(sid: number) {
@@ -111,12 +139,16 @@ function refNarrow(state: RealmState, user: User, msgs: readonly MessageRecord[]
         if (markBoth(!neg, false)) return both;
         add((m) => {
           const c = m.stream_id === null ? undefined : state.channels.get(m.stream_id);
-          return c !== undefined && (t.operand === 'web-public' ? c.is_web_public : !c.invite_only && c.history_public_to_subscribers);
+          return (
+            c !== undefined &&
+            (t.operand === 'web-public' ? c.is_web_public : !c.invite_only && c.history_public_to_subscribers)
+          );
         });
         break;
       case 'topic': {
         if (markBoth(!neg, false)) return both;
-        const want = ti === topicTermIndex && t.operand === 'general chat' ? '' : String(t.operand).toLowerCase();
+        const want =
+          ti === topicTermIndex && t.operand === 'general chat' ? '' : String(t.operand).toLowerCase();
         add((m) => m.stream_id !== null && m.topic.toLowerCase() === want);
         break;
       }
@@ -145,7 +177,13 @@ function refNarrow(state: RealmState, user: User, msgs: readonly MessageRecord[]
         if (markBoth(false, !neg)) return both;
         const u = userBy(t.operand);
         if (!u) return { error: `unknown user ${String(t.operand)}` };
-        add((m) => m.participants !== null && m.participants.length >= 3 && m.participants.includes(u.user_id) && m.participants.includes(me));
+        add(
+          (m) =>
+            m.participants !== null &&
+            m.participants.length >= 3 &&
+            m.participants.includes(u.user_id) &&
+            m.participants.includes(me),
+        );
         break;
       }
       case 'is':
@@ -161,7 +199,14 @@ function refNarrow(state: RealmState, user: User, msgs: readonly MessageRecord[]
             add((_, f) => (f & FLAG_BITS.starred) !== 0);
             break;
           case 'mentioned':
-            add((_, f) => (f & (FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0);
+            add(
+              (_, f) =>
+                (f &
+                  (FLAG_BITS.mentioned |
+                    FLAG_BITS.stream_wildcard_mentioned |
+                    FLAG_BITS.topic_wildcard_mentioned)) !==
+                0,
+            );
             break;
           case 'resolved':
             add((m) => m.stream_id !== null && m.topic.startsWith('✔ '));
@@ -250,8 +295,15 @@ function termArb(r: ReturnType<typeof realm>): fc.Arbitrary<NarrowTerm> {
       fc.constant('no such channel'),
     ),
     channels: fc.constantFrom('public', 'web-public'),
-    topic: fc.oneof(fc.constantFrom(...topics), fc.constantFrom(...topics).map((t) => t.toUpperCase()), fc.constant('general chat')),
-    sender: fc.oneof(fc.constantFrom(...userIds), fc.constantFrom(...userIds).map((u) => state.users.get(u)!.email)),
+    topic: fc.oneof(
+      fc.constantFrom(...topics),
+      fc.constantFrom(...topics).map((t) => t.toUpperCase()),
+      fc.constant('general chat'),
+    ),
+    sender: fc.oneof(
+      fc.constantFrom(...userIds),
+      fc.constantFrom(...userIds).map((u) => state.users.get(u)!.email),
+    ),
     dm: fc.uniqueArray(fc.constantFrom(...userIds), { maxLength: 3 }),
     'dm-including': fc.constantFrom(...userIds),
     'group-pm-with': fc.constantFrom(...userIds),
@@ -263,7 +315,9 @@ function termArb(r: ReturnType<typeof realm>): fc.Arbitrary<NarrowTerm> {
   };
   return fc
     .constantFrom(...Object.keys(operand))
-    .chain((operator) => fc.record({ operator: fc.constant(operator), operand: operand[operator]!, negated: fc.boolean() }))
+    .chain((operator) =>
+      fc.record({ operator: fc.constant(operator), operand: operand[operator]!, negated: fc.boolean() }),
+    )
     .map((t) => t as NarrowTerm);
 }
 
@@ -274,7 +328,10 @@ const scenario = fc.integer({ min: 1, max: 6 }).chain((seed) => {
     seed: fc.constant(seed),
     userId: fc.constantFrom(...humans),
     terms: fc.array(termArb(r), { maxLength: 3 }),
-    anchor: fc.oneof(fc.constantFrom<string | number>('oldest', 'newest', 'first_unread'), fc.integer({ min: -5, max: 640 })),
+    anchor: fc.oneof(
+      fc.constantFrom<string | number>('oldest', 'newest', 'first_unread'),
+      fc.integer({ min: -5, max: 640 }),
+    ),
     numBefore: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(0)),
     numAfter: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(0)),
     includeAnchor: fc.boolean(),
@@ -290,17 +347,28 @@ describe('narrow engine (differential)', () => {
         const { state, msgs } = realm(s.seed);
         const user = state.users.get(s.userId)!;
         const anchorText = String(s.anchor);
-        const anchorValue = s.anchor === 'oldest' ? 0 : s.anchor === 'newest' ? NEWEST : s.anchor === 'first_unread' ? null : Math.max(0, Number(s.anchor));
+        const anchorValue =
+          s.anchor === 'oldest'
+            ? 0
+            : s.anchor === 'newest'
+              ? NEWEST
+              : s.anchor === 'first_unread'
+                ? null
+                : Math.max(0, Number(s.anchor));
         const inc = s.includeAnchor;
-        const r = updateMessageFlagsForNarrow(state, { userId: s.userId }, {
-          anchor: anchorText,
-          flag: s.flag,
-          op: s.op,
-          narrow: s.terms,
-          num_before: s.numBefore,
-          num_after: s.numAfter,
-          include_anchor: inc,
-        });
+        const r = updateMessageFlagsForNarrow(
+          state,
+          { userId: s.userId },
+          {
+            anchor: anchorText,
+            flag: s.flag,
+            op: s.op,
+            narrow: s.terms,
+            num_before: s.numBefore,
+            num_after: s.numAfter,
+            include_anchor: inc,
+          },
+        );
         if (s.numBefore > 0 && s.numAfter > 0 && !inc) {
           expect(r.status).toBe(400);
           return;
@@ -312,9 +380,23 @@ describe('narrow engine (differential)', () => {
           return;
         }
         // The engine directly: same selection.
-        const built = buildNarrow(state, user, s.terms.map((t, i) => (i === s.terms.findIndex((x) => x.operator === 'topic') && t.operand === 'general chat' ? { ...t, operand: '' } : t)));
+        const built = buildNarrow(
+          state,
+          user,
+          s.terms.map((t, i) =>
+            i === s.terms.findIndex((x) => x.operator === 'topic') && t.operand === 'general chat'
+              ? { ...t, operand: '' }
+              : t,
+          ),
+        );
         if (!built.ok) throw new Error('engine refused what the reference accepted');
-        const sel = selectWindow(built.plan, anchorValue ?? firstUnreadAnchor(built.plan), s.numBefore, s.numAfter, inc);
+        const sel = selectWindow(
+          built.plan,
+          anchorValue ?? firstUnreadAnchor(built.plan),
+          s.numBefore,
+          s.numAfter,
+          inc,
+        );
         expect(sel.ids).toEqual(ref.ids);
         expect(r.body).toMatchObject({
           result: 'success',
@@ -325,7 +407,8 @@ describe('narrow engine (differential)', () => {
           found_newest: ref.foundNewest,
         });
         // Flags afterwards, computed the obvious way.
-        const bit = s.flag === 'read' ? FLAG_BITS.read : s.flag === 'starred' ? FLAG_BITS.starred : FLAG_BITS.collapsed;
+        const bit =
+          s.flag === 'read' ? FLAG_BITS.read : s.flag === 'starred' ? FLAG_BITS.starred : FLAG_BITS.collapsed;
         const add = s.op === 'add';
         const after = r.state.messages.rows.get(s.userId);
         let updated = 0;
@@ -334,20 +417,31 @@ describe('narrow engine (differential)', () => {
           const m = msgs.find((x) => x.id === id)!;
           const before = ref.flags.get(id);
           let expected = before;
-          if (s.flag === 'read' && !add && m.stream_id !== null && !isSubscribed(state, m.stream_id, s.userId)) ignored.add(m.stream_id);
+          if (
+            s.flag === 'read' &&
+            !add &&
+            m.stream_id !== null &&
+            !isSubscribed(state, m.stream_id, s.userId)
+          )
+            ignored.add(m.stream_id);
           else {
             const current = before ?? FLAG_BITS.read | FLAG_BITS.historical;
             if (((current & bit) !== 0) !== add) {
               updated++;
               const next = add ? current | bit : current & ~bit;
-              expected = before === undefined && next === (FLAG_BITS.read | FLAG_BITS.historical) ? undefined : next;
+              expected =
+                before === undefined && next === (FLAG_BITS.read | FLAG_BITS.historical) ? undefined : next;
             }
           }
           expect(after ? getRowFlags(after, id) : undefined).toBe(expected);
         }
-        expect(r.body).toMatchObject({ updated_count: updated, ignored_because_not_subscribed_channels: [...ignored].sort((a, b) => a - b) });
+        expect(r.body).toMatchObject({
+          updated_count: updated,
+          ignored_because_not_subscribed_channels: [...ignored].sort((a, b) => a - b),
+        });
         // Nobody else's rows changed.
-        for (const [uid, rows] of state.messages.rows) if (uid !== s.userId) expect(r.state.messages.rows.get(uid)).toBe(rows);
+        for (const [uid, rows] of state.messages.rows)
+          if (uid !== s.userId) expect(r.state.messages.rows.get(uid)).toBe(rows);
       }),
       { numRuns: 2500 },
     );

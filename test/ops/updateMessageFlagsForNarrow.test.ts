@@ -6,7 +6,11 @@ import { getRowFlags } from '../../src/core/messages/rows';
 import { FLAG_BITS } from '../../src/core/messages/flags';
 import type { RealmState } from '../../src/core/state';
 import type { OpResult } from '../../src/core/result';
-import { clampCounts, parsePythonInt, updateMessageFlagsForNarrow } from '../../src/ops/messages/updateMessageFlagsForNarrow';
+import {
+  clampCounts,
+  parsePythonInt,
+  updateMessageFlagsForNarrow,
+} from '../../src/ops/messages/updateMessageFlagsForNarrow';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
 
@@ -55,7 +59,13 @@ function ok(r: OpResult): Record<string, unknown> {
   return r.body as Record<string, unknown>;
 }
 
-function refused(state: RealmState, r: OpResult, msg: string, code = 'BAD_REQUEST', extra: Record<string, unknown> = {}) {
+function refused(
+  state: RealmState,
+  r: OpResult,
+  msg: string,
+  code = 'BAD_REQUEST',
+  extra: Record<string, unknown> = {},
+) {
   expectValidResponse(OP, r.status, r.body);
   expect(r.status).toBe(400);
   expect(r.body).toEqual({ result: 'error', msg, code, ...extra });
@@ -67,7 +77,8 @@ const flagsOf = (state: RealmState, user: number, id: number) => {
   const rows = state.messages.rows.get(user);
   return rows && getRowFlags(rows, id);
 };
-const isRead = (state: RealmState, user: number, id: number) => ((flagsOf(state, user, id) ?? 0) & FLAG_BITS.read) !== 0;
+const isRead = (state: RealmState, user: number, id: number) =>
+  ((flagsOf(state, user, id) ?? 0) & FLAG_BITS.read) !== 0;
 
 describe('updateMessageFlagsForNarrow', () => {
   const v10 = realmWith(verona10());
@@ -85,10 +96,31 @@ describe('updateMessageFlagsForNarrow', () => {
       found_newest: false,
       ignored_because_not_subscribed_channels: [],
     });
-    expect(M.map((id) => isRead(r.state, hamlet, id))).toEqual([false, false, false, true, true, true, true, true, false, false]);
+    expect(M.map((id) => isRead(r.state, hamlet, id))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(isRead(v10, hamlet, M[3]!)).toBe(false);
     expect(r.events).toEqual([
-      { event: { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: M.slice(3, 8), all: false }, users: [hamlet] },
+      {
+        event: {
+          type: 'update_message_flags',
+          op: 'add',
+          operation: 'add',
+          flag: 'read',
+          messages: M.slice(3, 8),
+          all: false,
+        },
+        users: [hamlet],
+      },
     ]);
   });
 
@@ -102,7 +134,14 @@ describe('updateMessageFlagsForNarrow', () => {
       op: 'add',
       include_anchor: 'false',
     });
-    expect(ok(r)).toMatchObject({ processed_count: 3, updated_count: 3, first_processed_id: M[5], last_processed_id: M[9], found_oldest: false, found_newest: true });
+    expect(ok(r)).toMatchObject({
+      processed_count: 3,
+      updated_count: 3,
+      first_processed_id: M[5],
+      last_processed_id: M[9],
+      found_oldest: false,
+      found_newest: true,
+    });
     expect(r.events[0]!.event).toMatchObject({ messages: [M[5], M[7], M[9]] });
     expect((flagsOf(r.state, hamlet, M[5]!)! & FLAG_BITS.starred) !== 0).toBe(true);
   });
@@ -110,14 +149,32 @@ describe('updateMessageFlagsForNarrow', () => {
   it('skips unsubscribed channels when marking unread and reports them', () => {
     const t = 1100;
     const state = realmWith(
-      [...verona10(M.slice(3, 8)), { id: t, sender_id: cordelia, stream_id: ROME, topic: 'test', content: 't', timestamp: 1_700_000_100, flags: { [hamlet]: ['read'] } }],
+      [
+        ...verona10(M.slice(3, 8)),
+        {
+          id: t,
+          sender_id: cordelia,
+          stream_id: ROME,
+          topic: 'test',
+          content: 't',
+          timestamp: 1_700_000_100,
+          flags: { [hamlet]: ['read'] },
+        },
+      ],
       (s) => {
         (s['subscriptions'] as Array<Record<string, unknown>>).forEach((x) => {
           if (x['user_id'] === hamlet && x['stream_id'] === ROME) x['active'] = false;
         });
       },
     );
-    const r = call(state, 'hamlet', { ...base, anchor: String(t), narrow: [{ operator: 'streams', operand: 'public' }], num_before: 10, num_after: 0, op: 'remove' });
+    const r = call(state, 'hamlet', {
+      ...base,
+      anchor: String(t),
+      narrow: [{ operator: 'streams', operand: 'public' }],
+      num_before: 10,
+      num_after: 0,
+      op: 'remove',
+    });
     expect(ok(r)).toMatchObject({
       processed_count: 11,
       updated_count: 5,
@@ -132,7 +189,12 @@ describe('updateMessageFlagsForNarrow', () => {
     const event = r.events[0]!.event as Record<string, unknown>;
     expect(event['messages']).toEqual(M.slice(3, 8));
     expect(event['message_details']).toEqual(
-      Object.fromEntries(M.slice(3, 8).map((id) => [String(id), { type: 'stream', stream_id: VERONA, topic: `topic ${id % 2}`, unmuted_stream_msg: true }])),
+      Object.fromEntries(
+        M.slice(3, 8).map((id) => [
+          String(id),
+          { type: 'stream', stream_id: VERONA, topic: `topic ${id % 2}`, unmuted_stream_msg: true },
+        ]),
+      ),
     );
   });
 
@@ -175,10 +237,19 @@ describe('updateMessageFlagsForNarrow', () => {
       [{ narrow: '[[],[]]' }, 'Invalid narrow[0]: Value error, element is not a string pair'],
       [{ narrow: '[["x","y","z"]]' }, 'Invalid narrow[0]: Value error, element is not a string pair'],
       [{ narrow: '[["is", 2]]' }, 'Invalid narrow[0]: Value error, element is not a string pair'],
-      [{ narrow: '[{"operator": null, "operand": "x"}]' }, 'Invalid narrow[0]: Value error, operator is missing'],
-      [{ narrow: '[{"operator": "stream", "operand": null}]' }, 'Invalid narrow[0]: Value error, operand is missing'],
+      [
+        { narrow: '[{"operator": null, "operand": "x"}]' },
+        'Invalid narrow[0]: Value error, operator is missing',
+      ],
+      [
+        { narrow: '[{"operator": "stream", "operand": null}]' },
+        'Invalid narrow[0]: Value error, operand is missing',
+      ],
       [{ narrow: '[{"operator": 5, "operand": "x"}]' }, 'narrow[0]["operator"] is not a string'],
-      [{ narrow: '[{"operator": "is", "operand": "dm", "negated": 1}]' }, 'narrow[0]["negated"] is not a boolean'],
+      [
+        { narrow: '[{"operator": "is", "operand": "dm", "negated": 1}]' },
+        'narrow[0]["negated"] is not a boolean',
+      ],
       [{ narrow: '[{"operator": "search", "operand": "   "}]' }, 'operand cannot be blank.'],
       [{ narrow: '[{"operator": "search", "operand": 5}]' }, 'operand is not a string'],
       [{ narrow: '[{"operator": "dm", "operand": ["2"]}]' }, 'operand[0] is not an integer'],
@@ -187,9 +258,16 @@ describe('updateMessageFlagsForNarrow', () => {
       [{ narrow: '[{"operator": "near", "operand": [1]}]' }, 'operand is not a string'],
       [{ narrow: '[{"operator": "has", "operand": 2}]' }, 'operand is not a string'],
       ...['id', 'sender', 'channel', 'dm-including', 'group-pm-with', 'with'].map(
-        (op) => [{ narrow: `[{"operator": "${op}", "operand": ["1"]}]` }, 'operand is not a string or integer'] as const,
+        (op) =>
+          [
+            { narrow: `[{"operator": "${op}", "operand": ["1"]}]` },
+            'operand is not a string or integer',
+          ] as const,
       ),
-      [{ anchor: '1', include_anchor: 'false', num_before: '1', num_after: '1' }, 'The anchor can only be excluded at an end of the range'],
+      [
+        { anchor: '1', include_anchor: 'false', num_before: '1', num_after: '1' },
+        'The anchor can only be excluded at an end of the range',
+      ],
       [{ flag: 'invalid' }, "Invalid flag: 'invalid'"],
       [{ flag: 'is_private' }, "Invalid flag: 'is_private'"],
       [{ flag: 'active_mobile_push_notification' }, "Invalid flag: 'active_mobile_push_notification'"],
@@ -201,10 +279,20 @@ describe('updateMessageFlagsForNarrow', () => {
     });
 
     it('checks the narrow terms before the include_anchor rule', () => {
-      refused(v10, w({ anchor: '1', include_anchor: 'false', num_before: '1', num_after: '1', narrow: '[[],[]]' }), 'Invalid narrow[0]: Value error, element is not a string pair');
+      refused(
+        v10,
+        w({ anchor: '1', include_anchor: 'false', num_before: '1', num_after: '1', narrow: '[[],[]]' }),
+        'Invalid narrow[0]: Value error, element is not a string pair',
+      );
     });
     it('checks the narrow before the flag', () => {
-      refused(v10, w({ flag: 'invalid', narrow: '[["foo","x"]]' }), 'Invalid narrow operator: unknown operator foo', 'BAD_NARROW', { desc: 'unknown operator foo' });
+      refused(
+        v10,
+        w({ flag: 'invalid', narrow: '[["foo","x"]]' }),
+        'Invalid narrow operator: unknown operator foo',
+        'BAD_NARROW',
+        { desc: 'unknown operator foo' },
+      );
     });
 
     it('parses anchors like Python int() and clamps them', () => {
@@ -213,9 +301,21 @@ describe('updateMessageFlagsForNarrow', () => {
       expect(parsePythonInt('1__0')).toBeNull();
       expect(parsePythonInt('_1')).toBeNull();
       const neg = ok(w({ anchor: '-5', num_before: '3', num_after: '2' }));
-      expect(neg).toMatchObject({ processed_count: 2, first_processed_id: M[0], last_processed_id: M[1], found_oldest: true, found_newest: false });
+      expect(neg).toMatchObject({
+        processed_count: 2,
+        first_processed_id: M[0],
+        last_processed_id: M[1],
+        found_oldest: true,
+        found_newest: false,
+      });
       const big = ok(w({ anchor: '10000000000000001', num_before: '2', num_after: '5' }));
-      expect(big).toMatchObject({ processed_count: 2, first_processed_id: M[8], last_processed_id: M[9], found_oldest: false, found_newest: true });
+      expect(big).toMatchObject({
+        processed_count: 2,
+        first_processed_id: M[8],
+        last_processed_id: M[9],
+        found_oldest: false,
+        found_newest: true,
+      });
     });
 
     it('clamps num_before/num_after to 5000 instead of refusing', () => {
@@ -224,11 +324,20 @@ describe('updateMessageFlagsForNarrow', () => {
       expect(clampCounts(0, 10000)).toEqual([0, 5000]);
       expect(clampCounts(100, 6000)).toEqual([100, 4900]);
       expect(clampCounts(4000, 3000)).toEqual([2500, 2500]);
-      expect(ok(w({ num_before: '10000', num_after: '10000' }))).toMatchObject({ processed_count: 10, found_oldest: true, found_newest: true });
+      expect(ok(w({ num_before: '10000', num_after: '10000' }))).toMatchObject({
+        processed_count: 10,
+        found_oldest: true,
+        found_newest: true,
+      });
     });
 
     it('ignores include_anchor=false for newest and processes the anchor when both counts are 0', () => {
-      expect(ok(w({ num_before: '2', include_anchor: 'false' }))).toMatchObject({ processed_count: 2, first_processed_id: M[8], found_newest: true, found_oldest: false });
+      expect(ok(w({ num_before: '2', include_anchor: 'false' }))).toMatchObject({
+        processed_count: 2,
+        first_processed_id: M[8],
+        found_newest: true,
+        found_oldest: false,
+      });
       const r = w({ anchor: String(M[4]), include_anchor: 'false' });
       expect(ok(r)).toEqual({
         result: 'success',
@@ -245,10 +354,27 @@ describe('updateMessageFlagsForNarrow', () => {
 
     it('sends the event even when nothing matched', () => {
       const r = w({ anchor: String(M[4]), narrow: '[{"operator": "topic", "operand": "topic 1"}]' });
-      expect(ok(r)).toMatchObject({ processed_count: 0, updated_count: 0, first_processed_id: null, last_processed_id: null, found_oldest: false, found_newest: false });
+      expect(ok(r)).toMatchObject({
+        processed_count: 0,
+        updated_count: 0,
+        first_processed_id: null,
+        last_processed_id: null,
+        found_oldest: false,
+        found_newest: false,
+      });
       expect(r.state).toBe(v10);
       expect(r.events).toEqual([
-        { event: { type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: [], all: false }, users: [hamlet] },
+        {
+          event: {
+            type: 'update_message_flags',
+            op: 'add',
+            operation: 'add',
+            flag: 'read',
+            messages: [],
+            all: false,
+          },
+          users: [hamlet],
+        },
       ]);
     });
 
@@ -263,7 +389,8 @@ describe('updateMessageFlagsForNarrow', () => {
       refused(v10, r, `Invalid narrow operator: ${desc}`, 'BAD_NARROW', { desc });
     };
     it('refuses unknown operators, with and unknown operands', () => {
-      for (const op of ['', 'foo', 'channel:verona', '__init__', 'with']) bad([{ operator: op, operand: '3' }], `unknown operator ${op}`);
+      for (const op of ['', 'foo', 'channel:verona', '__init__', 'with'])
+        bad([{ operator: op, operand: '3' }], `unknown operator ${op}`);
       bad([['has', 'Link']], "unknown 'has' operand Link");
       bad([['in', 'elsewhere']], "unknown 'in' operand elsewhere");
       bad([['is', 'nothing']], "unknown 'is' operand nothing");
@@ -275,50 +402,177 @@ describe('updateMessageFlagsForNarrow', () => {
       bad([['dm', ' ,,, ,,, ,']], 'unknown user in  ,,, ,,, ,');
       bad([{ operator: 'dm', operand: [1, 99] }], 'unknown user in [1, 99]');
       bad([['dm-including', 'nobody@zulip.com']], 'unknown user nobody@zulip.com');
-      for (const operand of ['', 'notanint', '-1', 2147483648]) bad([{ operator: 'id', operand }], 'Invalid message ID');
+      for (const operand of ['', 'notanint', '-1', 2147483648])
+        bad([{ operator: 'id', operand }], 'Invalid message ID');
     });
 
     it('refuses a narrow that is both channel and DM, and accepts negated combinations', () => {
       const both = 'No message can be both a channel message and direct message';
-      bad([{ operator: 'is', operand: 'dm', negated: true }, { operator: 'dm', operand: 'othello@zulip.com' }], both);
-      bad([['dm', 'othello@zulip.com'], ['topic', 'bogus']], both);
-      bad([['dm', 'othello@zulip.com'], ['channels', 'public']], both);
-      bad([['channel', 'Verona'], ['is', 'dm']], both);
+      bad(
+        [
+          { operator: 'is', operand: 'dm', negated: true },
+          { operator: 'dm', operand: 'othello@zulip.com' },
+        ],
+        both,
+      );
+      bad(
+        [
+          ['dm', 'othello@zulip.com'],
+          ['topic', 'bogus'],
+        ],
+        both,
+      );
+      bad(
+        [
+          ['dm', 'othello@zulip.com'],
+          ['channels', 'public'],
+        ],
+        both,
+      );
+      bad(
+        [
+          ['channel', 'Verona'],
+          ['is', 'dm'],
+        ],
+        both,
+      );
       // The conflict is found before the channel is looked up.
-      bad([['dm', 'othello@zulip.com'], ['channel', 'nowhere']], both);
-      const r = call(v10, 'hamlet', { ...base, narrow: [{ operator: 'is', operand: 'dm', negated: true }, { operator: 'channels', operand: 'public' }] });
+      bad(
+        [
+          ['dm', 'othello@zulip.com'],
+          ['channel', 'nowhere'],
+        ],
+        both,
+      );
+      const r = call(v10, 'hamlet', {
+        ...base,
+        narrow: [
+          { operator: 'is', operand: 'dm', negated: true },
+          { operator: 'channels', operand: 'public' },
+        ],
+      });
       expect(ok(r)).toMatchObject({ processed_count: 10 });
-      expect(ok(call(v10, 'hamlet', { ...base, narrow: [{ operator: 'channel', operand: 'Verona', negated: true }, ['is', 'dm']] }))).toMatchObject({ processed_count: 0 });
+      expect(
+        ok(
+          call(v10, 'hamlet', {
+            ...base,
+            narrow: [{ operator: 'channel', operand: 'Verona', negated: true }, ['is', 'dm']],
+          }),
+        ),
+      ).toMatchObject({ processed_count: 0 });
     });
 
     it('matches topics case-insensitively, channels by name or id, and general chat as the empty topic', () => {
-      expect(ok(call(v10, 'hamlet', { ...base, narrow: [['channel', ' verona '], ['topic', 'TOPIC 1']] }))).toMatchObject({ processed_count: 5, updated_count: 5 });
-      expect(ok(call(v10, 'hamlet', { ...base, narrow: [{ operator: 'stream', operand: VERONA }] }))).toMatchObject({ processed_count: 10 });
+      expect(
+        ok(
+          call(v10, 'hamlet', {
+            ...base,
+            narrow: [
+              ['channel', ' verona '],
+              ['topic', 'TOPIC 1'],
+            ],
+          }),
+        ),
+      ).toMatchObject({ processed_count: 5, updated_count: 5 });
+      expect(
+        ok(call(v10, 'hamlet', { ...base, narrow: [{ operator: 'stream', operand: VERONA }] })),
+      ).toMatchObject({ processed_count: 10 });
       const gc = realmWith([
-        { id: 1, sender_id: cordelia, stream_id: VERONA, topic: '', content: 'a', timestamp: 1, flags: { [hamlet]: [] } },
-        { id: 2, sender_id: cordelia, stream_id: VERONA, topic: '', content: 'b', timestamp: 2, flags: { [hamlet]: [] } },
-        { id: 3, sender_id: cordelia, stream_id: VERONA, topic: 'other', content: 'c', timestamp: 3, flags: { [hamlet]: [] } },
+        {
+          id: 1,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: '',
+          content: 'a',
+          timestamp: 1,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 2,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: '',
+          content: 'b',
+          timestamp: 2,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 3,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 'other',
+          content: 'c',
+          timestamp: 3,
+          flags: { [hamlet]: [] },
+        },
       ]);
-      expect(ok(call(gc, 'hamlet', { ...base, narrow: [['channel', 'Verona'], ['topic', 'general chat']] }))).toMatchObject({ processed_count: 2 });
+      expect(
+        ok(
+          call(gc, 'hamlet', {
+            ...base,
+            narrow: [
+              ['channel', 'Verona'],
+              ['topic', 'general chat'],
+            ],
+          }),
+        ),
+      ).toMatchObject({ processed_count: 2 });
       // Only the first topic term is renamed.
-      expect(ok(call(gc, 'hamlet', { ...base, narrow: [['topic', 'other'], ['topic', 'general chat']] }))).toMatchObject({ processed_count: 0 });
+      expect(
+        ok(
+          call(gc, 'hamlet', {
+            ...base,
+            narrow: [
+              ['topic', 'other'],
+              ['topic', 'general chat'],
+            ],
+          }),
+        ),
+      ).toMatchObject({ processed_count: 0 });
       // A negated topic also keeps the DMs.
-      const dmCount = ok(call(devRealm(), 'hamlet', { ...base, flag: 'starred', narrow: [['is', 'dm']] })).processed_count;
+      const dmCount = ok(
+        call(devRealm(), 'hamlet', { ...base, flag: 'starred', narrow: [['is', 'dm']] }),
+      ).processed_count;
       expect(dmCount).toBeGreaterThan(0);
-      expect(ok(call(devRealm(), 'hamlet', { ...base, flag: 'starred', narrow: [{ operator: 'topic', operand: 'lunch', negated: true }, ['is', 'dm']] }))).toMatchObject({ processed_count: dmCount });
+      expect(
+        ok(
+          call(devRealm(), 'hamlet', {
+            ...base,
+            flag: 'starred',
+            narrow: [{ operator: 'topic', operand: 'lunch', negated: true }, ['is', 'dm']],
+          }),
+        ),
+      ).toMatchObject({ processed_count: dmCount });
     });
 
     it('selects by sender (email case-insensitively, or id), has:, id and is: operands', () => {
       const dev = devRealm();
-      const count = (narrow: unknown, who: CastName = 'hamlet') => Number(ok(call(dev, who, { ...base, flag: 'starred', narrow })).processed_count);
-      expect(count([['sender', 'OTHELLO@zulip.com']])).toBe(count([{ operator: 'sender', operand: othello }]));
+      const count = (narrow: unknown, who: CastName = 'hamlet') =>
+        Number(ok(call(dev, who, { ...base, flag: 'starred', narrow })).processed_count);
+      expect(count([['sender', 'OTHELLO@zulip.com']])).toBe(
+        count([{ operator: 'sender', operand: othello }]),
+      );
       expect(count([['has', 'link']])).toBeGreaterThan(0);
       expect(count([['has', 'reaction']])).toBeGreaterThan(0);
       expect(count([{ operator: 'id', operand: 101 }])).toBe(1);
-      expect(count([{ operator: 'id', operand: '101' }, { operator: 'id', operand: 102 }])).toBe(0);
-      expect(count([['is', 'resolved']])).toBe(count([['channel', 'Denmark'], ['topic', '✔ fixed bug']]));
-      expect(count([['is', 'unread']]) + count([{ operator: 'is', operand: 'unread', negated: true }])).toBe(count([]));
-      expect(count([['is', 'dm']]) + count([{ operator: 'is', operand: 'private', negated: true }])).toBe(count([]));
+      expect(
+        count([
+          { operator: 'id', operand: '101' },
+          { operator: 'id', operand: 102 },
+        ]),
+      ).toBe(0);
+      expect(count([['is', 'resolved']])).toBe(
+        count([
+          ['channel', 'Denmark'],
+          ['topic', '✔ fixed bug'],
+        ]),
+      );
+      expect(count([['is', 'unread']]) + count([{ operator: 'is', operand: 'unread', negated: true }])).toBe(
+        count([]),
+      );
+      expect(count([['is', 'dm']]) + count([{ operator: 'is', operand: 'private', negated: true }])).toBe(
+        count([]),
+      );
       expect(count([['is', 'followed']])).toBe(2);
       expect(count([['is', 'alerted']])).toBe(0);
       expect(count([['is', 'mentioned']], 'iago')).toBe(2);
@@ -327,23 +581,76 @@ describe('updateMessageFlagsForNarrow', () => {
 
     it('is:unread selects only unread messages', () => {
       const s = realmWith(verona10(M.slice(0, 5)));
-      expect(ok(call(s, 'hamlet', { ...base, narrow: [['is', 'unread']] }))).toMatchObject({ processed_count: 5, updated_count: 5, first_processed_id: M[5] });
+      expect(ok(call(s, 'hamlet', { ...base, narrow: [['is', 'unread']] }))).toMatchObject({
+        processed_count: 5,
+        updated_count: 5,
+        first_processed_id: M[5],
+      });
     });
 
     it('has:reaction matches messages with any reaction', () => {
       const msgs = verona10();
-      msgs[2] = { ...msgs[2], reactions: [{ user_id: iago, emoji_name: '+1', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }] };
-      expect(ok(call(realmWith(msgs), 'hamlet', { ...base, narrow: [['has', 'reaction']] }))).toMatchObject({ processed_count: 1, first_processed_id: M[2] });
+      msgs[2] = {
+        ...msgs[2],
+        reactions: [{ user_id: iago, emoji_name: '+1', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }],
+      };
+      expect(ok(call(realmWith(msgs), 'hamlet', { ...base, narrow: [['has', 'reaction']] }))).toMatchObject({
+        processed_count: 1,
+        first_processed_id: M[2],
+      });
     });
 
     describe('direct messages', () => {
       const dms = realmWith([
-        { id: 1, sender_id: othello, to: [hamlet], content: 'hi', timestamp: 1, flags: { [hamlet]: ['read'], [othello]: ['read'] } },
-        { id: 2, sender_id: hamlet, to: [othello], content: 'yo', timestamp: 2, flags: { [hamlet]: ['read'], [othello]: [] } },
-        { id: 3, sender_id: othello, to: [hamlet, cordelia], content: 'group', timestamp: 3, flags: { [hamlet]: [], [othello]: ['read'], [cordelia]: [] } },
-        { id: 4, sender_id: hamlet, to: [hamlet], content: 'note to self', timestamp: 4, flags: { [hamlet]: ['read'] } },
-        { id: 5, sender_id: cordelia, stream_id: VERONA, topic: 't', content: 'x', timestamp: 5, flags: { [hamlet]: [] } },
-        { id: 6, sender_id: cordelia, to: [othello], content: 'not mine', timestamp: 6, flags: { [cordelia]: ['read'], [othello]: [] } },
+        {
+          id: 1,
+          sender_id: othello,
+          to: [hamlet],
+          content: 'hi',
+          timestamp: 1,
+          flags: { [hamlet]: ['read'], [othello]: ['read'] },
+        },
+        {
+          id: 2,
+          sender_id: hamlet,
+          to: [othello],
+          content: 'yo',
+          timestamp: 2,
+          flags: { [hamlet]: ['read'], [othello]: [] },
+        },
+        {
+          id: 3,
+          sender_id: othello,
+          to: [hamlet, cordelia],
+          content: 'group',
+          timestamp: 3,
+          flags: { [hamlet]: [], [othello]: ['read'], [cordelia]: [] },
+        },
+        {
+          id: 4,
+          sender_id: hamlet,
+          to: [hamlet],
+          content: 'note to self',
+          timestamp: 4,
+          flags: { [hamlet]: ['read'] },
+        },
+        {
+          id: 5,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 't',
+          content: 'x',
+          timestamp: 5,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 6,
+          sender_id: cordelia,
+          to: [othello],
+          content: 'not mine',
+          timestamp: 6,
+          flags: { [cordelia]: ['read'], [othello]: [] },
+        },
       ]);
       const ids = (narrow: unknown) => {
         const r = call(dms, 'hamlet', { ...base, flag: 'starred', narrow });
@@ -367,7 +674,11 @@ describe('updateMessageFlagsForNarrow', () => {
         expect(ids([{ operator: 'group-pm-with', operand: othello, negated: true }])).toEqual([1, 2, 4, 5]);
       });
       it('an unread event carries message_details for DMs', () => {
-        const r = call(dms, 'hamlet', { ...base, op: 'remove', narrow: [{ operator: 'dm', operand: [othello] }] });
+        const r = call(dms, 'hamlet', {
+          ...base,
+          op: 'remove',
+          narrow: [{ operator: 'dm', operand: [othello] }],
+        });
         expect(ok(r)).toMatchObject({ processed_count: 2, updated_count: 2 });
         expect(r.events).toEqual([
           {
@@ -378,24 +689,58 @@ describe('updateMessageFlagsForNarrow', () => {
               flag: 'read',
               messages: [1, 2],
               all: false,
-              message_details: { '1': { type: 'private', user_ids: [othello] }, '2': { type: 'private', user_ids: [othello] } },
+              message_details: {
+                '1': { type: 'private', user_ids: [othello] },
+                '2': { type: 'private', user_ids: [othello] },
+              },
             },
             users: [hamlet],
           },
         ]);
         const self = call(dms, 'hamlet', { ...base, op: 'remove', narrow: [['dm', 'hamlet@zulip.com']] });
-        expect((self.events[0]!.event as Record<string, unknown>)['message_details']).toEqual({ '4': { type: 'private', user_ids: [] } });
+        expect((self.events[0]!.event as Record<string, unknown>)['message_details']).toEqual({
+          '4': { type: 'private', user_ids: [] },
+        });
       });
     });
 
     it('search: all search terms are joined and ANDed (approximate full text)', () => {
       const s = realmWith([
-        { id: 1, sender_id: cordelia, stream_id: VERONA, topic: 'meetings', content: 'discuss lunch after lunch', timestamp: 1, flags: { [hamlet]: [] } },
-        { id: 2, sender_id: cordelia, stream_id: VERONA, topic: 'lunch plans', content: 'I am hungry!', timestamp: 2, flags: { [hamlet]: [] } },
-        { id: 3, sender_id: cordelia, stream_id: VERONA, topic: 'x', content: 'please bring laptops https://google.com', timestamp: 3, flags: { [hamlet]: [] } },
+        {
+          id: 1,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 'meetings',
+          content: 'discuss lunch after lunch',
+          timestamp: 1,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 2,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 'lunch plans',
+          content: 'I am hungry!',
+          timestamp: 2,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 3,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 'x',
+          content: 'please bring laptops https://google.com',
+          timestamp: 3,
+          flags: { [hamlet]: [] },
+        },
       ]);
       const count = (narrow: unknown) => ok(call(s, 'hamlet', { ...base, narrow })).processed_count;
-      expect(count([['search', 'discuss'], ['search', 'after']])).toBe(1);
+      expect(
+        count([
+          ['search', 'discuss'],
+          ['search', 'after'],
+        ]),
+      ).toBe(1);
       expect(count([['search', 'lunch']])).toBe(2);
       expect(count([['search', '"hungry!"']])).toBe(1);
       expect(count([['search', 'https://google.com']])).toBe(1);
@@ -406,11 +751,51 @@ describe('updateMessageFlagsForNarrow', () => {
   describe('muting', () => {
     const muted = realmWith(
       [
-        { id: 1, sender_id: cordelia, stream_id: VERONA, topic: 'muted', content: 'a', timestamp: 1, flags: { [hamlet]: [] } },
-        { id: 2, sender_id: cordelia, stream_id: VERONA, topic: 'ok', content: 'b', timestamp: 2, flags: { [hamlet]: ['read'] } },
-        { id: 3, sender_id: cordelia, stream_id: VERONA, topic: 'ok', content: 'c', timestamp: 3, flags: { [hamlet]: [] } },
-        { id: 4, sender_id: cordelia, stream_id: DENMARK, topic: 'hi', content: 'd', timestamp: 4, flags: { [hamlet]: [] } },
-        { id: 5, sender_id: cordelia, stream_id: DENMARK, topic: 'other', content: 'e', timestamp: 5, flags: { [hamlet]: [] } },
+        {
+          id: 1,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 'muted',
+          content: 'a',
+          timestamp: 1,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 2,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 'ok',
+          content: 'b',
+          timestamp: 2,
+          flags: { [hamlet]: ['read'] },
+        },
+        {
+          id: 3,
+          sender_id: cordelia,
+          stream_id: VERONA,
+          topic: 'ok',
+          content: 'c',
+          timestamp: 3,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 4,
+          sender_id: cordelia,
+          stream_id: DENMARK,
+          topic: 'hi',
+          content: 'd',
+          timestamp: 4,
+          flags: { [hamlet]: [] },
+        },
+        {
+          id: 5,
+          sender_id: cordelia,
+          stream_id: DENMARK,
+          topic: 'other',
+          content: 'e',
+          timestamp: 5,
+          flags: { [hamlet]: [] },
+        },
         { id: 6, sender_id: othello, to: [hamlet], content: 'dm', timestamp: 6, flags: { [hamlet]: [] } },
       ],
       (s) => {
@@ -423,10 +808,20 @@ describe('updateMessageFlagsForNarrow', () => {
         });
       },
     );
-    const ids = (params: Record<string, unknown>) => (call(muted, 'hamlet', { ...base, flag: 'starred', ...params }).events[0]!.event as unknown as { messages: number[] }).messages;
+    const ids = (params: Record<string, unknown>) =>
+      (
+        call(muted, 'hamlet', { ...base, flag: 'starred', ...params }).events[0]!.event as unknown as {
+          messages: number[];
+        }
+      ).messages;
 
-    it('first_unread skips muted topics (only that channel\'s topics with a channel term)', () => {
-      const r = call(muted, 'hamlet', { ...base, anchor: 'first_unread', num_after: 0, narrow: [['channel', 'Verona']] });
+    it("first_unread skips muted topics (only that channel's topics with a channel term)", () => {
+      const r = call(muted, 'hamlet', {
+        ...base,
+        anchor: 'first_unread',
+        num_after: 0,
+        narrow: [['channel', 'Verona']],
+      });
       expect(ok(r)).toMatchObject({ processed_count: 1, updated_count: 1, first_processed_id: 3 });
       expect(isRead(r.state, hamlet, 1)).toBe(false);
       // With a channel term, channel muting is off: Denmark's first unread is 4.
@@ -436,12 +831,30 @@ describe('updateMessageFlagsForNarrow', () => {
       expect(ids({ anchor: 'first_unread', num_after: 0, narrow: [['is', 'dm']] })).toEqual([6]);
     });
     it('first_unread is newest when nothing is unread', () => {
-      const r = call(muted, 'hamlet', { ...base, anchor: 'first_unread', num_before: 1, num_after: 5, narrow: [['id', '2']] });
-      expect(ok(r)).toMatchObject({ processed_count: 1, found_newest: true, found_oldest: false, first_processed_id: 2 });
+      const r = call(muted, 'hamlet', {
+        ...base,
+        anchor: 'first_unread',
+        num_before: 1,
+        num_after: 5,
+        narrow: [['id', '2']],
+      });
+      expect(ok(r)).toMatchObject({
+        processed_count: 1,
+        found_newest: true,
+        found_oldest: false,
+        first_processed_id: 2,
+      });
     });
     it('in:home excludes muted topics and channels, keeps followed topics even with a channel term', () => {
       expect(ids({ narrow: [['in', 'home']] })).toEqual([2, 3, 4, 6]);
-      expect(ids({ narrow: [['in', 'home'], ['channel', 'Denmark']] })).toEqual([4]);
+      expect(
+        ids({
+          narrow: [
+            ['in', 'home'],
+            ['channel', 'Denmark'],
+          ],
+        }),
+      ).toEqual([4]);
       expect(ids({ narrow: [{ operator: 'in', operand: 'home', negated: true }] })).toEqual([1, 5]);
       expect(ids({ narrow: [['is', 'muted']] })).toEqual([1, 5]);
       expect(ids({ narrow: [{ operator: 'is', operand: 'muted', negated: true }] })).toEqual([2, 3, 4, 6]);
@@ -462,84 +875,232 @@ describe('updateMessageFlagsForNarrow', () => {
 
   describe('access and history', () => {
     const rome3 = realmWith(
-      [1, 2, 3].map((id) => ({ id, sender_id: iago, stream_id: ROME, topic: 'forum', content: `r${id}`, timestamp: id, flags: { [iago]: ['read'] } })),
+      [1, 2, 3].map((id) => ({
+        id,
+        sender_id: iago,
+        stream_id: ROME,
+        topic: 'forum',
+        content: `r${id}`,
+        timestamp: id,
+        flags: { [iago]: ['read'] },
+      })),
     );
     it('history mode: marking never-received public messages read is a counted no-op', () => {
       const r = call(rome3, 'hamlet', { ...base, narrow: [['channel', 'Rome']], num_after: 10 });
-      expect(ok(r)).toMatchObject({ processed_count: 3, updated_count: 0, found_oldest: true, found_newest: true });
+      expect(ok(r)).toMatchObject({
+        processed_count: 3,
+        updated_count: 0,
+        found_oldest: true,
+        found_newest: true,
+      });
       expect(r.state).toBe(rome3);
       expect(r.events[0]!.event).toMatchObject({ messages: [] });
     });
     it('history mode: starring creates historical rows (read, starred, historical)', () => {
-      const r = call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channel', 'Rome']], num_after: 10 });
+      const r = call(rome3, 'hamlet', {
+        ...base,
+        flag: 'starred',
+        narrow: [['channel', 'Rome']],
+        num_after: 10,
+      });
       expect(ok(r)).toMatchObject({ processed_count: 3, updated_count: 3 });
-      for (const id of [1, 2, 3]) expect(flagsOf(r.state, hamlet, id)).toBe(FLAG_BITS.read | FLAG_BITS.starred | FLAG_BITS.historical);
+      for (const id of [1, 2, 3])
+        expect(flagsOf(r.state, hamlet, id)).toBe(FLAG_BITS.read | FLAG_BITS.starred | FLAG_BITS.historical);
       expect(flagsOf(rome3, hamlet, 1)).toBeUndefined();
       const c = call(rome3, 'hamlet', { ...base, flag: 'collapsed', narrow: [['channel', 'Rome']] });
       expect(flagsOf(c.state, hamlet, 1)).toBe(FLAG_BITS.read | FLAG_BITS.collapsed | FLAG_BITS.historical);
       // Unstarring them again leaves the rows.
-      const un = call(r.state, 'hamlet', { ...base, flag: 'starred', op: 'remove', narrow: [['channel', 'Rome']] });
+      const un = call(r.state, 'hamlet', {
+        ...base,
+        flag: 'starred',
+        op: 'remove',
+        narrow: [['channel', 'Rome']],
+      });
       expect(ok(un)).toMatchObject({ updated_count: 3 });
       expect(flagsOf(un.state, hamlet, 1)).toBe(FLAG_BITS.read | FLAG_BITS.historical);
     });
     it('history mode: marking unread in a subscribed channel creates unread historical rows', () => {
       const r = call(rome3, 'hamlet', { ...base, op: 'remove', narrow: [['channel', 'Rome']] });
-      expect(ok(r)).toMatchObject({ processed_count: 3, updated_count: 3, ignored_because_not_subscribed_channels: [] });
+      expect(ok(r)).toMatchObject({
+        processed_count: 3,
+        updated_count: 3,
+        ignored_because_not_subscribed_channels: [],
+      });
       expect(flagsOf(r.state, hamlet, 1)).toBe(FLAG_BITS.historical);
       // Cordelia left Rome: her unread request is skipped.
       const c = call(rome3, 'cordelia', { ...base, op: 'remove', narrow: [['channel', 'Rome']] });
-      expect(ok(c)).toMatchObject({ processed_count: 3, updated_count: 0, ignored_because_not_subscribed_channels: [ROME] });
+      expect(ok(c)).toMatchObject({
+        processed_count: 3,
+        updated_count: 0,
+        ignored_because_not_subscribed_channels: [ROME],
+      });
     });
     it('an is: term turns history mode off', () => {
-      expect(ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channel', 'Rome'], ['is', 'unread']] }))).toMatchObject({ processed_count: 0 });
-      expect(ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channel', 'Rome'], ['is', 'resolved']] }))).toMatchObject({ processed_count: 0 });
+      expect(
+        ok(
+          call(rome3, 'hamlet', {
+            ...base,
+            flag: 'starred',
+            narrow: [
+              ['channel', 'Rome'],
+              ['is', 'unread'],
+            ],
+          }),
+        ),
+      ).toMatchObject({ processed_count: 0 });
+      expect(
+        ok(
+          call(rome3, 'hamlet', {
+            ...base,
+            flag: 'starred',
+            narrow: [
+              ['channel', 'Rome'],
+              ['is', 'resolved'],
+            ],
+          }),
+        ),
+      ).toMatchObject({ processed_count: 0 });
     });
     it('guests get no history mode for channels:public', () => {
       const r = call(rome3, 'polonius', { ...base, flag: 'starred', narrow: [['channels', 'public']] });
       expect(ok(r)).toMatchObject({ processed_count: 0 });
-      expect(ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'public']] }))).toMatchObject({ processed_count: 3 });
-      expect(ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] }))).toMatchObject({ processed_count: 3 });
+      expect(
+        ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'public']] })),
+      ).toMatchObject({ processed_count: 3 });
+      expect(
+        ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] })),
+      ).toMatchObject({ processed_count: 3 });
     });
     it('rows from a private channel the user left are excluded', () => {
       const s = realmWith(
         [
-          { id: 1, sender_id: cordelia, stream_id: SECRETS, topic: 'p', content: 'a', timestamp: 1, flags: { [hamlet]: [], [cordelia]: ['read'] } },
-          { id: 2, sender_id: cordelia, stream_id: SECRETS, topic: 'p', content: 'b', timestamp: 2, flags: { [hamlet]: [], [cordelia]: ['read'] } },
-          { id: 3, sender_id: othello, to: [hamlet], content: 'dm', timestamp: 3, flags: { [hamlet]: [], [othello]: ['read'] } },
+          {
+            id: 1,
+            sender_id: cordelia,
+            stream_id: SECRETS,
+            topic: 'p',
+            content: 'a',
+            timestamp: 1,
+            flags: { [hamlet]: [], [cordelia]: ['read'] },
+          },
+          {
+            id: 2,
+            sender_id: cordelia,
+            stream_id: SECRETS,
+            topic: 'p',
+            content: 'b',
+            timestamp: 2,
+            flags: { [hamlet]: [], [cordelia]: ['read'] },
+          },
+          {
+            id: 3,
+            sender_id: othello,
+            to: [hamlet],
+            content: 'dm',
+            timestamp: 3,
+            flags: { [hamlet]: [], [othello]: ['read'] },
+          },
         ],
-        (snap) => (snap['subscriptions'] as unknown[]).push({ user_id: hamlet, stream_id: SECRETS, active: false }),
+        (snap) =>
+          (snap['subscriptions'] as unknown[]).push({ user_id: hamlet, stream_id: SECRETS, active: false }),
       );
       const r = call(s, 'hamlet', { ...base, flag: 'starred' });
       expect(ok(r)).toMatchObject({ processed_count: 1, updated_count: 1, first_processed_id: 3 });
       // Not even through the channel term (no history access to a protected-history channel).
-      expect(ok(call(s, 'hamlet', { ...base, flag: 'starred', narrow: [['channel', 'secrets']] }))).toMatchObject({ processed_count: 0 });
+      expect(
+        ok(call(s, 'hamlet', { ...base, flag: 'starred', narrow: [['channel', 'secrets']] })),
+      ).toMatchObject({ processed_count: 0 });
     });
     it('any role may call: bots and guests', () => {
       const s = realmWith(verona10(), (snap) => {
-        (snap['messages'] as Msg[]).forEach((m) => ((m['flags'] as Record<string, string[]>)[cast.defaultBot] = []));
-        (snap['messages'] as Msg[]).forEach((m) => ((m['flags'] as Record<string, string[]>)[polonius] = m['id'] === M[9] ? [] : ['read']));
+        (snap['messages'] as Msg[]).forEach(
+          (m) => ((m['flags'] as Record<string, string[]>)[cast.defaultBot] = []),
+        );
+        (snap['messages'] as Msg[]).forEach(
+          (m) => ((m['flags'] as Record<string, string[]>)[polonius] = m['id'] === M[9] ? [] : ['read']),
+        );
       });
-      expect(ok(call(s, 'defaultBot', { ...base, anchor: 'newest', num_before: 1, num_after: 0 }))).toMatchObject({ processed_count: 1, found_newest: true, found_oldest: false });
-      expect(ok(call(s, 'polonius', { ...base, anchor: 'newest', num_before: 50, num_after: 0 }))).toMatchObject({ processed_count: 10, updated_count: 1, found_oldest: true });
+      expect(
+        ok(call(s, 'defaultBot', { ...base, anchor: 'newest', num_before: 1, num_after: 0 })),
+      ).toMatchObject({ processed_count: 1, found_newest: true, found_oldest: false });
+      expect(
+        ok(call(s, 'polonius', { ...base, anchor: 'newest', num_before: 50, num_after: 0 })),
+      ).toMatchObject({ processed_count: 10, updated_count: 1, found_oldest: true });
     });
   });
 
   describe('windows', () => {
     const sparse = realmWith(
-      [7, 8, 9, 10, 11, 12, 13, 15, 50, 100, 150, 200].map((id) => ({ id, sender_id: cordelia, stream_id: VERONA, topic: 't', content: 'x', timestamp: id, flags: { [hamlet]: [] } })),
+      [7, 8, 9, 10, 11, 12, 13, 15, 50, 100, 150, 200].map((id) => ({
+        id,
+        sender_id: cordelia,
+        stream_id: VERONA,
+        topic: 't',
+        content: 'x',
+        timestamp: id,
+        flags: { [hamlet]: [] },
+      })),
     );
     const win = (anchor: string, numBefore: number, numAfter: number, includeAnchor = true) =>
-      ok(call(sparse, 'hamlet', { ...base, flag: 'starred', anchor, num_before: numBefore, num_after: numAfter, include_anchor: includeAnchor }));
-    it('follows Zulip\'s range selection', () => {
-      expect(win('10', 2, 2)).toMatchObject({ processed_count: 5, first_processed_id: 8, last_processed_id: 12, found_oldest: false, found_newest: false });
-      expect(win('14', 2, 2)).toMatchObject({ processed_count: 4, first_processed_id: 12, last_processed_id: 50, found_oldest: false, found_newest: false });
-      expect(win('100', 1, 10)).toMatchObject({ processed_count: 4, first_processed_id: 50, found_oldest: false, found_newest: true });
+      ok(
+        call(sparse, 'hamlet', {
+          ...base,
+          flag: 'starred',
+          anchor,
+          num_before: numBefore,
+          num_after: numAfter,
+          include_anchor: includeAnchor,
+        }),
+      );
+    it("follows Zulip's range selection", () => {
+      expect(win('10', 2, 2)).toMatchObject({
+        processed_count: 5,
+        first_processed_id: 8,
+        last_processed_id: 12,
+        found_oldest: false,
+        found_newest: false,
+      });
+      expect(win('14', 2, 2)).toMatchObject({
+        processed_count: 4,
+        first_processed_id: 12,
+        last_processed_id: 50,
+        found_oldest: false,
+        found_newest: false,
+      });
+      expect(win('100', 1, 10)).toMatchObject({
+        processed_count: 4,
+        first_processed_id: 50,
+        found_oldest: false,
+        found_newest: true,
+      });
       expect(win('7', 5, 0)).toMatchObject({ processed_count: 1, found_oldest: true, found_newest: false });
-      expect(win('7', 0, 3, false)).toMatchObject({ processed_count: 3, first_processed_id: 8, found_oldest: false, found_newest: false });
-      expect(win('oldest', 0, 3, false)).toMatchObject({ processed_count: 3, first_processed_id: 7, found_oldest: true, found_newest: false });
-      expect(win('oldest', 5, 0)).toMatchObject({ processed_count: 0, found_oldest: true, found_newest: false });
-      expect(win('newest', 0, 3)).toMatchObject({ processed_count: 0, found_oldest: false, found_newest: true });
-      expect(win('300', 2, 2)).toMatchObject({ processed_count: 2, first_processed_id: 150, found_newest: true });
+      expect(win('7', 0, 3, false)).toMatchObject({
+        processed_count: 3,
+        first_processed_id: 8,
+        found_oldest: false,
+        found_newest: false,
+      });
+      expect(win('oldest', 0, 3, false)).toMatchObject({
+        processed_count: 3,
+        first_processed_id: 7,
+        found_oldest: true,
+        found_newest: false,
+      });
+      expect(win('oldest', 5, 0)).toMatchObject({
+        processed_count: 0,
+        found_oldest: true,
+        found_newest: false,
+      });
+      expect(win('newest', 0, 3)).toMatchObject({
+        processed_count: 0,
+        found_oldest: false,
+        found_newest: true,
+      });
+      expect(win('300', 2, 2)).toMatchObject({
+        processed_count: 2,
+        first_processed_id: 150,
+        found_newest: true,
+      });
     });
   });
 
@@ -556,10 +1117,34 @@ describe('updateMessageFlagsForNarrow', () => {
     const actors = [...Object.values(cast).map((userId) => ({ userId })), { anonymous: true as const }];
     const term = fc.oneof(
       fc.anything(),
-      fc.tuple(fc.constantFrom('channel', 'topic', 'is', 'dm', 'sender', 'has', 'id', 'in', 'search', 'with'), fc.string()),
+      fc.tuple(
+        fc.constantFrom('channel', 'topic', 'is', 'dm', 'sender', 'has', 'id', 'in', 'search', 'with'),
+        fc.string(),
+      ),
       fc.record({
-        operator: fc.constantFrom('channel', 'stream', 'topic', 'is', 'dm', 'dm-including', 'group-pm-with', 'sender', 'has', 'id', 'in', 'near', 'channels', 'search', 'bogus'),
-        operand: fc.oneof(fc.string(), fc.integer(), fc.array(fc.integer({ min: -2, max: 20 })), fc.constantFrom('Verona', 'dm', 'unread', 'home', 'public', 'link', 'hamlet@zulip.com')),
+        operator: fc.constantFrom(
+          'channel',
+          'stream',
+          'topic',
+          'is',
+          'dm',
+          'dm-including',
+          'group-pm-with',
+          'sender',
+          'has',
+          'id',
+          'in',
+          'near',
+          'channels',
+          'search',
+          'bogus',
+        ),
+        operand: fc.oneof(
+          fc.string(),
+          fc.integer(),
+          fc.array(fc.integer({ min: -2, max: 20 })),
+          fc.constantFrom('Verona', 'dm', 'unread', 'home', 'public', 'link', 'hamlet@zulip.com'),
+        ),
         negated: fc.oneof(fc.boolean(), fc.anything()),
       }),
     );
@@ -568,7 +1153,10 @@ describe('updateMessageFlagsForNarrow', () => {
         fc.constantFrom(...actors),
         fc.record(
           {
-            anchor: fc.oneof(fc.constantFrom('newest', 'oldest', 'first_unread', '120', '-3', 'x'), fc.anything()),
+            anchor: fc.oneof(
+              fc.constantFrom('newest', 'oldest', 'first_unread', '120', '-3', 'x'),
+              fc.anything(),
+            ),
             flag: fc.oneof(fc.constantFrom('read', 'starred', 'collapsed', 'mentioned'), fc.anything()),
             include_anchor: fc.oneof(fc.boolean(), fc.anything()),
             narrow: fc.oneof(fc.array(term, { maxLength: 4 }), fc.anything()),

@@ -62,6 +62,15 @@ describe('examples', () => {
       expect(missing.status).toBe(404);
       expect(await missing.json()).toEqual({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
 
+      // Over the handler's default limit (1 MiB): a JSON 413 from chat-realm, whatever the framework.
+      const big = await fetch(`${running.url}/api/v1/saved_snippets`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `title=t&content=${'x'.repeat(1024 * 1024 + 1)}`,
+      });
+      expect(big.status).toBe(413);
+      expect(await big.json()).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+
       const home = await fetch(`${running.url}/`);
       expect(await home.text()).toContain('/api/v1');
     } finally {

@@ -43,7 +43,11 @@ describe('createFetchHandler', () => {
     const response = await handler(new Request(`${BASE}/api/v1/users/me`, { method: 'PUT' }));
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET');
-    expect(await bodyOf(response)).toEqual({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET'] });
+    expect(await bodyOf(response)).toEqual({
+      result: 'error',
+      msg: 'Method Not Allowed',
+      allowed_methods: ['GET'],
+    });
   });
 
   it('answers 401 with WWW-Authenticate when credentials are missing or wrong', async () => {
@@ -72,7 +76,9 @@ describe('createFetchHandler', () => {
   it('reads GET parameters from the query string', async () => {
     const { handler } = setup();
     const response = await handler(
-      new Request(`${BASE}/api/v1/users?user_ids=${encodeURIComponent('[4]')}`, { headers: { authorization: auth() } }),
+      new Request(`${BASE}/api/v1/users?user_ids=${encodeURIComponent('[4]')}`, {
+        headers: { authorization: auth() },
+      }),
     );
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
@@ -104,14 +110,21 @@ describe('createFetchHandler', () => {
     form.append('content', 'line 1\r\nline 2');
     form.append('upload', new Blob(['not a parameter']), 'a.txt');
     const response = await handler(
-      new Request(`${BASE}/api/v1/saved_snippets`, { method: 'POST', headers: { authorization: auth() }, body: form }),
+      new Request(`${BASE}/api/v1/saved_snippets`, {
+        method: 'POST',
+        headers: { authorization: auth() },
+        body: form,
+      }),
     );
     const body = await bodyOf(response);
     expect(response.status).toBe(200);
     expectValidResponse('create-saved-snippet', 200, body);
     expect(body['ignored_parameters_unsupported']).toBeUndefined();
     const id = body['saved_snippet_id'] as number;
-    expect(realm.state.savedSnippets.get(id)).toMatchObject({ title: 'Multipart ✓', content: 'line 1\r\nline 2' });
+    expect(realm.state.savedSnippets.get(id)).toMatchObject({
+      title: 'Multipart ✓',
+      content: 'line 1\r\nline 2',
+    });
   });
 
   it('reads the body of PATCH and DELETE requests too', async () => {
@@ -140,7 +153,12 @@ describe('createFetchHandler', () => {
     );
     expect(response.status).toBe(400);
     const body = await bodyOf(response);
-    expect(body).toEqual({ result: 'error', msg: "Missing 'content' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'content' });
+    expect(body).toEqual({
+      result: 'error',
+      msg: "Missing 'content' argument",
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'content',
+    });
     expectValidResponse('create-saved-snippet', 400, body);
   });
 
@@ -212,17 +230,26 @@ describe('createFetchHandler', () => {
       },
     };
     const handler = createFetchHandler({ realm: failing, logger });
-    const response = await handler(new Request(`${BASE}/api/v1/users/me`, { headers: { authorization: auth() } }));
+    const response = await handler(
+      new Request(`${BASE}/api/v1/users/me`, { headers: { authorization: auth() } }),
+    );
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(text).not.toContain('disk on fire');
-    expect(JSON.parse(text)).toEqual({ result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+    expect(JSON.parse(text)).toEqual({
+      result: 'error',
+      msg: 'Internal server error',
+      code: 'INTERNAL_SERVER_ERROR',
+    });
     expectValidResponse('get-own-user', 500, JSON.parse(text));
     expect(logger.error).toHaveBeenCalledTimes(1);
     expect(logger.error.mock.calls[0]?.[0]).toBe('GET /api/v1/users/me failed');
     expect((logger.error.mock.calls[0]?.[1] as Error).message).toContain('disk on fire');
 
-    const rejecting = createFetchHandler({ realm: { request: () => Promise.reject(new Error('nope')) }, logger });
+    const rejecting = createFetchHandler({
+      realm: { request: () => Promise.reject(new Error('nope')) },
+      logger,
+    });
     expect((await rejecting(new Request(`${BASE}/api/v1/users/me`))).status).toBe(500);
   });
 
@@ -237,9 +264,13 @@ describe('createFetchHandler', () => {
 
   it('serves under a base path and answers 404 outside it', async () => {
     const { handler } = setup({ basePath: '/zulip/' });
-    const inside = await handler(new Request(`${BASE}/zulip/api/v1/users/me`, { headers: { authorization: auth() } }));
+    const inside = await handler(
+      new Request(`${BASE}/zulip/api/v1/users/me`, { headers: { authorization: auth() } }),
+    );
     expect(inside.status).toBe(200);
-    const outside = await handler(new Request(`${BASE}/api/v1/users/me`, { headers: { authorization: auth() } }));
+    const outside = await handler(
+      new Request(`${BASE}/api/v1/users/me`, { headers: { authorization: auth() } }),
+    );
     expect(outside.status).toBe(404);
     expect(await bodyOf(outside)).toEqual({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
     expect((await handler(new Request(`${BASE}/zulipx/api/v1/users/me`))).status).toBe(404);

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRealm, type ChangeNotice } from '../../src/host/realm-handle';
-import { sealChange, sealCheckpoint } from '../../src/host/change';
+import { sealChange } from '../../src/host/change';
+import { sealCheckpoint } from '../../src/host/checkpoint';
 import { CorruptStoreError, VersionConflictError } from '../../src/host/errors';
 import type { RealmStore, SealedChange } from '../../src/host/store';
 import { snapshotRealm } from '../../src/core/snapshot/export';
@@ -120,7 +121,12 @@ export function storeConformance(name: string, factory: BackingFactory): void {
 
     it('persists a realm handle and reopens it at the same version and state, random bytes and clock replayed', async () => {
       const b = await fresh();
-      const h = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS });
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+      });
       expect(h.version).toBe(0);
       await h.run(appendMark, hamlet, { mark: '!' });
       const snip = await h.run(randomSnippet, iago, { content: 'hello' });
@@ -129,7 +135,11 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       const before = snapshotRealm(h.state);
       await h.close();
       // Another clock and random source: the replay must use the recorded ones.
-      const again = await openRealm({ store: await b.open(), ctx: { now: 1, random: seededRandom(999) }, operations: ALL_OPS });
+      const again = await openRealm({
+        store: await b.open(),
+        ctx: { now: 1, random: seededRandom(999) },
+        operations: ALL_OPS,
+      });
       expect(again.version).toBe(2);
       expect(snapshotRealm(again.state)).toEqual(before);
       expect(again.state.users.get(cast.hamlet)?.full_name).toMatch(/!$/);
@@ -161,14 +171,23 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       stop();
       await h.run(appendMark, hamlet, { mark: 'd' });
       expect(seen.map((s) => s.notice.version)).toEqual([1, 2, 3]);
-      expect(seen[2]!.notice.events[0]?.event).toMatchObject({ type: 'realm_user', person: { full_name: expect.stringMatching(/abc$/) } });
+      expect(seen[2]!.notice.events[0]?.event).toMatchObject({
+        type: 'realm_user',
+        person: { full_name: expect.stringMatching(/abc$/) },
+      });
       expect((await store.changesSince(0)).map((c) => c.version)).toEqual([1, 2, 3, 4]);
       await h.close();
     });
 
     it('loads from the latest checkpoint plus the changes after it', async () => {
       const b = await fresh();
-      const h = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS, checkpoints: false });
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
       for (const mark of ['1', '2', '3']) await h.run(appendMark, hamlet, { mark });
       await h.checkpoint();
       for (const mark of ['4', '5']) await h.run(appendMark, hamlet, { mark });
@@ -185,7 +204,12 @@ export function storeConformance(name: string, factory: BackingFactory): void {
 
     it('lets a second handle on the same backing catch up before its next operation, and tells its subscribers', async () => {
       const b = await fresh();
-      const h1 = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(1), operations: ALL_OPS });
+      const h1 = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(1),
+        operations: ALL_OPS,
+      });
       const h2 = await openRealm({ store: await b.open(), ctx: ctx(2), operations: ALL_OPS });
       const heard: number[] = [];
       h2.subscribe((n) => heard.push(n.version));
@@ -202,7 +226,13 @@ export function storeConformance(name: string, factory: BackingFactory): void {
 
     it('refuses a damaged change with an error naming it, never loading half-way', async () => {
       const b = await fresh();
-      const h = await openRealm({ store: await b.open(), snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS, checkpoints: false });
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
       for (const mark of ['1', '2', '3']) await h.run(appendMark, hamlet, { mark });
       await h.close();
       const good = (await (await open(b)).changesSince(1))[0]!;

@@ -24,8 +24,14 @@ async function populated(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'chat-realm-corrupt-'));
   dirs.push(dir);
   const filename = join(dir, 'realm.db');
-  const h = await openRealm({ store: sqliteStore({ filename }), snapshot: devSnapshot(), operations: ALL_OPS, checkpoints: false });
-  for (let i = 0; i < 200; i++) await h.run(appendMark, { userId: cast.hamlet }, { mark: `${'x'.repeat(200)}${i}` });
+  const h = await openRealm({
+    store: sqliteStore({ filename }),
+    snapshot: devSnapshot(),
+    operations: ALL_OPS,
+    checkpoints: false,
+  });
+  for (let i = 0; i < 200; i++)
+    await h.run(appendMark, { userId: cast.hamlet }, { mark: `${'x'.repeat(200)}${i}` });
   await h.close();
   return filename;
 }
@@ -53,7 +59,10 @@ describe('sqlite corruption', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chat-realm-corrupt-'));
     dirs.push(dir);
     const filename = join(dir, 'realm.db');
-    writeFileSync(filename, 'this is not a database, just some text that is long enough to have a header'.repeat(20));
+    writeFileSync(
+      filename,
+      'this is not a database, just some text that is long enough to have a header'.repeat(20),
+    );
     const error = await openError(filename);
     expect(error).toBeInstanceOf(CorruptStoreError);
     expect((error as Error).message).toMatch(/file is not a database/);
@@ -62,7 +71,7 @@ describe('sqlite corruption', () => {
   it('refuses a damaged checkpoint, naming it', async () => {
     const filename = await populated();
     const db = new Database(filename);
-    db.prepare("UPDATE checkpoints SET payload = substr(payload, 1, 5000) WHERE version = 0").run();
+    db.prepare('UPDATE checkpoints SET payload = substr(payload, 1, 5000) WHERE version = 0').run();
     db.close();
     const error = await openError(filename);
     expect(error).toBeInstanceOf(CorruptStoreError);

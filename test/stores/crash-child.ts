@@ -23,6 +23,10 @@ const handle = await openRealm({
 // Synchronous writes: a line printed is a line the parent will read, even if we die right after.
 writeSync(1, `loaded ${handle.version}\n`);
 for (;;) {
-  const r = await handle.run(randomSnippet, { userId: cast.hamlet }, { content: `crash-${handle.version + 1}` });
+  const r = await handle.run(
+    randomSnippet,
+    { userId: cast.hamlet },
+    { content: `crash-${handle.version + 1}` },
+  );
   writeSync(1, `ack ${r.version}\n`);
 }

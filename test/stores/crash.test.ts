@@ -28,7 +28,10 @@ interface Run {
  */
 function runOnce(filename: string, afterFirstAck: number, afterSpawn?: number): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, filename], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, filename], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const run: Run = { loaded: -1, acked: [] };
     let buffer = '';
     let stderr = '';
@@ -69,10 +72,11 @@ describe('sqlite crash safety', () => {
       let runs = 0;
       // Pseudo-random kill moments (mulberry-ish, fixed seed so a failure can be reproduced).
       let seed = 12345;
-      const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+      const next = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
       for (; runs < 14 && Date.now() < deadline; runs++) {
         // Every third run dies at a random moment after spawning: while loading, replaying or running.
-        const run = runs % 3 === 2 ? await runOnce(filename, 0, 300 + next(1500)) : await runOnce(filename, next(300));
+        const run =
+          runs % 3 === 2 ? await runOnce(filename, 0, 300 + next(1500)) : await runOnce(filename, next(300));
         if (run.loaded >= 0) {
           loads++;
           // The restart found every change acknowledged before the last kill.
@@ -85,7 +89,10 @@ describe('sqlite crash safety', () => {
       }
       expect(runs).toBeGreaterThanOrEqual(5);
       expect(loads).toBeGreaterThanOrEqual(3);
-      const handle = await openRealm({ store: sqliteStore({ filename, realm: 'crash' }), operations: ALL_OPS });
+      const handle = await openRealm({
+        store: sqliteStore({ filename, realm: 'crash' }),
+        operations: ALL_OPS,
+      });
       expect(handle.version).toBeGreaterThanOrEqual(lastAcked);
       // Every stored change is complete: one snippet per version, in order, none missing or doubled.
       const contents = [...handle.state.savedSnippets.values()]

@@ -99,7 +99,10 @@ async function inProcess(): Promise<{ acks: Ack[]; conflicts: number }> {
 
 describe(`many writers on one realm (${usingServer ? `${WRITERS} processes, PostgreSQL` : `${WRITERS} handles, one PGlite`})`, () => {
   it('loses no acknowledged change and ends in the state of a serial replay', async () => {
-    const init = await openRealm({ store: await postgresStore({ client: db.client, realm: 'multi', schema }), snapshot: devSnapshot() });
+    const init = await openRealm({
+      store: await postgresStore({ client: db.client, realm: 'multi', schema }),
+      snapshot: devSnapshot(),
+    });
     const initial = init.state;
     await init.close();
 
@@ -115,7 +118,10 @@ describe(`many writers on one realm (${usingServer ? `${WRITERS} processes, Post
     // The writers really raced.
     expect(conflicts).toBeGreaterThan(0);
 
-    const loaded = await openRealm({ store: await postgresStore({ client: db.client, realm: 'multi', schema }), operations: ALL_OPS });
+    const loaded = await openRealm({
+      store: await postgresStore({ client: db.client, realm: 'multi', schema }),
+      operations: ALL_OPS,
+    });
     expect(loaded.version).toBe(WRITERS * EACH);
 
     let serial: RealmState = createRealm(snapshotRealm(initial));
@@ -125,7 +131,9 @@ describe(`many writers on one realm (${usingServer ? `${WRITERS} processes, Post
       serial = r.state;
     }
     expect(snapshotRealm(loaded.state)).toEqual(snapshotRealm(serial));
-    expect(loaded.state.users.get(cast.hamlet)?.full_name).toBe(initial.users.get(cast.hamlet)!.full_name + acks.map((a) => a.mark).join(''));
+    expect(loaded.state.users.get(cast.hamlet)?.full_name).toBe(
+      initial.users.get(cast.hamlet)!.full_name + acks.map((a) => a.mark).join(''),
+    );
     await loaded.close();
   }, 60_000);
 });

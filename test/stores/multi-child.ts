@@ -13,7 +13,8 @@ import { cast } from '../support/realm';
 
 const [schema, id, count] = process.argv.slice(2);
 const url = process.env['DATABASE_URL'];
-if (!schema || !id || !count || !url) throw new Error('usage: DATABASE_URL=… multi-child.ts <schema> <id> <count>');
+if (!schema || !id || !count || !url)
+  throw new Error('usage: DATABASE_URL=… multi-child.ts <schema> <id> <count>');
 
 const store = await postgresStore({ connectionString: url, realm: 'multi', schema });
 let conflicts = 0;

@@ -21,11 +21,10 @@ storeConformance(usingServer ? 'postgres (DATABASE_URL)' : 'postgres (PGlite)', 
       return postgresStore({ client: conn.client, realm: 'conformance', schema });
     },
     damageChange: async (version, payload) => {
-      await db.client.query(`UPDATE "${schema}".chat_realm_changes SET payload = $1 WHERE realm = $2 AND version = $3`, [
-        payload,
-        'conformance',
-        version,
-      ]);
+      await db.client.query(
+        `UPDATE "${schema}".chat_realm_changes SET payload = $1 WHERE realm = $2 AND version = $3`,
+        [payload, 'conformance', version],
+      );
     },
     cleanup: async () => {
       await db.client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

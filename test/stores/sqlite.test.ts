@@ -12,7 +12,11 @@ storeConformance('sqlite', async () => {
     open: async () => sqliteStore({ filename, realm: 'conformance' }),
     damageChange: async (version, payload) => {
       const db = new Database(filename);
-      db.prepare('UPDATE changes SET payload = ? WHERE realm = ? AND version = ?').run(payload, 'conformance', version);
+      db.prepare('UPDATE changes SET payload = ? WHERE realm = ? AND version = ?').run(
+        payload,
+        'conformance',
+        version,
+      );
       db.close();
     },
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),

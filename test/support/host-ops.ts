@@ -27,7 +27,13 @@ export const appendMark = defineOperation<{ mark: string }>({
     const changed = edit(state, (draft) => putUser(draft, Object.freeze(next)));
     return success(changed, {
       ignored,
-      events: [to(changed.users.keys(), { type: 'realm_user', op: 'update', person: { user_id: next.user_id, full_name: next.full_name } })],
+      events: [
+        to(changed.users.keys(), {
+          type: 'realm_user',
+          op: 'update',
+          person: { user_id: next.user_id, full_name: next.full_name },
+        }),
+      ],
     });
   },
 });
@@ -42,7 +48,13 @@ export const randomSnippet = defineOperation<{ content: string }>({
   handler: ({ state, user, params, ctx }) => {
     const id = state.savedSnippets.maxKey() + 1;
     const title = [...ctx.random.bytes(6)].map((b) => b.toString(16).padStart(2, '0')).join('');
-    const snippet = Object.freeze({ id, user_id: user!.user_id, title, content: params.content, date_created: ctx.now });
+    const snippet = Object.freeze({
+      id,
+      user_id: user!.user_id,
+      title,
+      content: params.content,
+      date_created: ctx.now,
+    });
     const changed = edit(state, (draft) => {
       draft.savedSnippets = draft.savedSnippets.set(id, snippet);
     });
@@ -84,7 +96,10 @@ export const toggleStars = defineOperation<{ count: number }>({
     const set = starred * 2 < ids.length ? FLAG_BITS.starred : 0;
     const next = updateRowFlags(rows, ids, set, set === 0 ? FLAG_BITS.starred : 0);
     const changed = edit(state, (draft) => {
-      draft.messages = { ...draft.messages, rows: draft.messages.rows.set(user!.user_id, next) } as typeof draft.messages;
+      draft.messages = {
+        ...draft.messages,
+        rows: draft.messages.rows.set(user!.user_id, next),
+      } as typeof draft.messages;
     });
     return success(changed, {
       events: [

@@ -1,7 +1,14 @@
 import { IntMap } from '../collections/int-map';
 import { StrMap } from '../collections/str-map';
 import type { Reaction } from '../model/records';
-import { conversationKey, conversationParticipants, emptyInterner, intern, nameOf, type Interner } from './interner';
+import {
+  conversationKey,
+  conversationParticipants,
+  emptyInterner,
+  intern,
+  nameOf,
+  type Interner,
+} from './interner';
 import { MESSAGE_BITS } from './flags';
 import { buildRows, deleteRows, lowerBound, type UserRows } from './rows';
 import { buildIdList, removeIds, type IdList } from './idlist';
@@ -43,6 +50,8 @@ export interface MessageStore {
   readonly byTopic: IntMap<IntMap<IdList>>;
   /** conversation id → ids of the direct messages of that conversation. */
   readonly byConversation: IntMap<IdList>;
+  /** sender id → ids of the messages they sent. */
+  readonly bySender: IntMap<IdList>;
 }
 
 /** One message, decoded from the columns. */
@@ -88,6 +97,7 @@ export const EMPTY_STORE: MessageStore = {
   byChannel: IntMap.empty(),
   byTopic: IntMap.empty(),
   byConversation: IntMap.empty(),
+  bySender: IntMap.empty(),
 };
 
 /**
@@ -169,6 +179,7 @@ export function buildMessageStoreFromColumns(
   const byChannel = new Map<number, number[]>();
   const byTopic = new Map<number, Map<number, number[]>>();
   const byConversation = new Map<number, number[]>();
+  const bySender = new Map<number, number[]>();
   const reactionIds = new Set<number>();
   let reactions = IntMap.empty<readonly Reaction[]>();
   for (const [id, list] of reactionList) {
@@ -186,6 +197,7 @@ export function buildMessageStoreFromColumns(
       const id = cols.ids[k]!;
       c.ids[i] = id;
       c.sender[i] = cols.sender[k]!;
+      pushTo(bySender, c.sender[i]!, id);
       c.timestamp[i] = cols.timestamp[k]!;
       content[i] = cols.content[k]!;
       const topic = cols.topics[k];
@@ -214,7 +226,8 @@ export function buildMessageStoreFromColumns(
         c.recipient[i] = -cid;
         pushTo(byConversation, cid, id);
       }
-      c.bits[i] = (cols.bits[k]! & ~MESSAGE_BITS.has_reaction) | (reactionIds.has(id) ? MESSAGE_BITS.has_reaction : 0);
+      c.bits[i] =
+        (cols.bits[k]! & ~MESSAGE_BITS.has_reaction) | (reactionIds.has(id) ? MESSAGE_BITS.has_reaction : 0);
     }
     chunks.push({ ...c, content });
   }
@@ -231,6 +244,7 @@ export function buildMessageStoreFromColumns(
     byChannel: idLists(byChannel),
     byTopic: IntMap.from([...byTopic].sort((a, b) => a[0] - b[0]).map(([s, m]) => [s, idLists(m)] as const)),
     byConversation: idLists(byConversation),
+    bySender: idLists(bySender),
   };
 }
 
@@ -267,7 +281,10 @@ function allocChunk(n: number) {
 }
 
 /** Where message `id` lives, or undefined. */
-export function locateMessage(store: MessageStore, id: number): { chunk: MessageChunk; index: number } | undefined {
+export function locateMessage(
+  store: MessageStore,
+  id: number,
+): { chunk: MessageChunk; index: number } | undefined {
   const chunks = store.chunks;
   let lo = 0;
   let hi = chunks.length - 1;
@@ -280,6 +297,37 @@ export function locateMessage(store: MessageStore, id: number): { chunk: Message
   const chunk = chunks[lo]!;
   const index = lowerBound(chunk.ids, id);
   return index < chunk.ids.length && chunk.ids[index] === id ? { chunk, index } : undefined;
+}
+
+/**
+ * A locator for ids asked in ascending order (the usual case: a selection of messages): it steps
+ * from the previous answer instead of searching from scratch. Falls back to a search otherwise.
+ */
+export function ascendingLocator(
+  store: MessageStore,
+): (id: number) => { chunk: MessageChunk; index: number } | undefined {
+  let ci = 0;
+  let i = 0;
+  return (id) => {
+    const chunks = store.chunks;
+    const c = chunks[ci];
+    if (c !== undefined && id >= c.ids[0]! && id <= c.ids[c.ids.length - 1]!) {
+      if (c.ids[i] !== id) i = c.ids[i + 1] === id ? i + 1 : lowerBound(c.ids, id);
+      return c.ids[i] === id ? { chunk: c, index: i } : undefined;
+    }
+    let lo = 0;
+    let hi = chunks.length - 1;
+    if (hi < 0) return undefined;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (chunks[mid]!.ids[0]! <= id) lo = mid;
+      else hi = mid - 1;
+    }
+    ci = lo;
+    const chunk = chunks[lo]!;
+    i = lowerBound(chunk.ids, id);
+    return chunk.ids[i] === id ? { chunk, index: i } : undefined;
+  };
 }
 
 export function getMessage(store: MessageStore, id: number): MessageRecord | undefined {
@@ -328,11 +376,13 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   // Which index lists lose ids: channel → folded topics, and conversations.
   const channels = new Map<number, Set<number>>();
   const conversations = new Set<number>();
+  const senders = new Set<number>();
   for (const c of store.chunks) {
     let hits = 0;
     for (let i = 0; i < c.ids.length; i++) {
       if (!ids.has(c.ids[i]!)) continue;
       hits++;
+      senders.add(c.sender[i]!);
       const r = c.recipient[i]!;
       if (r > 0) {
         let topics = channels.get(r);
@@ -382,7 +432,19 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   }
   let byConversation = store.byConversation;
   for (const cid of conversations) byConversation = shrink(byConversation, cid, ids);
-  return { ...store, chunks, count, rows, reactions, byChannel, byTopic, byConversation };
+  let bySender = store.bySender;
+  for (const sender of senders) bySender = shrink(bySender, sender, ids);
+  return Object.freeze({
+    ...store,
+    chunks,
+    count,
+    rows,
+    reactions,
+    byChannel,
+    byTopic,
+    byConversation,
+    bySender,
+  });
 }
 
 function shrink(map: IntMap<IdList>, key: number, ids: ReadonlySet<number>): IntMap<IdList> {
@@ -394,7 +456,11 @@ function shrink(map: IntMap<IdList>, key: number, ids: ReadonlySet<number>): Int
 }
 
 /** Users who have a row for message `id` (Zulip's UserMessage holders), ascending. */
-export function usersWithRow(store: MessageStore, id: number, hasRow: (rows: UserRows, id: number) => boolean): number[] {
+export function usersWithRow(
+  store: MessageStore,
+  id: number,
+  hasRow: (rows: UserRows, id: number) => boolean,
+): number[] {
   const out: number[] = [];
   for (const [userId, r] of store.rows) if (hasRow(r, id)) out.push(userId);
   return out;

@@ -1,5 +1,5 @@
 import { FLAG_BITS } from './flags';
-import { EMPTY_ROWS, insertRows, updateRowFlags } from './rows';
+import { EMPTY_ROWS, insertRows, updateRowFlags, updateRowFlagsAt } from './rows';
 import type { MessageStore } from './store';
 
 /**
@@ -30,9 +30,12 @@ export function changeFlag(
   bit: number,
   add: boolean,
   isPrivate: (id: number) => boolean,
+  /** Row positions in the user's current rows (`chunk * 65536 + index`, -1 without a row), when known. */
+  positions?: readonly number[],
 ): FlagChange {
   const changed: number[] = [];
   const existing: number[] = [];
+  const existingAt: number[] = [];
   const created: number[] = [];
   const createdFlags: number[] = [];
   const createRows = add ? (DEFAULT_HISTORICAL & bit) === 0 : (DEFAULT_HISTORICAL & bit) !== 0;
@@ -42,14 +45,20 @@ export function changeFlag(
     const current = f < 0 ? DEFAULT_HISTORICAL : f;
     if (((current & bit) !== 0) === add) continue;
     changed.push(id);
-    if (f >= 0) existing.push(id);
-    else if (createRows) {
+    if (f >= 0) {
+      if (positions) existingAt.push(positions[k]!);
+      else existing.push(id);
+    } else if (createRows) {
       created.push(id);
-      createdFlags.push((add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) | (isPrivate(id) ? FLAG_BITS.is_private : 0));
+      createdFlags.push(
+        (add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) |
+          (isPrivate(id) ? FLAG_BITS.is_private : 0),
+      );
     }
   }
   if (changed.length === 0) return { store, changed, created };
   let rows = store.rows.get(userId) ?? EMPTY_ROWS;
+  if (existingAt.length > 0) rows = updateRowFlagsAt(rows, existingAt, add ? bit : 0, add ? 0 : bit);
   if (existing.length > 0) rows = updateRowFlags(rows, existing, add ? bit : 0, add ? 0 : bit);
   if (created.length > 0) rows = insertRows(rows, created, createdFlags);
   return { store: { ...store, rows: store.rows.set(userId, rows) }, changed, created };

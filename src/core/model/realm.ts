@@ -54,7 +54,9 @@ export const REALM_GROUP_SETTING_DEFAULTS = {
 } as const satisfies Record<string, SystemGroupName>;
 
 export type RealmGroupSettingName = keyof typeof REALM_GROUP_SETTING_DEFAULTS;
-export const REALM_GROUP_SETTING_NAMES = Object.keys(REALM_GROUP_SETTING_DEFAULTS).sort() as RealmGroupSettingName[];
+export const REALM_GROUP_SETTING_NAMES = Object.keys(
+  REALM_GROUP_SETTING_DEFAULTS,
+).sort() as RealmGroupSettingName[];
 
 export type RealmSettings = {
   readonly id: number;

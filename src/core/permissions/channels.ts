@@ -12,7 +12,11 @@ export function getChannelByName(state: RealmState, name: string): Channel | und
   return id === undefined ? undefined : state.channels.get(id);
 }
 
-export function getSubscription(state: RealmState, streamId: number, userId: number): Subscription | undefined {
+export function getSubscription(
+  state: RealmState,
+  streamId: number,
+  userId: number,
+): Subscription | undefined {
   return state.subscriptions.get(streamId)?.get(userId);
 }
 
@@ -41,8 +45,12 @@ export function hasContentAccess(state: RealmState, user: User, channel: Channel
   if (isGuest(user)) return false;
   if (!channel.invite_only) return true;
   return (
-    hasPermission(state, user, CHANNEL_SETTING_RULES.can_add_subscribers_group, channel.can_add_subscribers_group) ||
-    hasPermission(state, user, CHANNEL_SETTING_RULES.can_subscribe_group, channel.can_subscribe_group)
+    hasPermission(
+      state,
+      user,
+      CHANNEL_SETTING_RULES.can_add_subscribers_group,
+      channel.can_add_subscribers_group,
+    ) || hasPermission(state, user, CHANNEL_SETTING_RULES.can_subscribe_group, channel.can_subscribe_group)
   );
 }
 
@@ -60,13 +68,22 @@ export function hasMetadataAccess(state: RealmState, user: User, channel: Channe
 /** Organization administrators, and members of the channel's `can_administer_channel_group`. */
 export function canAdministerChannel(state: RealmState, user: User, channel: Channel): boolean {
   if (isRealmAdmin(user)) return true;
-  return hasPermission(state, user, CHANNEL_SETTING_RULES.can_administer_channel_group, channel.can_administer_channel_group);
+  return hasPermission(
+    state,
+    user,
+    CHANNEL_SETTING_RULES.can_administer_channel_group,
+    channel.can_administer_channel_group,
+  );
 }
 
 /**
- * Users who can see a channel's metadata, i.e. who receive its `stream` events:
- * public — every active non-guest plus subscribed guests; private — subscribers, realm admins, and
- * non-guest members of the settings that grant metadata access.
+ * Users who can see a channel's metadata, i.e. who receive its `stream` events (Zulip's
+ * `bulk_can_access_stream_metadata_user_ids`), active users only:
+ * public — every non-guest plus subscribed guests; private — subscribers, organization owners and
+ * administrators, and non-guest members of the settings that grant metadata access.
+ * Zulip's `get_admin_users_and_bots` selects by role, so a bot counts as an administrator only when
+ * its own role is administrator or owner; a bot merely *owned* by an administrator does not (the
+ * reference digest's A.6 wording "bots owned by admins" is loose).
  */
 export function metadataAccessUserIds(state: RealmState, channel: Channel): number[] {
   const out: number[] = [];
@@ -76,8 +93,18 @@ export function metadataAccessUserIds(state: RealmState, channel: Channel): numb
     else if (isGuest(u)) continue;
     else if (!channel.invite_only || isRealmAdmin(u)) out.push(u.user_id);
     else if (
-      hasPermission(state, u, CHANNEL_SETTING_RULES.can_administer_channel_group, channel.can_administer_channel_group) ||
-      hasPermission(state, u, CHANNEL_SETTING_RULES.can_add_subscribers_group, channel.can_add_subscribers_group) ||
+      hasPermission(
+        state,
+        u,
+        CHANNEL_SETTING_RULES.can_administer_channel_group,
+        channel.can_administer_channel_group,
+      ) ||
+      hasPermission(
+        state,
+        u,
+        CHANNEL_SETTING_RULES.can_add_subscribers_group,
+        channel.can_add_subscribers_group,
+      ) ||
       hasPermission(state, u, CHANNEL_SETTING_RULES.can_subscribe_group, channel.can_subscribe_group)
     )
       out.push(u.user_id);

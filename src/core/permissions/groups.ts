@@ -93,7 +93,9 @@ export function settingValueMembers(state: RealmState, value: GroupSettingValue)
     if (g.is_system_group) maxRank = Math.max(maxRank, SYSTEM_GROUP_RANK[g.name as SystemGroupName] ?? -1);
     else for (const m of g.members) if (state.users.get(m)?.is_active) out.add(m);
   }
-  if (maxRank > 0) for (const u of state.users.values()) if (u.is_active && systemGroupRank(u) <= maxRank) out.add(u.user_id);
+  if (maxRank > 0)
+    for (const u of state.users.values())
+      if (u.is_active && systemGroupRank(u) <= maxRank) out.add(u.user_id);
   return [...out].sort((a, b) => a - b);
 }
 

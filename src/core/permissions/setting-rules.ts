@@ -21,7 +21,11 @@ export interface SettingRule {
   readonly default: SystemGroupName | 'creator';
 }
 
-const rule = (allowEveryone: boolean, def: SettingRule['default'], more: Partial<SettingRule> = {}): SettingRule => ({
+const rule = (
+  allowEveryone: boolean,
+  def: SettingRule['default'],
+  more: Partial<SettingRule> = {},
+): SettingRule => ({
   allowNobody: true,
   allowEveryone,
   allowInternet: false,
@@ -93,7 +97,12 @@ export const REALM_SETTING_RULES: Readonly<Record<RealmGroupSettingName, Setting
  * Whether a user holds a permission: member of the value, and not a guest when the setting
  * refuses `role:everyone` (Zulip: guests never get such permissions, even as explicit members).
  */
-export function hasPermission(state: RealmState, user: User, rule: SettingRule, value: GroupSettingValue): boolean {
+export function hasPermission(
+  state: RealmState,
+  user: User,
+  rule: SettingRule,
+  value: GroupSettingValue,
+): boolean {
   if (!rule.allowEveryone && isGuest(user)) return false;
   return isUserInSettingValue(state, user, value);
 }

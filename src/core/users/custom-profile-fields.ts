@@ -1,5 +1,6 @@
 import { renderMarkdown } from '../markdown';
 import type { CustomProfileField, CustomProfileFieldType, User } from '../model/records';
+import { isPlainObject } from '../params';
 import type { RealmState } from '../state';
 import { isUrl } from '../url';
 
@@ -80,7 +81,7 @@ export function profileDataFor(state: RealmState, user: User): Record<string, Pr
 export function selectOptionKeys(field: CustomProfileField): string[] {
   try {
     const data: unknown = JSON.parse(field.field_data);
-    return typeof data === 'object' && data !== null && !Array.isArray(data) ? Object.keys(data) : [];
+    return isPlainObject(data) ? Object.keys(data) : [];
   } catch {
     return [];
   }

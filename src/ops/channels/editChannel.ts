@@ -18,7 +18,7 @@ import {
   metadataAccessUserIds,
   subscriberIds,
 } from '../../core/permissions/channels';
-import { canonicalSettingValue, settingApiValue, settingValuesEqual } from '../../core/permissions/groups';
+import { settingApiValue } from '../../core/permissions/groups';
 import { isGuest, isRealmAdmin, isRealmOwner } from '../../core/permissions/roles';
 import {
   CHANNEL_SETTING_RULES,
@@ -26,6 +26,7 @@ import {
   hasRealmPermission,
 } from '../../core/permissions/setting-rules';
 import {
+  compareSettingChange,
   settingChangeRequestSchema,
   validateSettingValue,
   type SettingChangeRequest,
@@ -474,7 +475,10 @@ function changeDefault(run: Run, makeDefault: boolean): void {
   });
   const { state } = run;
   run.events.push(
-    to(activeNonGuestUserIds(state), { type: 'default_streams', default_streams: [...state.defaultChannelIds.keys()] }),
+    to(activeNonGuestUserIds(state), {
+      type: 'default_streams',
+      default_streams: [...state.defaultChannelIds.keys()],
+    }),
   );
 }
 
@@ -587,21 +591,16 @@ function changeSetting(
   const { state, user } = run;
   const rule = CHANNEL_SETTING_RULES[name];
   const before = run.channel;
-  const currentApi = settingApiValue(state, before[name]);
-  const next = canonicalSettingValue(state, request.new);
-  if (
-    request.old !== undefined &&
-    !settingValuesEqual(canonicalSettingValue(state, request.old), currentApi)
-  ) {
-    return errors.expectationMismatch();
-  }
-  if (settingValuesEqual(next, currentApi)) return undefined;
+  const compared = compareSettingChange(state, before[name], request);
+  if (compared.kind === 'error') return compared.error;
+  if (compared.kind === 'unchanged') return undefined;
+  const next = compared.value;
   if (REQUIRES_CONTENT_ACCESS.has(name) && !hasContentAccess(state, user, before))
     return contentAccessRequired();
   if (name === 'can_create_topic_group' && !proposedHistory && next !== state.systemGroups['role:everyone']) {
     return historyCombination();
   }
-  const invalid = validateSettingValue(state, name, rule, next);
+  const invalid = validateSettingValue(state, name, rule, request.new);
   if (invalid) return invalid;
 
   const grantsMetadata = GRANTS_METADATA_ACCESS.has(name);
@@ -650,7 +649,7 @@ function changeSetting(
     }
     run.notice(
       `${run.mention} changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n` +
-        `* **Old**: ${describeHolders(state, currentApi)}\n* **New**: ${describeHolders(run.state, newApi)}\n`,
+        `* **Old**: ${describeHolders(state, settingApiValue(state, before[name]))}\n* **New**: ${describeHolders(run.state, newApi)}\n`,
     );
   }
   return undefined;

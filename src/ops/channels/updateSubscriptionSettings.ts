@@ -3,7 +3,7 @@ import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { Subscription } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { formatPath, param } from '../../core/params';
+import { formatPath, isPlainObject, param } from '../../core/params';
 import { getSubscription, hasContentAccess } from '../../core/permissions/channels';
 import { edit, editRecord, failure, success } from '../../core/result';
 import { putSubscription } from '../../core/state-edit';
@@ -53,18 +53,16 @@ const subscriptionDataSchema: z.ZodType<readonly SubscriptionChange[]> = z
     const out: SubscriptionChange[] = [];
     for (const [i, item] of input.entries()) {
       const at = (key?: string) => formatPath('{var}', key === undefined ? [i] : [i, key]);
-      if (typeof item !== 'object' || item === null || Array.isArray(item))
-        return fail(`${at()} is not a dict`);
-      const obj = item as Record<string, unknown>;
+      if (!isPlainObject(item)) return fail(`${at()} is not a dict`);
       // pydantic validates the fields in declaration order: stream_id, property, value.
-      const streamId = obj['stream_id'];
+      const streamId = item['stream_id'];
       if (streamId === undefined) return fail(`${at('stream_id')} field is missing: Field required`);
       if (typeof streamId !== 'number' || !Number.isInteger(streamId))
         return fail(`${at('stream_id')} is not an integer`);
-      const property = obj['property'];
+      const property = item['property'];
       if (property === undefined) return fail(`${at('property')} field is missing: Field required`);
       if (typeof property !== 'string') return fail(`${at('property')} is not a string`);
-      const value = obj['value'];
+      const value = item['value'];
       if (value === undefined) return fail(`${at('value')} field is missing: Field required`);
       if (typeof value !== 'boolean' && typeof value !== 'string')
         return fail(`${formatPath(at('value'), ['bool'])} is not a boolean`);

@@ -18,12 +18,15 @@ import {
   hasRealmPermission,
   USER_GROUP_SETTING_RULES,
 } from '../../core/permissions/setting-rules';
-import { settingChangeRequestSchema, type SettingChangeRequest } from '../../core/permissions/setting-update';
+import {
+  checkSettingChange,
+  settingChangeRequestSchema,
+  type SettingChangeRequest,
+} from '../../core/permissions/setting-update';
 import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { putGroup } from '../../core/state-edit';
 import { activeUserIds } from '../../core/users/realm-users';
-import { checkGroupSettingChange } from './group-setting-change';
 import { checkUserGroupName } from './group-name';
 
 type Params = { user_group_id: number; deactivated?: boolean; description?: string; name?: string } & {
@@ -161,7 +164,7 @@ function applyChanges(
   for (const setting of USER_GROUP_SETTING_NAMES) {
     const request = params[setting];
     if (request === undefined) continue;
-    const check = checkGroupSettingChange(
+    const check = checkSettingChange(
       current,
       setting,
       USER_GROUP_SETTING_RULES[setting],

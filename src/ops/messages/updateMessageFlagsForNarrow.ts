@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
-import { locateMessage, type MessageStore } from '../../core/messages/store';
+import { ascendingLocator, type MessageChunk, type MessageStore } from '../../core/messages/store';
 import { changeFlag } from '../../core/messages/update-flags';
 import { getRowFlags, type UserRows } from '../../core/messages/rows';
 import { nameOf } from '../../core/messages/interner';
@@ -14,7 +14,14 @@ import { param, rawParam, zulipIssue } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
-import { buildNarrow, excludedFromHome, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
+import {
+  buildNarrow,
+  excludedFromHome,
+  firstUnreadAnchor,
+  NEWEST,
+  selectWindow,
+  type NarrowContext,
+} from '../../narrow';
 import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
 
 interface Params {
@@ -43,7 +50,11 @@ const ALL_FLAGS = new Set([
   'has_alert_word',
   'historical',
 ]);
-const EDITABLE: Readonly<Record<string, number>> = { read: FLAG_BITS.read, starred: FLAG_BITS.starred, collapsed: FLAG_BITS.collapsed };
+const EDITABLE: Readonly<Record<string, number>> = {
+  read: FLAG_BITS.read,
+  starred: FLAG_BITS.starred,
+  collapsed: FLAG_BITS.collapsed,
+};
 
 const narrowSchema = z.unknown().transform((value, ctx) => {
   const r = parseNarrow(value);
@@ -80,7 +91,10 @@ export function resolveAnchor(raw: string | number): number | null | undefined {
 
 /** Zulip's clamp of the window to MAX_MESSAGES_PER_UPDATE (never an error on this endpoint). */
 export function clampCounts(numBefore: number, numAfter: number): [number, number] {
-  const before = Math.min(numBefore, Math.max(MAX_MESSAGES_PER_UPDATE - numAfter, MAX_MESSAGES_PER_UPDATE / 2));
+  const before = Math.min(
+    numBefore,
+    Math.max(MAX_MESSAGES_PER_UPDATE - numAfter, MAX_MESSAGES_PER_UPDATE / 2),
+  );
   const after = Math.min(numAfter, MAX_MESSAGES_PER_UPDATE - before);
   return [before, after];
 }
@@ -147,32 +161,57 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
     if (!ALL_FLAGS.has(flag)) return failure(state, zulipError(`Invalid flag: '${flag}'`));
     const bit = Object.hasOwn(EDITABLE, flag) ? EDITABLE[flag] : undefined;
     if (bit === undefined) return failure(state, zulipError(`Flag not editable: '${flag}'`));
-    if (op !== 'add' && op !== 'remove') return failure(state, zulipError(`Invalid message flag operation: '${op}'`));
+    if (op !== 'add' && op !== 'remove')
+      return failure(state, zulipError(`Invalid message flag operation: '${op}'`));
 
     let ids = selection.ids;
     let flags = selection.flags;
+    let positions = selection.positions;
     const store = state.messages;
     const ignoredChannels = new Set<number>();
+    const locate = ascendingLocator(store);
+    const streamOf = (id: number) => channelOf(locate(id));
     if (flag === 'read' && op === 'remove') {
       // Marking unread skips messages in channels the user is not subscribed to now.
       const keepIds: number[] = [];
       const keepFlags: number[] = [];
+      const keepPositions: number[] = [];
+      const subscribed = new Map<number, boolean>();
       ids.forEach((id, k) => {
-        const streamId = streamOf(store, id);
-        if (streamId !== null && !isSubscribed(state, streamId, me.user_id)) ignoredChannels.add(streamId);
+        const streamId = streamOf(id);
+        let ok = streamId === null || subscribed.get(streamId);
+        if (ok === undefined) subscribed.set(streamId!, (ok = isSubscribed(state, streamId!, me.user_id)));
+        if (!ok) ignoredChannels.add(streamId!);
         else {
           keepIds.push(id);
           keepFlags.push(flags[k]!);
+          keepPositions.push(positions[k]!);
         }
       });
       ids = keepIds;
       flags = keepFlags;
+      positions = keepPositions;
     }
-    const change = changeFlag(store, me.user_id, ids, flags, bit, op === 'add', (id) => streamOf(store, id) === null);
-    if (change.created.length > 0 && !change.created.every((id) => canAccessWithoutRow(state, me, store, id))) {
+    const change = changeFlag(
+      store,
+      me.user_id,
+      ids,
+      flags,
+      bit,
+      op === 'add',
+      (id) => streamOf(id) === null,
+      positions,
+    );
+    if (
+      change.created.length > 0 &&
+      !change.created.every((id) => canAccessWithoutRow(state, me, streamOf(id)))
+    ) {
       return failure(state, zulipError('Invalid message(s)'));
     }
-    const next = change.changed.length === 0 ? state : edit(state, (d) => void (d.messages = castDraft(Object.freeze(change.store))));
+    const next =
+      change.changed.length === 0
+        ? state
+        : edit(state, (d) => void (d.messages = castDraft(Object.freeze(change.store))));
     const event: ZulipEvent = {
       type: 'update_message_flags',
       op,
@@ -180,7 +219,9 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
       flag,
       messages: change.changed,
       all: false,
-      ...(flag === 'read' && op === 'remove' ? { message_details: messageDetails(plan.ctx, change.store, change.changed) } : {}),
+      ...(flag === 'read' && op === 'remove'
+        ? { message_details: messageDetails(plan.ctx, change.store, change.changed) }
+        : {}),
     };
     return success(next, {
       ignored,
@@ -198,9 +239,8 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
   },
 });
 
-/** A message's channel, or null for a direct message (or a missing message). */
-function streamOf(store: MessageStore, id: number): number | null {
-  const at = locateMessage(store, id);
+/** A located message's channel, or null for a direct message (or a missing message). */
+function channelOf(at: { chunk: MessageChunk; index: number } | undefined): number | null {
   if (!at) return null;
   const r = at.chunk.recipient[at.index]!;
   return r > 0 ? r : null;
@@ -210,8 +250,7 @@ function streamOf(store: MessageStore, id: number): number | null {
  * Zulip's access check before creating historical rows: a public channel (not a guest), or
  * content access; a private channel with protected history needs an existing row, so never here.
  */
-function canAccessWithoutRow(state: RealmState, user: User, store: MessageStore, id: number): boolean {
-  const streamId = streamOf(store, id);
+function canAccessWithoutRow(state: RealmState, user: User, streamId: number | null): boolean {
   if (streamId === null) return false;
   const channel = state.channels.get(streamId);
   if (channel === undefined) return false;
@@ -225,34 +264,51 @@ function canAccessWithoutRow(state: RealmState, user: User, store: MessageStore,
  * channel is unmuted; for DMs the other participants; `mentioned` when the user was mentioned
  * (wildcard mentions count only outside muted channels and topics, as in Zulip's unread data).
  */
-function messageDetails(ctx: NarrowContext, store: MessageStore, ids: readonly number[]): Record<string, Record<string, unknown>> {
+function messageDetails(
+  ctx: NarrowContext,
+  store: MessageStore,
+  ids: readonly number[],
+): Record<string, Record<string, unknown>> {
   const me = ctx.userId;
   const muting = ctx.mutingInfo;
   const rows = store.rows.get(me);
   const out: Record<string, Record<string, unknown>> = {};
+  const locate = ascendingLocator(store);
+  const topicNames = new Map<number, string>();
   for (const id of ids) {
-    const at = locateMessage(store, id);
+    const at = locate(id);
     if (!at) continue;
     const { chunk: c, index: i } = at;
     const r = c.recipient[i]!;
     const flags = rows ? rowFlags(rows, id) : 0;
     const direct = (flags & FLAG_BITS.mentioned) !== 0;
-    const wildcard = (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
+    const wildcard =
+      (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
     if (r > 0) {
       const muted = excludedFromHome(muting, r, c.topicKey[i]!);
       out[String(id)] = {
         type: 'stream',
         stream_id: r,
-        topic: nameOf(store.topics, c.topic[i]!),
+        topic: topicNames.get(c.topic[i]!) ?? cacheName(topicNames, store, c.topic[i]!),
         unmuted_stream_msg: !muting.mutedChannels.has(r),
         ...(direct || (wildcard && !muted) ? { mentioned: true } : {}),
       };
     } else {
       const members = ctx.members(-r).filter((u) => u !== me);
-      out[String(id)] = { type: 'private', user_ids: members, ...(direct || wildcard ? { mentioned: true } : {}) };
+      out[String(id)] = {
+        type: 'private',
+        user_ids: members,
+        ...(direct || wildcard ? { mentioned: true } : {}),
+      };
     }
   }
   return out;
+}
+
+function cacheName(cache: Map<number, string>, store: MessageStore, topicId: number): string {
+  const name = nameOf(store.topics, topicId);
+  cache.set(topicId, name);
+  return name;
 }
 
 function rowFlags(rows: UserRows, id: number): number {

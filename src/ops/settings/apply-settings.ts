@@ -2,7 +2,6 @@ import type { Draft } from 'immer';
 import { to, type AddressedEvent } from '../../core/events';
 import type { User } from '../../core/model/records';
 import type { UserSettingName, UserSettings } from '../../core/model/user-settings';
-import { isRealmAdmin } from '../../core/permissions/roles';
 import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import type { RealmState } from '../../core/state';
 import { avatarUrl, canSeeDeliveryEmail, fakeEmailDomain } from '../../core/users/format';

@@ -3,7 +3,7 @@ import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import type { CustomProfileField, CustomProfileFieldType } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { codePointLength, param, rawParam, zulipIssue } from '../../core/params';
+import { codePointLength, isPlainObject, param, rawParam, zulipIssue } from '../../core/params';
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { edit, failure, success } from '../../core/result';
 import { pythonStrip } from '../../core/text/whitespace';
@@ -29,9 +29,6 @@ interface Params {
   readonly editable_by_user?: boolean;
   readonly use_for_user_matching?: boolean;
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Zulip parses each value as `dict[str, str] | str`; a wrong value reports the dict branch. */
 const fieldDataSchema: z.ZodType<FieldData> = z.unknown().transform((value, ctx): FieldData => {

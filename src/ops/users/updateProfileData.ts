@@ -3,7 +3,7 @@ import { errors, zulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { param, zulipIssue } from '../../core/params';
+import { isPlainObject, param, zulipIssue } from '../../core/params';
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import { edit, editRecord, failure, success } from '../../core/result';
@@ -22,8 +22,6 @@ interface Params {
   readonly data: readonly Item[];
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 /**

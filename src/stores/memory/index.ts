@@ -39,7 +39,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     },
     async append(change, expected) {
       const actual = latest();
-      if (actual !== expected || change.version !== expected + 1) throw new VersionConflictError(expected, actual);
+      if (actual !== expected || change.version !== expected + 1)
+        throw new VersionConflictError(expected, actual);
       records.changes.push(change);
     },
     async writeCheckpoint(checkpoint) {

@@ -25,7 +25,12 @@ interface PgListenable {
 
 /** A pg.Pool-style source of dedicated connections (for LISTEN). */
 interface PgConnectable {
-  connect(): Promise<PgQueryable & { on(event: 'notification', cb: (n: { channel: string; payload?: string }) => void): unknown; release(): void }>;
+  connect(): Promise<
+    PgQueryable & {
+      on(event: 'notification', cb: (n: { channel: string; payload?: string }) => void): unknown;
+      release(): void;
+    }
+  >;
 }
 
 export interface PostgresStoreOptions {
@@ -69,7 +74,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
   const channel = `${prefix}changes`;
   const describe = `postgres ${schema}.${prefix}*, realm ${JSON.stringify(realm)}`;
 
-  await migrate(db, schema, prefix, t, describe);
+  await migrate(db, schema, t, describe);
 
   const toChange = (row: unknown): SealedChange => {
     const r = row as { version: unknown; payload: unknown; checksum: unknown };
@@ -77,10 +82,10 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
   };
   const changesAfter = async (after: number) =>
     (
-      await db.query(`SELECT version, payload, checksum FROM ${t('changes')} WHERE realm = $1 AND version > $2 ORDER BY version`, [
-        realm,
-        after,
-      ])
+      await db.query(
+        `SELECT version, payload, checksum FROM ${t('changes')} WHERE realm = $1 AND version > $2 ORDER BY version`,
+        [realm, after],
+      )
     ).rows.map(toChange);
   const latest = async () => {
     const { rows } = await db.query(
@@ -100,11 +105,18 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         [realm],
       );
       const row = rows[0] as
-        | { version: unknown; format: unknown; payload_text: string | null; payload_bin: Uint8Array | null; checksum: unknown }
+        | {
+            version: unknown;
+            format: unknown;
+            payload_text: string | null;
+            payload_bin: Uint8Array | null;
+            checksum: unknown;
+          }
         | undefined;
       if (!row) return { checkpoint: null, changes: await changesAfter(0) };
       const payload = row.payload_text ?? row.payload_bin;
-      if (payload === null) throw new CorruptStoreError(`${describe}, checkpoint ${String(row.version)}`, 'no payload');
+      if (payload === null)
+        throw new CorruptStoreError(`${describe}, checkpoint ${String(row.version)}`, 'no payload');
       const checkpoint: SealedCheckpoint = {
         version: Number(row.version),
         format: Number(row.format),
@@ -130,7 +142,8 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         );
         inserted = rows.length;
       } catch (error) {
-        if ((error as { code?: unknown }).code === '23505') throw new VersionConflictError(expected, await latest());
+        if ((error as { code?: unknown }).code === '23505')
+          throw new VersionConflictError(expected, await latest());
         throw error;
       }
       if (inserted === 0) throw new VersionConflictError(expected, await latest());
@@ -149,14 +162,21 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         [realm, options.keepCheckpoints ?? 2],
       );
     },
-    ...(options.listen === false ? {} : { watch: (listener: () => void) => watch(db, channel, realm, listener) }),
+    ...(options.listen === false
+      ? {}
+      : { watch: (listener: () => void) => watch(db, channel, realm, listener) }),
     async close() {
       await owned?.end();
     },
   };
 }
 
-async function watch(db: PgQueryable, channel: string, realm: string, listener: () => void): Promise<() => Promise<void>> {
+async function watch(
+  db: PgQueryable,
+  channel: string,
+  realm: string,
+  listener: () => void,
+): Promise<() => Promise<void>> {
   const onPayload = (payload: string | undefined) => {
     if (payload === realm) listener();
   };
@@ -185,7 +205,6 @@ async function watch(db: PgQueryable, channel: string, realm: string, listener: 
 async function migrate(
   db: PgQueryable,
   schema: string,
-  prefix: string,
   t: (name: string) => string,
   describe: string,
 ): Promise<void> {
@@ -215,7 +234,9 @@ async function migrate(
   const { rows } = await db.query(`SELECT value FROM ${t('meta')} WHERE key = 'schema_version'`);
   const version = Number((rows[0] as { value: unknown } | undefined)?.value);
   if (version > SCHEMA_VERSION) {
-    throw new CorruptStoreError(describe, `schema version ${version} is newer than this chat-realm (${SCHEMA_VERSION})`);
+    throw new CorruptStoreError(
+      describe,
+      `schema version ${version} is newer than this chat-realm (${SCHEMA_VERSION})`,
+    );
   }
-  void prefix;
 }

@@ -76,7 +76,9 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     `SELECT max(v) AS v FROM (SELECT max(version) AS v FROM changes WHERE realm = ?
        UNION ALL SELECT max(version) FROM checkpoints WHERE realm = ?)`,
   );
-  const insertChange = db.prepare('INSERT INTO changes (realm, version, payload, checksum) VALUES (?, ?, ?, ?)');
+  const insertChange = db.prepare(
+    'INSERT INTO changes (realm, version, payload, checksum) VALUES (?, ?, ?, ?)',
+  );
   const insertCheckpoint = db.prepare(
     'INSERT OR IGNORE INTO checkpoints (realm, version, format, payload, checksum) VALUES (?, ?, ?, ?, ?)',
   );
@@ -87,7 +89,8 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
 
   const append = db.transaction((change: SealedChange, expected: number) => {
     const actual = selectLatest.get(realm, realm)?.v ?? 0;
-    if (actual !== expected || change.version !== expected + 1) throw new VersionConflictError(expected, actual);
+    if (actual !== expected || change.version !== expected + 1)
+      throw new VersionConflictError(expected, actual);
     insertChange.run(realm, change.version, change.payload, change.checksum);
   });
   const checkpoint = db.transaction((cp: SealedCheckpoint) => {
@@ -96,7 +99,11 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     pruneCheckpoints.run(realm, realm, options.keepCheckpoints ?? 2);
   });
 
-  const toChange = (r: ChangeRow): SealedChange => ({ version: r.version, payload: r.payload, checksum: r.checksum });
+  const toChange = (r: ChangeRow): SealedChange => ({
+    version: r.version,
+    payload: r.payload,
+    checksum: r.checksum,
+  });
 
   return {
     describe,
@@ -134,7 +141,10 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
 function migrate(db: Database.Database, describe: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
-    throw new CorruptStoreError(describe, `schema version ${current} is newer than this chat-realm (${SCHEMA_VERSION})`);
+    throw new CorruptStoreError(
+      describe,
+      `schema version ${current} is newer than this chat-realm (${SCHEMA_VERSION})`,
+    );
   }
   db.transaction(() => {
     // Re-read inside the write transaction: another process may have migrated meanwhile.

@@ -67,7 +67,6 @@ function reduce(view: ClientView, event: ZulipEvent): void {
             const channel: Obj = {};
             for (const p of CHANNEL_PROPERTIES) channel[p] = s[p];
             view.channels[id] = channel as ChannelView;
-            view.subscribers[id] ??= [];
           }
           return;
         case 'delete':
@@ -99,9 +98,8 @@ function reduce(view: ClientView, event: ZulipEvent): void {
         case 'remove':
           for (const s of event.subscriptions) {
             delete view.subscriptions[s.stream_id];
-            // Clients drop themselves from the channel's subscribers (no peer event comes to them).
-            const list = view.subscribers[s.stream_id];
-            if (list) view.subscribers[s.stream_id] = list.filter((id) => id !== view.userId);
+            // Peer events about a channel stop with one's subscription: forget its subscribers.
+            delete view.subscribers[s.stream_id];
           }
           return;
         case 'peer_add':

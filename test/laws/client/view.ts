@@ -6,7 +6,7 @@
  *
  * Deliberately left out (no event keeps them current, in Zulip as here; docs/differences/events.md):
  * drafts, pending email changes, password, push devices, bot storage, API keys other than bots',
- * channel `first_message_id`, `subscriber_count`, `stream_weekly_traffic`, `is_recently_active`,
+ * subscribers of channels one is not subscribed to, channel `first_message_id`, `subscriber_count`, `stream_weekly_traffic`, `is_recently_active`,
  * `rendered_description` (kept but not compared), the raw `timezone` user setting.
  */
 import type { GroupSettingValue } from '../../../src/core/model/group-setting';
@@ -83,7 +83,11 @@ export interface ClientView {
   /** Bots whose API key the client holds: all active bots for a human admin, one's own otherwise. */
   botKeys: Record<number, string>;
   channels: Record<number, ChannelView>;
-  /** Subscribers of every channel in `channels`. */
+  /**
+   * Subscribers of the channels the user is subscribed to. Not of the others: Zulip's `peer_remove`
+   * skips every user removed in the same request, so a user removed together with others never
+   * learns that the others left (clients drop the list of a channel they leave).
+   */
   subscribers: Record<number, number[]>;
   subscriptions: Record<number, SubscriptionView>;
   /** Only non-guests are told about default channels. */
@@ -136,14 +140,17 @@ export function viewOf(state: RealmState, userId: number): ClientView {
   for (const c of state.channels.values()) {
     const sub = state.subscriptions.get(c.stream_id)?.get(userId);
     if (sub?.active) subscriptions[c.stream_id] = pick(sub, SUBSCRIPTION_PROPERTIES);
-    if (!hasMetadataAccess(state, me, c)) continue;
+    // Who receives the channel's events (Zulip's `can_access_stream_metadata_user_ids`): unlike
+    // `has_metadata_access`, it leaves out guests not subscribed to a web-public channel, whom
+    // Zulip's register does show the channel to (docs/differences/events.md).
+    if (!hasMetadataAccess(state, me, c) || (isGuest(me) && !sub?.active && !isRealmAdmin(me))) continue;
     const view: Record<string, unknown> = {};
     for (const p of CHANNEL_PROPERTIES) {
       const v = (c as unknown as Record<string, unknown>)[p];
       view[p] = (CHANNEL_GROUP_SETTING_NAMES as readonly string[]).includes(p) ? settingApiValue(state, v as GroupSettingValue) : v;
     }
     channels[c.stream_id] = view as ChannelView;
-    subscribers[c.stream_id] = subscriberIds(state, c.stream_id).sort((a, b) => a - b);
+    if (sub?.active) subscribers[c.stream_id] = subscriberIds(state, c.stream_id).sort((a, b) => a - b);
   }
 
   const groups: Record<number, GroupView> = {};
@@ -209,5 +216,18 @@ export function viewOf(state: RealmState, userId: number): ClientView {
 function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Record<K, unknown> {
   const out = {} as Record<K, unknown>;
   for (const k of keys) out[k] = o[k];
+  return out;
+}
+
+/** The first differing paths between two views, for readable failures. */
+export function viewDiff(a: unknown, b: unknown, path = 'view', out: string[] = []): string[] {
+  if (out.length >= 8 || JSON.stringify(a) === JSON.stringify(b)) return out;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    out.push(`${path}: client has ${JSON.stringify(a)}, server state gives ${JSON.stringify(b)}`);
+    return out;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)])) viewDiff(ao[k], bo[k], `${path}.${k}`, out);
   return out;
 }

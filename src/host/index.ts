@@ -1,0 +1,34 @@
+/**
+ * The hosting shell (entry point `chat-realm/host`): the realm handle, the store interface the
+ * adapters implement, the record formats and the persistence errors. Runtime-agnostic (no `node:`).
+ */
+export {
+  openRealm,
+  type OpenRealmOptions,
+  type RealmHandle,
+  type HandleContext,
+  type HandleResult,
+  type CheckpointPolicy,
+  type ChangeListener,
+  type ChangeNotice,
+} from './realm-handle';
+export type { RealmStore, SealedChange, SealedCheckpoint, StoredRealm } from './store';
+export {
+  CHANGE_FORMAT,
+  sealChange,
+  openChange,
+  type Change,
+  type ChangeInput,
+  type CallInput,
+  type RequestInput,
+} from './change';
+export { CHECKPOINT_FORMAT, sealCheckpoint, sealRealmCheckpoint, openCheckpoint } from './checkpoint';
+export { checksum } from './checksum';
+export {
+  VersionConflictError,
+  CorruptStoreError,
+  UnsupportedFormatError,
+  ReplayMismatchError,
+  PersistError,
+  RealmClosedError,
+} from './errors';

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { openCheckpoint, sealCheckpoint, sealRealmCheckpoint } from '../../src/host/checkpoint';
+import { checksum } from '../../src/host/checksum';
+import { CorruptStoreError, UnsupportedFormatError } from '../../src/host/errors';
+import { openRealm } from '../../src/host/realm-handle';
+import { sealChange } from '../../src/host/change';
+import { memoryStore } from '../../src/stores/memory/index';
+import { createRealm } from '../../src/core/snapshot/create';
+import { snapshotRealm } from '../../src/core/snapshot/export';
+import { updateMessageFlagsForNarrow } from '../../src/ops/index';
+import { largeSnapshot } from '../../bench/large-realm';
+import { cast, devRealm, testCtx } from '../support/realm';
+import { ALL_OPS, appendMark } from '../support/host-ops';
+
+describe('checkpoints', () => {
+  it('round-trips the dev realm through the binary format exactly', () => {
+    const state = devRealm();
+    const sealed = sealRealmCheckpoint(7, state);
+    expect(sealed).toMatchObject({ version: 7, format: 2 });
+    expect(snapshotRealm(openCheckpoint(sealed, 'here'))).toEqual(snapshotRealm(state));
+  });
+
+  it('round-trips a realm with thousands of messages, and the loaded realm behaves the same', () => {
+    const state = createRealm(largeSnapshot(9000));
+    const loaded = openCheckpoint(sealRealmCheckpoint(1, state), 'here');
+    expect(snapshotRealm(loaded)).toEqual(snapshotRealm(state));
+    const params = { anchor: 'newest', num_before: 3000, num_after: 0, narrow: [], op: 'add', flag: 'read' };
+    const a = updateMessageFlagsForNarrow(state, { userId: cast.hamlet }, params, testCtx());
+    const b = updateMessageFlagsForNarrow(loaded, { userId: cast.hamlet }, params, testCtx());
+    expect(b.body).toEqual(a.body);
+    expect(snapshotRealm(b.state)).toEqual(snapshotRealm(a.state));
+  });
+
+  it('is much smaller than the JSON snapshot', () => {
+    const state = createRealm(largeSnapshot(20000));
+    const binary = sealRealmCheckpoint(1, state).payload.length;
+    const json = sealCheckpoint(1, snapshotRealm(state)).payload.length;
+    expect(binary).toBeLessThan(json / 2);
+  });
+
+  it('still loads a store whose checkpoint an older version wrote as JSON (format 1)', async () => {
+    const store = memoryStore();
+    await store.writeCheckpoint(sealCheckpoint(0, snapshotRealm(devRealm())));
+    await store.append(
+      sealChange({
+        version: 1,
+        input: {
+          kind: 'call',
+          op: appendMark.def.name,
+          actor: { userId: cast.hamlet },
+          params: { mark: '+' },
+        },
+        now: 1795219200,
+        random: '',
+        status: 200,
+      }),
+      0,
+    );
+    const handle = await openRealm({ store, operations: ALL_OPS });
+    expect(handle.version).toBe(1);
+    expect(handle.state.users.get(cast.hamlet)?.full_name).toMatch(/\+$/);
+    // Its next checkpoint is written in the current format.
+    await handle.checkpoint();
+    expect(store.records.checkpoints.at(-1)).toMatchObject({ version: 1, format: 2 });
+  });
+
+  it('refuses damaged, truncated or unknown checkpoints, naming them', () => {
+    const sealed = sealRealmCheckpoint(3, devRealm());
+    const bytes = sealed.payload as Uint8Array;
+    const flipped = bytes.slice();
+    flipped[1000] = flipped[1000]! ^ 0xff;
+    expect(() => openCheckpoint({ ...sealed, payload: flipped }, 'cp 3')).toThrow(
+      new CorruptStoreError('cp 3', 'checksum mismatch (the checkpoint is damaged or truncated)'),
+    );
+    const short = bytes.slice(0, bytes.length - 10);
+    expect(() => openCheckpoint({ ...sealed, payload: short, checksum: checksum(short) }, 'cp 3')).toThrow(
+      /^Corrupt realm store at cp 3: the snapshot is invalid \(the checkpoint ends early\)$/,
+    );
+    expect(() => openCheckpoint({ ...sealed, format: 3 }, 'cp 3')).toThrow(UnsupportedFormatError);
+  });
+});

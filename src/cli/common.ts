@@ -26,7 +26,7 @@ export const DEFAULT_REALM = 'default';
 type Options = Readonly<Record<string, { readonly type: 'string' | 'boolean'; readonly short?: string }>>;
 
 /** What `parse` gives for a command's options: strings and flags, absent when not given. */
-export type Values<O extends Options> = {
+type Values<O extends Options> = {
   [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string;
 };
 

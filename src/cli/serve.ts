@@ -22,7 +22,7 @@ import {
 } from './common';
 
 /** Zulip's development server port; when it is taken (and no --port was given) a free one is used. */
-export const DEFAULT_PORT = 9991;
+const DEFAULT_PORT = 9991;
 
 export const SERVE_HELP = `Usage: chat-realm serve [options]
 
@@ -180,7 +180,7 @@ async function demoSnapshot(): Promise<unknown> {
 }
 
 /** The user whose credentials are printed: `--user`, else an administrator, else any active human. */
-export function chooseUser(state: RealmState, email: string | undefined): User {
+function chooseUser(state: RealmState, email: string | undefined): User {
   const humans = [...state.users.values()].filter((u) => u.is_active && !u.is_bot);
   if (email !== undefined) {
     const wanted = email.toLowerCase();

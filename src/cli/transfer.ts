@@ -55,7 +55,7 @@ export async function runExport(argv: readonly string[], io: CliIO): Promise<num
   } finally {
     await store.close();
   }
-  if (args.out === undefined || args.out === '-') process.stdout.write(text);
+  if (args.out === undefined || args.out === '-') io.out(text);
   else await writeFile(args.out, text);
   return 0;
 }

@@ -112,6 +112,19 @@ interface Candidate {
   readonly conversation: boolean;
 }
 
+/**
+ * Resolves parsed narrow terms for one user into a plan over the message store (names to ids,
+ * access rules), or Zulip's BAD_NARROW error.
+ *
+ * @example
+ * ```ts
+ * const hamlet = realm.users.get(4)!;
+ * const built = buildNarrow(realm, hamlet, [{ operator: 'channel', operand: 'Verona', negated: false }]);
+ * expect(built.ok).toBe(true);
+ * const unknown = buildNarrow(realm, hamlet, [{ operator: 'channel', operand: 'Atlantis', negated: false }]);
+ * expect(unknown).toMatchObject({ ok: false, error: { code: 'BAD_NARROW' } });
+ * ```
+ */
 export function buildNarrow(state: RealmState, user: User, terms: readonly NarrowTerm[]): BuildResult {
   const ctx = new NarrowContext(state, user);
   const store = state.messages;

@@ -20,13 +20,44 @@ export const NO_ROW_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
 
 export interface Selection {
   /** Selected ids, ascending. */
-  readonly ids: number[];
+  readonly ids: Int32Array;
   /** Each selected message's row flags, or -1 when the user has no row. */
-  readonly flags: number[];
+  readonly flags: Int32Array;
   /** Each selected message's row position in the user's rows (`chunk * 65536 + index`), or -1. */
-  readonly positions: number[];
+  readonly positions: Int32Array;
   readonly foundOldest: boolean;
   readonly foundNewest: boolean;
+}
+
+/** Where a scan writes: typed buffers filled from `at`, one step of `step` (+1 or -1) per match. */
+interface Out {
+  readonly ids: Int32Array;
+  readonly flags: Int32Array;
+  readonly positions: Int32Array;
+  at: number;
+  readonly step: 1 | -1;
+}
+
+/**
+ * The flag tests folded into masks: every bit of `all` set, no bit of `none` set, and for each
+ * multi-bit "some bit set" test (is:mentioned) at least one bit of it.
+ */
+interface FlagMasks {
+  readonly all: number;
+  readonly none: number;
+  readonly any: readonly number[];
+}
+
+function foldFlagTests(tests: NarrowPlan['flagTests']): FlagMasks {
+  let all = 0;
+  let none = 0;
+  const any: number[] = [];
+  for (const t of tests) {
+    if (!t.set) none |= t.mask;
+    else if ((t.mask & (t.mask - 1)) === 0) all |= t.mask;
+    else any.push(t.mask);
+  }
+  return { all, none, any };
 }
 
 /** A sorted id source: chunks of ids, with the flags alongside when the source is the user's rows. */
@@ -142,27 +173,19 @@ class MessageCursor {
   }
 }
 
-/** Scans the source from `start` in direction `dir`, appending up to `limit` matching ids. */
-function scan(
-  plan: NarrowPlan,
-  src: Source,
-  start: number,
-  dir: 1 | -1,
-  inclusive: boolean,
-  limit: number,
-  outIds: number[],
-  outFlags: number[],
-  outPos: number[],
-): void {
-  if (limit <= 0 || src.chunks.length === 0) return;
-  const { ctx, flagTests, messageTests, history } = plan;
-  const nFlag = flagTests.length;
+/** Scans the source from `start` in direction `dir`, writing up to `limit` matching rows into `out`. */
+function scan(plan: NarrowPlan, src: Source, start: number, dir: 1 | -1, inclusive: boolean, limit: number, out: Out): number {
+  if (limit <= 0 || src.chunks.length === 0) return 0;
+  const { ctx, messageTests, history } = plan;
+  const masks = foldFlagTests(plan.flagTests);
+  const needAll = masks.all;
+  const needNone = masks.none;
+  const anyMasks = masks.any;
+  const nAny = anyMasks.length;
   const nMsg = messageTests.length;
   const rowCursor = src.flags === null ? new RowCursor(ctx.rows.chunks) : null;
-  const msgCursor =
-    src.messages === null && (nMsg > 0 || src.accessPerRow)
-      ? new MessageCursor(ctx.state.messages.chunks)
-      : null;
+  const msgCursor = src.messages === null && (nMsg > 0 || src.accessPerRow) ? new MessageCursor(ctx.state.messages.chunks) : null;
+  const accessPerRow = src.accessPerRow;
   const chunks = src.chunks;
   let ci = idChunkFor(chunks, start);
   let i = lowerBound(chunks[ci]!, start);
@@ -174,22 +197,28 @@ function scan(
     if (!(i < c.length && c[i] === start && inclusive)) i--;
     if (i < 0) {
       ci--;
-      if (ci < 0) return;
+      if (ci < 0) return 0;
       i = chunks[ci]!.length - 1;
     }
   }
+  const outIds = out.ids;
+  const outFlags = out.flags;
+  const outPos = out.positions;
+  const step = out.step;
+  let at = out.at;
   let found = 0;
   for (; ci >= 0 && ci < chunks.length; ci += dir, i = dir === 1 ? 0 : (chunks[ci]?.length ?? 0) - 1) {
     const ids = chunks[ci]!;
     const flagChunk = src.flags?.[ci];
     const msgChunk = src.messages?.[ci];
+    const base = ci * 65536;
     for (; i >= 0 && i < ids.length; i += dir) {
       const id = ids[i]!;
       let flags: number;
       let pos: number;
       if (flagChunk !== undefined) {
         flags = flagChunk[i]!;
-        pos = ci * 65536 + i;
+        pos = base + i;
       } else {
         flags = rowCursor!.flagsOf(id);
         if (flags < 0) {
@@ -197,19 +226,14 @@ function scan(
           pos = -1;
         } else pos = rowCursor!.ci * 65536 + rowCursor!.i;
       }
-      if (nFlag > 0) {
-        const f = flags < 0 ? NO_ROW_FLAGS : flags;
+      const f = flags < 0 ? NO_ROW_FLAGS : flags;
+      if ((f & needAll) !== needAll || (f & needNone) !== 0) continue;
+      if (nAny > 0) {
         let ok = true;
-        for (let t = 0; t < nFlag; t++) {
-          const ft = flagTests[t]!;
-          if (((f & ft.mask) !== 0) !== ft.set) {
-            ok = false;
-            break;
-          }
-        }
+        for (let t = 0; t < nAny; t++) if ((f & anyMasks[t]!) === 0) ok = false;
         if (!ok) continue;
       }
-      const needAccess = src.accessPerRow && (flags < 0 || (flags & FLAG_BITS.is_private) === 0);
+      const needAccess = accessPerRow && (flags < 0 || (flags & FLAG_BITS.is_private) === 0);
       if (nMsg > 0 || needAccess) {
         let c: MessageChunk;
         let k: number;
@@ -234,72 +258,85 @@ function scan(
         }
         if (!ok) continue;
       }
-      outIds.push(id);
-      outFlags.push(flags);
-      outPos.push(pos);
-      if (++found >= limit) return;
+      outIds[at] = id;
+      outFlags[at] = flags;
+      outPos[at] = pos;
+      at += step;
+      if (++found >= limit) {
+        out.at = at;
+        return found;
+      }
     }
   }
+  out.at = at;
+  return found;
 }
 
 /** Whether message `id` is in the narrow: its flags (-1: no row) and row position, or undefined. */
 function lookup(plan: NarrowPlan, src: Source, id: number): [number, number] | undefined {
-  const ids: number[] = [];
-  const flags: number[] = [];
-  const pos: number[] = [];
-  scan(plan, src, id, 1, true, 1, ids, flags, pos);
-  return ids[0] === id ? [flags[0]!, pos[0]!] : undefined;
+  const out: Out = { ids: new Int32Array(1), flags: new Int32Array(1), positions: new Int32Array(1), at: 0, step: 1 };
+  scan(plan, src, id, 1, true, 1, out);
+  return out.at === 1 && out.ids[0] === id ? [out.flags[0]!, out.positions[0]!] : undefined;
 }
 
 /**
  * Zulip's range selection (§3.5): `anchor` 0 is "oldest", ≥ 10^16 "newest"; counts are already
  * clamped. Returns ids ascending with found_oldest/found_newest.
+ *
+ * @example
+ * ```ts
+ * const built = buildNarrow(realm, realm.users.get(4)!, [{ operator: 'channel', operand: 'Verona', negated: false }]);
+ * if (!built.ok) throw new Error(built.error.msg);
+ * const all = selectWindow(built.plan, 0, 0, 5000, true); // from the oldest, up to 5000 messages
+ * expect(all).toMatchObject({ foundOldest: true, foundNewest: true });
+ * const lastTwo = selectWindow(built.plan, 10 ** 16, 2, 0, true); // the newest two
+ * expect([...lastTwo.ids]).toEqual([...all.ids].slice(-2));
+ * ```
  */
-export function selectWindow(
-  plan: NarrowPlan,
-  anchor: number,
-  numBefore: number,
-  numAfter: number,
-  includeAnchor: boolean,
-): Selection {
+export function selectWindow(plan: NarrowPlan, anchor: number, numBefore: number, numAfter: number, includeAnchor: boolean): Selection {
   const src = sourceOf(plan);
   const left = anchor === 0;
   const right = anchor >= NEWEST;
   if (right) numAfter = 0;
   if (left) numBefore = 0;
-  const beforeIds: number[] = [];
-  const beforeFlags: number[] = [];
-  const beforePos: number[] = [];
-  const ids: number[] = [];
-  const flags: number[] = [];
-  const positions: number[] = [];
+  // One buffer: the before side is written downwards from numBefore - 1, the anchor at numBefore,
+  // the after side upwards from there; the selection is the filled middle.
+  const cap = numBefore + 1 + numAfter;
+  const ids = new Int32Array(cap);
+  const flags = new Int32Array(cap);
+  const positions = new Int32Array(cap);
+  let first = numBefore;
+  let end = numBefore;
+  let before = 0;
+  let after = 0;
   if (src !== null) {
-    if (numBefore > 0)
-      scan(plan, src, right ? 0x7fffffff : anchor, -1, right, numBefore, beforeIds, beforeFlags, beforePos);
+    if (numBefore > 0) {
+      const out: Out = { ids, flags, positions, at: numBefore - 1, step: -1 };
+      before = scan(plan, src, right ? 0x7fffffff : anchor, -1, right, numBefore, out);
+      first = numBefore - before;
+    }
     if (!left && !right) {
       const withAnchor = includeAnchor || (numBefore === 0 && numAfter === 0);
       const f = withAnchor ? lookup(plan, src, anchor) : undefined;
       if (f !== undefined) {
-        ids.push(anchor);
-        flags.push(f[0]);
-        positions.push(f[1]);
+        ids[end] = anchor;
+        flags[end] = f[0];
+        positions[end] = f[1];
+        end++;
       }
     }
-    if (numAfter > 0) scan(plan, src, anchor, 1, left, numAfter, ids, flags, positions);
-  }
-  const before = beforeIds.length;
-  const afterCount = ids.length - (ids[0] === anchor && !left ? 1 : 0);
-  if (before > 0) {
-    beforeIds.reverse();
-    beforeFlags.reverse();
-    beforePos.reverse();
+    if (numAfter > 0) {
+      const out: Out = { ids, flags, positions, at: end, step: 1 };
+      after = scan(plan, src, anchor, 1, left, numAfter, out);
+      end = out.at;
+    }
   }
   return {
-    ids: before > 0 ? beforeIds.concat(ids) : ids,
-    flags: before > 0 ? beforeFlags.concat(flags) : flags,
-    positions: before > 0 ? beforePos.concat(positions) : positions,
+    ids: ids.subarray(first, end),
+    flags: flags.subarray(first, end),
+    positions: positions.subarray(first, end),
     foundOldest: left || before < numBefore,
-    foundNewest: right || afterCount < numAfter,
+    foundNewest: right || after < numAfter,
   };
 }
 
@@ -307,6 +344,15 @@ export function selectWindow(
  * The `first_unread` anchor: the oldest unread message of the narrow among the user's own rows,
  * skipping muted topics and channels (a channel term limits topic muting to that channel and
  * turns channel muting off; DM narrows skip muting). NEWEST when there is none.
+ *
+ * @example
+ * ```ts
+ * const built = buildNarrow(realm, realm.users.get(4)!, []);
+ * if (!built.ok) throw new Error(built.error.msg);
+ * const anchor = firstUnreadAnchor(built.plan);
+ * const window = selectWindow(built.plan, anchor, 0, 10, true);
+ * if (anchor < 10 ** 16) expect(window.ids[0]).toBe(anchor);
+ * ```
  */
 export function firstUnreadAnchor(plan: NarrowPlan): number {
   const { ctx } = plan;
@@ -318,10 +364,10 @@ export function firstUnreadAnchor(plan: NarrowPlan): number {
   };
   const src = sourceOf(rowsOnly);
   if (src === null) return NEWEST;
-  const ids: number[] = [];
-  scan(rowsOnly, src, 0, 1, true, 1, ids, [], []);
+  const out: Out = { ids: new Int32Array(1), flags: new Int32Array(1), positions: new Int32Array(1), at: 0, step: 1 };
+  scan(rowsOnly, src, 0, 1, true, 1, out);
   void ctx;
-  return ids[0] ?? NEWEST;
+  return out.at === 1 ? out.ids[0]! : NEWEST;
 }
 
 function mutingTest(plan: NarrowPlan): (c: MessageChunk, i: number) => boolean {

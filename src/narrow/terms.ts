@@ -26,6 +26,13 @@ const isInt = (v: unknown): v is number | boolean =>
 /**
  * Validates the decoded `narrow` value: `null` or a list of terms. `name` is the parameter name
  * used in messages (`narrow`).
+ *
+ * @example
+ * ```ts
+ * const parsed = parseNarrow([{ operator: 'channel', operand: 'Verona' }, { operator: 'is', operand: 'unread' }]);
+ * expect(parsed).toMatchObject({ ok: true, terms: [{ operator: 'channel' }, { operator: 'is' }] });
+ * expect(parseNarrow([{ operator: 'is' }])).toMatchObject({ ok: false });
+ * ```
  */
 export function parseNarrow(value: unknown, name = 'narrow'): TermsResult {
   if (value === null) return { ok: true, terms: [] };

@@ -1,9 +1,10 @@
 /**
  * The Node `http` adapter: turns a Fetch handler into a `(req, res)` listener (for `http.createServer`,
  * Express, Connect, or anything else that hands out Node's request and response), and `serveNode`
- * starts a server for one.
+ * starts a server for one. `node:http` is loaded only by `serveNode`, so importing chat-realm/server
+ * stays possible where there is no Node (Workers, browsers) for the Fetch handler alone.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FetchHandler, ServerLogger } from './types';
 
@@ -126,7 +127,10 @@ export async function sendFetchResponse(res: ServerResponse, response: Response)
 }
 
 function sendText(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': new TextEncoder().encode(body).byteLength,
+  });
   res.end(body);
 }
 
@@ -154,6 +158,7 @@ export interface NodeServer {
 export async function serveNode(options: ServeNodeOptions): Promise<NodeServer> {
   const host = options.host ?? '127.0.0.1';
   const listener = createNodeHandler(options.handler, options.logger ? { logger: options.logger } : {});
+  const { createServer } = await import('node:http');
   const server = createServer((req, res) => {
     void listener(req, res);
   });
@@ -188,7 +193,7 @@ export async function serveNode(options: ServeNodeOptions): Promise<NodeServer> 
 }
 
 /** The host to put in a URL for a listening address. */
-export function urlHost(host: string): string {
+function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;

@@ -32,13 +32,29 @@ export interface SimulateOptions {
   readonly onProgress?: (phase: string, done: number, total: number) => void;
 }
 
+/**
+ * The sizes of the `simulateRealm` presets.
+ *
+ * @example
+ * ```ts
+ * expect(PRESETS.large).toEqual({ users: 10_000, channels: 1000, messages: 1_000_000 });
+ * ```
+ */
 export const PRESETS: Readonly<Record<Preset, { users: number; channels: number; messages: number }>> = {
   small: { users: 40, channels: 8, messages: 1500 },
   medium: { users: 1000, channels: 100, messages: 100_000 },
   large: { users: 10_000, channels: 1000, messages: 1_000_000 },
 };
 
-/** The user who, in a simulated realm with `heavyUser`, is subscribed everywhere and has read nothing. */
+/**
+ * The user who, in a simulated realm with `heavyUser`, is subscribed everywhere and has read nothing.
+ *
+ * @example
+ * ```ts
+ * const org = simulateRealm({ preset: 'small', messages: 200 });
+ * expect(org.users.get(HEAVY_USER_ID)?.is_active).toBe(true);
+ * ```
+ */
 export const HEAVY_USER_ID = 2;
 
 const NOW = 1_795_219_200;
@@ -58,6 +74,22 @@ interface Channel {
   readonly senders: Int32Array;
 }
 
+/**
+ * A realistic organization, generated deterministically from a seed (see the module comment above).
+ * Presets: `small` (40 users, 1,500 messages), `medium` (1,000 users, 100,000 messages), `large`
+ * (10,000 users, 1,000,000 messages); any count can be overridden.
+ *
+ * @example
+ * ```ts
+ * const org = simulateRealm({ preset: 'small', seed: 7, messages: 300 });
+ * expect(org.messages.count).toBe(300);
+ * const me = actAs(org, HEAVY_USER_ID, { now: org.now ?? 0 });
+ * const r = me.run('updateMessageFlagsForNarrow', {
+ *   anchor: 'oldest', num_before: 0, num_after: 5000, narrow: [], op: 'add', flag: 'read',
+ * });
+ * expect(r.body).toMatchObject({ result: 'success', found_newest: true });
+ * ```
+ */
 export function simulateRealm(options: SimulateOptions = {}): RealmState {
   const preset = PRESETS[options.preset ?? 'small'];
   const nUsers = Math.max(8, options.users ?? preset.users);

@@ -9,6 +9,13 @@ import type { RealmState } from '../core/state';
  * organizations too large for one `JSON.stringify` (a million messages with tens of millions of
  * flags). Messages are written in batches; each batch's flags come from one pass over the rows of
  * that id range.
+ *
+ * @example
+ * ```ts
+ * const org = simulateRealm({ preset: 'small', messages: 500 });
+ * const text = [...snapshotText(org, 100)].join(''); // or pipe the pieces to a file stream
+ * expect(JSON.parse(text)).toEqual(snapshotRealm(org));
+ * ```
  */
 export function* snapshotText(
   state: RealmState,

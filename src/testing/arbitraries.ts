@@ -331,15 +331,13 @@ export function arbOperationCall(
   state: RealmState,
   operations: readonly DefinedOperation[] = OPERATIONS,
 ): fc.Arbitrary<OperationCall> {
-  return fc
-    .constantFrom(...operations)
-    .chain((operation) =>
-      fc.record({
-        operation: fc.constant(operation),
-        actor: arbActor(state),
-        params: arbParams(operation, state),
-      }),
-    );
+  return fc.constantFrom(...operations).chain((operation) =>
+    fc.record({
+      operation: fc.constant(operation),
+      actor: arbActor(state),
+      params: arbParams(operation, state),
+    }),
+  );
 }
 
 /** A wire value for a parameter: JSON text for JSON parameters, the string itself for raw ones. */

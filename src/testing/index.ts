@@ -5,5 +5,5 @@
  */
 export { RealmBuilder, realmBuilder } from './builder';
 export { Session, actAs, eventsFor, assertEvent, assertSuccess } from './act';
-export { simulateRealm, HEAVY_USER_ID, type SimulateOptions, type Preset } from './simulate';
+export { simulateRealm, HEAVY_USER_ID, type SimulateOptions, type Preset } from '../simulate/simulate';
 export { seededRandom } from '../core/context';

@@ -126,7 +126,7 @@ describe('chat-realm serve', () => {
 
     // export writes the realm with the change.
     const exported = join(dir, 'export.json');
-    const result = await runCli(['export', '--db', db, '--out', exported]);
+    const result = await inProcess(['export', '--db', db, '--out', exported]);
     expect(result.code).toBe(0);
     const snapshot = JSON.parse(readFileSync(exported, 'utf8')) as {
       users: Array<{ user_id: number; full_name: string }>;
@@ -134,15 +134,15 @@ describe('chat-realm serve', () => {
     expect(snapshot.users.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Persistent');
 
     // --snapshot on a store that holds a realm is refused.
-    const refused = await runCli(['serve', '--db', db, '--snapshot', exported, '--port', '0']);
+    const refused = await inProcess(['serve', '--db', db, '--snapshot', exported, '--port', '0']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('already holds a realm');
 
     // import creates a new store from that snapshot; serving it needs no --snapshot.
     const copy = join(dir, 'copy.db');
-    const imported = await runCli(['import', '--snapshot', exported, '--db', copy]);
+    const imported = await inProcess(['import', '--snapshot', exported, '--db', copy]);
     expect(imported.code).toBe(0);
-    expect((await runCli(['import', '--snapshot', exported, '--db', copy])).code).toBe(2);
+    expect((await inProcess(['import', '--snapshot', exported, '--db', copy])).code).toBe(2);
     const third = await serve(['--db', copy, '--port', '0', '--user', 'hamlet@zulip.com']);
     expect(third.zuliprc.email).toBe('hamlet@zulip.com');
     const hamlet = await zulip({
@@ -206,7 +206,13 @@ describe('chat-realm serve', () => {
   });
 
   it('prints help for every command', async () => {
-    for (const args of [['--help'], ['serve', '--help'], ['export', '--help'], ['import', '--help'], ['help', 'serve']]) {
+    for (const args of [
+      ['--help'],
+      ['serve', '--help'],
+      ['export', '--help'],
+      ['import', '--help'],
+      ['help', 'serve'],
+    ]) {
       const result = await inProcess(args);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^Usage: chat-realm/);
@@ -216,5 +222,4 @@ describe('chat-realm serve', () => {
     expect(simulate.code).toBe(0);
     expect(simulate.stdout).toMatch(/^Usage: chat-realm simulate/);
   });
-});
 });

@@ -1,9 +1,9 @@
 /**
  * The `@example` blocks of the public API are code: this suite finds every value exported by the
  * public entry points (`chat-realm` = src/index.ts, `chat-realm/testing` = src/testing/index.ts,
- * `chat-realm/testing/arbitraries` = src/testing/arbitraries.ts),
- * requires each to carry at least one `@example`, type-checks every example against the real
- * declarations and then runs it.
+ * `chat-realm/testing/arbitraries` = src/testing/arbitraries.ts), requires each to carry at least
+ * one `@example`, type-checks every example against the real declarations and then runs it. The
+ * TypeScript blocks of docs/testing.md are type-checked too (not run: they are test suites).
  *
  * Conventions for examples (so they stay short):
  * - They may use, without declaring them: `realm` (the dev-realm fixture, test/fixtures/dev-realm.json:
@@ -13,6 +13,7 @@
  * - `import … from 'chat-realm'` (or `/testing`, `/testing/arbitraries`) lines are allowed and dropped.
  * - The code may be fenced (```ts) or bare; it runs inside an async function, so `await` works.
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -121,9 +122,48 @@ const IMPORT_LINE = /^import\s[^;]*?from\s+'chat-realm(\/testing(\/arbitraries)?
 const { program, exported, examples } = collect();
 const values = exported.filter((e) => e.isValue);
 
-/** Type-checks every example at once, each in a virtual module that imports the whole public API. */
-function typeErrors(): Map<string, string[]> {
-  const virtualDir = join(ROOT, 'test/docs');
+interface VirtualSource {
+  readonly key: string;
+  readonly text: string;
+  /** Lines before the example's first line (for error positions). */
+  readonly offset: number;
+}
+
+/** Type-checks virtual modules (placed in test/docs) against the real sources, in one program. */
+function typeCheck(sources: readonly VirtualSource[]): Record<string, string[]> {
+  const files = new Map(
+    sources.map((src) => [join(ROOT, 'test/docs', `__${src.key.replace(/\W/g, '_')}.ts`), src]),
+  );
+  const options = program.getCompilerOptions();
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, ...rest) => {
+    const src = files.get(fileName);
+    return src
+      ? ts.createSourceFile(fileName, src.text, languageVersion, true)
+      : getSourceFile(fileName, languageVersion, ...rest);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (f) => files.has(f) || fileExists(f);
+  const checkProgram = ts.createProgram([...files.keys()], options, host, program);
+  const errors: Record<string, string[]> = {};
+  for (const [fileName, src] of files) {
+    const sf = checkProgram.getSourceFile(fileName)!;
+    for (const d of [
+      ...checkProgram.getSyntacticDiagnostics(sf),
+      ...checkProgram.getSemanticDiagnostics(sf),
+    ]) {
+      const line = d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line - src.offset;
+      (errors[src.key] ??= []).push(
+        `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
+    }
+  }
+  return errors;
+}
+
+/** Every API example in a module that imports the whole public API. */
+function apiExampleSources(): VirtualSource[] {
   // Each name once: the first entry point that exports it provides it.
   const taken = new Set<string>();
   const imports = Object.entries(ENTRY_POINTS).map(([entry, file]) => {
@@ -139,41 +179,43 @@ function typeErrors(): Map<string, string[]> {
     `declare const realm: RealmState;`,
     `declare const now: number;`,
     `void [expect, fc, realm, now];`,
-  ].join('\n');
-  const preambleLines = preamble.split('\n').length;
-  const files = new Map<string, Example>();
-  for (const ex of examples) {
-    files.set(join(virtualDir, `__example_${ex.name}_${ex.index}.ts`), ex);
-  }
-  const text = (ex: Example) =>
-    `${preamble}\nexport async function example(): Promise<void> {\n${ex.code.replace(IMPORT_LINE, '')}\n}\n`;
-  const options = program.getCompilerOptions();
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, languageVersion, ...rest) => {
-    const ex = files.get(fileName);
-    return ex
-      ? ts.createSourceFile(fileName, text(ex), languageVersion, true)
-      : getSourceFile(fileName, languageVersion, ...rest);
-  };
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (f) => files.has(f) || fileExists(f);
-  const checkProgram = ts.createProgram([...files.keys()], options, host, program);
-  const errors = new Map<string, string[]>();
-  for (const [fileName, ex] of files) {
-    const sf = checkProgram.getSourceFile(fileName)!;
-    const diags = [...checkProgram.getSyntacticDiagnostics(sf), ...checkProgram.getSemanticDiagnostics(sf)];
-    const key = `${ex.name}#${ex.index}`;
-    for (const d of diags) {
-      const line =
-        d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line - preambleLines - 1;
-      errors.set(key, [
-        ...(errors.get(key) ?? []),
-        `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
-      ]);
-    }
-  }
-  return errors;
+    `export async function example(): Promise<void> {`,
+  ];
+  return examples.map((ex) => ({
+    key: `${ex.name}#${ex.index}`,
+    text: `${preamble.join('\n')}\n${ex.code.replace(IMPORT_LINE, '')}\n}\n`,
+    offset: preamble.length,
+  }));
+}
+
+/** The TypeScript blocks of a Markdown guide, its `chat-realm` imports pointed at the sources. */
+function guideSources(guide: string): VirtualSource[] {
+  const text = readFileSync(join(ROOT, guide), 'utf8');
+  return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m, i) => {
+    const lines = m[1]!.split('\n');
+    const imports = lines
+      .filter((l) => l.startsWith('import '))
+      .map((l) =>
+        l.replace(
+          /'chat-realm(\/testing(\/arbitraries)?)?'/,
+          (_, sub: string | undefined) =>
+            `'../../src/${sub === undefined ? 'index' : sub === '/testing' ? 'testing/index' : 'testing/arbitraries'}'`,
+        ),
+      );
+    const body = lines.filter((l) => !l.startsWith('import '));
+    const preamble = [
+      `import type { RealmState as __RealmState } from '../../src/index';`,
+      ...imports,
+      ...(imports.some((l) => l.includes(`'vitest'`)) ? [] : [`import { expect } from 'vitest';`]),
+      `declare const realm: __RealmState;`,
+      `export async function example(): Promise<void> {`,
+    ];
+    return {
+      key: `${guide} block ${i + 1}`,
+      text: `${preamble.join('\n')}\n${body.join('\n')}\n}\n`,
+      offset: preamble.length,
+    };
+  });
 }
 
 describe('API examples', () => {
@@ -192,7 +234,13 @@ describe('API examples', () => {
   });
 
   it('type-checks every example', () => {
-    expect(Object.fromEntries(typeErrors())).toEqual({});
+    expect(typeCheck(apiExampleSources())).toEqual({});
+  });
+
+  it('type-checks the code of docs/testing.md', () => {
+    const sources = guideSources('docs/testing.md');
+    expect(sources.length).toBeGreaterThan(3);
+    expect(typeCheck(sources)).toEqual({});
   });
 
   const scope: Record<string, unknown> = {

@@ -37,13 +37,14 @@ const STUBS = ops.OPERATIONS.filter(stillStub).map((op) => op.def.name);
 const stub = (op: DefinedOperation) => STUBS.includes(op.def.name);
 
 let realm: RealmHandle;
+const store = memoryStore();
 let server: NodeServer;
 /** The status of every response, in order (zulip-js gives only the body). */
 const statuses: number[] = [];
 const published: AddressedEvent[] = [];
 
 beforeAll(async () => {
-  realm = await openRealm({ store: memoryStore(), snapshot: devSnapshot(), ctx: { now: NOW } });
+  realm = await openRealm({ store, snapshot: devSnapshot(), ctx: { now: NOW } });
   realm.subscribe((notice) => published.push(...notice.events));
   const handler = createFetchHandler({ realm });
   server = await serveNode({
@@ -453,5 +454,11 @@ describe('zulip-js end to end', () => {
   it('published only valid events, each change persisted in order', () => {
     for (const e of published) expectValidEvent(e.event);
     expect(realm.version).toBeGreaterThan(0);
+    // Every acknowledged change is in the store, in version order.
+    const versions = [
+      ...store.records.checkpoints.slice(-1).map((c) => c.version),
+      ...store.records.changes.map((c) => c.version),
+    ];
+    expect(versions.at(-1)).toBe(realm.version);
   });
 });

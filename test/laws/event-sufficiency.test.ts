@@ -33,7 +33,12 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
   const u = after.users.get(userId)!;
   for (const c of after.channels.values()) {
     if (c.invite_only && before.channels.get(c.stream_id)?.invite_only === false) out.add(c.stream_id);
-    if (isGuest(u) && c.is_web_public && isSubscribed(before, c.stream_id, userId) && !isSubscribed(after, c.stream_id, userId))
+    if (
+      isGuest(u) &&
+      c.is_web_public &&
+      isSubscribed(before, c.stream_id, userId) &&
+      !isSubscribed(after, c.stream_id, userId)
+    )
       out.add(c.stream_id);
   }
   return out;
@@ -45,7 +50,12 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
  * non-subscriber of a private channel who still holds a row (from an earlier subscription).
  * Those users can no longer read the message, but their client keeps its flags.
  */
-function unannouncedDeletions(before: RealmState, after: RealmState, actorId: number, userId: number): Set<number> {
+function unannouncedDeletions(
+  before: RealmState,
+  after: RealmState,
+  actorId: number,
+  userId: number,
+): Set<number> {
   const out = new Set<number>();
   const u = before.users.get(userId)!;
   const rows = before.messages.rows.get(userId);
@@ -61,7 +71,12 @@ function unannouncedDeletions(before: RealmState, after: RealmState, actorId: nu
   return out;
 }
 
-function withoutLingering(actual: ClientView, expected: ClientView, allowed: Set<number>, deletions = new Set<number>()): ClientView {
+function withoutLingering(
+  actual: ClientView,
+  expected: ClientView,
+  allowed: Set<number>,
+  deletions = new Set<number>(),
+): ClientView {
   const channels = { ...actual.channels };
   for (const id of allowed) if (!(id in expected.channels)) delete channels[id];
   const flags = { ...actual.flags };
@@ -78,8 +93,15 @@ function checkSufficiency(before: RealmState, call: PlausibleCall): boolean {
     const mine = r.events.filter((e) => e.users.includes(u.user_id)).map((e) => e.event);
     const expected = viewOf(r.state, u.user_id);
     const deletions = unannouncedDeletions(before, r.state, call.userId, u.user_id);
-    const actual = withoutLingering(applyEvents(viewOf(before, u.user_id), mine), expected, allowed, deletions);
-    expect(viewDiff(actual, expected), `the view of user ${u.user_id} after ${fc.stringify(call)}`).toEqual([]);
+    const actual = withoutLingering(
+      applyEvents(viewOf(before, u.user_id), mine),
+      expected,
+      allowed,
+      deletions,
+    );
+    expect(viewDiff(actual, expected), `the view of user ${u.user_id} after ${fc.stringify(call)}`).toEqual(
+      [],
+    );
   }
   return true;
 }
@@ -110,25 +132,43 @@ describe('event sufficiency', () => {
 
   it('sequences: a client following several operations stays in step', () => {
     fc.assert(
-      fc.property(arbRealmCase(), fc.array(fc.nat(), { minLength: 2, maxLength: 6 }), fc.integer(), (realm, picks, seed) => {
-        let state = realm.state;
-        const views = new Map<number, ReturnType<typeof viewOf>>();
-        for (const u of state.users.values()) if (u.is_active) views.set(u.user_id, viewOf(state, u.user_id));
-        const log: string[] = [];
-        for (const [i, n] of picks.entries()) {
-          const [call] = fc.sample(arbPlausibleCall(state), { seed: seed + i * 7919 + n, numRuns: 1 });
-          const r = call!.op(state, { userId: call!.userId }, call!.params, testCtx());
-          if (r.body.result !== 'success') continue;
-          log.push(fc.stringify(call));
-          for (const [id, view] of views) {
-            const allowed = lingering(state, r.state, id);
-            const next = applyEvents(view, r.events.filter((e) => e.users.includes(id)).map((e) => e.event));
-            views.set(id, withoutLingering(next, viewOf(r.state, id), allowed, unannouncedDeletions(state, r.state, call!.userId, id)));
+      fc.property(
+        arbRealmCase(),
+        fc.array(fc.nat(), { minLength: 2, maxLength: 6 }),
+        fc.integer(),
+        (realm, picks, seed) => {
+          let state = realm.state;
+          const views = new Map<number, ReturnType<typeof viewOf>>();
+          for (const u of state.users.values())
+            if (u.is_active) views.set(u.user_id, viewOf(state, u.user_id));
+          const log: string[] = [];
+          for (const [i, n] of picks.entries()) {
+            const [call] = fc.sample(arbPlausibleCall(state), { seed: seed + i * 7919 + n, numRuns: 1 });
+            const r = call!.op(state, { userId: call!.userId }, call!.params, testCtx());
+            if (r.body.result !== 'success') continue;
+            log.push(fc.stringify(call));
+            for (const [id, view] of views) {
+              const allowed = lingering(state, r.state, id);
+              const next = applyEvents(
+                view,
+                r.events.filter((e) => e.users.includes(id)).map((e) => e.event),
+              );
+              views.set(
+                id,
+                withoutLingering(
+                  next,
+                  viewOf(r.state, id),
+                  allowed,
+                  unannouncedDeletions(state, r.state, call!.userId, id),
+                ),
+              );
+            }
+            state = r.state;
           }
-          state = r.state;
-        }
-        for (const [id, view] of views) expect(viewDiff(view, viewOf(state, id)), `user ${id} after ${log.join('; ')}`).toEqual([]);
-      }),
+          for (const [id, view] of views)
+            expect(viewDiff(view, viewOf(state, id)), `user ${id} after ${log.join('; ')}`).toEqual([]);
+        },
+      ),
       fcParams(40),
     );
   });

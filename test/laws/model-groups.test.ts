@@ -40,7 +40,10 @@ function modelOf(state: RealmState): Model {
       name: g.name,
       description: g.description,
       deactivated: g.deactivated,
-      settings: Object.fromEntries(SETTINGS.map((s) => [s, settingApiValue(state, g[s])])) as Record<Setting, GroupSettingValue>,
+      settings: Object.fromEntries(SETTINGS.map((s) => [s, settingApiValue(state, g[s])])) as Record<
+        Setting,
+        GroupSettingValue
+      >,
     });
   }
   return out;
@@ -51,9 +54,13 @@ function canonical(v: GroupSettingValue): GroupSettingValue {
   if (typeof v === 'number') return v;
   if (v.direct_members.length === 0 && v.direct_subgroups.length === 1) return v.direct_subgroups[0]!;
   if (v.direct_members.length === 0 && v.direct_subgroups.length === 0) return S['role:nobody'];
-  return { direct_members: [...new Set(v.direct_members)].sort((a, b) => a - b), direct_subgroups: [...new Set(v.direct_subgroups)].sort((a, b) => a - b) };
+  return {
+    direct_members: [...new Set(v.direct_members)].sort((a, b) => a - b),
+    direct_subgroups: [...new Set(v.direct_subgroups)].sort((a, b) => a - b),
+  };
 }
-const same = (a: GroupSettingValue, b: GroupSettingValue) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+const same = (a: GroupSettingValue, b: GroupSettingValue) =>
+  JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
 /** System groups each cast member belongs to (roles, §A.4). */
 const SYSTEM_MEMBERS: Record<number, readonly number[]> = {
@@ -92,8 +99,24 @@ const VALUES: readonly GroupSettingValue[] = [
   { direct_members: [], direct_subgroups: [] },
   { direct_members: [cast.cordelia], direct_subgroups: [S['role:owners']] },
 ];
-const NAMES = ['renamed', 'leadership', 'support', '', '   ', 'x'.repeat(101), '@here', 'role:x', 'channel:y', 'Hamletcharacters', 'hamletcharacters'];
-const FIXED_NAMES = new Set([...initial.groups.values()].filter((g) => !(GROUP_IDS as readonly number[]).includes(g.id)).map((g) => g.name));
+const NAMES = [
+  'renamed',
+  'leadership',
+  'support',
+  '',
+  '   ',
+  'x'.repeat(101),
+  '@here',
+  'role:x',
+  'channel:y',
+  'Hamletcharacters',
+  'hamletcharacters',
+];
+const FIXED_NAMES = new Set(
+  [...initial.groups.values()]
+    .filter((g) => !(GROUP_IDS as readonly number[]).includes(g.id))
+    .map((g) => g.name),
+);
 
 type Change =
   | { kind: 'name'; value: string }
@@ -118,7 +141,14 @@ class Edit implements fc.Command<Model, Real> {
       else if (c.kind === 'reactivate') params['deactivated'] = false;
       else {
         const current = group.settings[c.setting];
-        const old = c.old === 'right' ? current : c.old === 'wrong' ? (same(current, S['role:moderators']) ? S['role:nobody'] : S['role:moderators']) : undefined;
+        const old =
+          c.old === 'right'
+            ? current
+            : c.old === 'wrong'
+              ? same(current, S['role:moderators'])
+                ? S['role:nobody']
+                : S['role:moderators']
+              : undefined;
         params[c.setting] = old === undefined ? { new: c.value } : { new: c.value, old };
       }
     }
@@ -126,16 +156,32 @@ class Edit implements fc.Command<Model, Real> {
 
     // The model's answer, in the digest's order.
     const expected = structuredClone(group);
-    let ok = this.actorId !== cast.polonius && (this.actorId === cast.desdemona || holds(group.settings.can_manage_group, this.actorId));
+    let ok =
+      this.actorId !== cast.polonius &&
+      (this.actorId === cast.desdemona || holds(group.settings.can_manage_group, this.actorId));
     // Zulip's order (§5): name, description, reactivation, then the settings in their order.
-    const rank = (c: Change) => (c.kind === 'name' ? 0 : c.kind === 'description' ? 1 : c.kind === 'reactivate' ? 2 : 3 + ['can_leave_group', 'can_manage_group', 'can_mention_group'].indexOf(c.setting));
+    const rank = (c: Change) =>
+      c.kind === 'name'
+        ? 0
+        : c.kind === 'description'
+          ? 1
+          : c.kind === 'reactivate'
+            ? 2
+            : 3 + ['can_leave_group', 'can_manage_group', 'can_mention_group'].indexOf(c.setting);
     const ordered = [...this.changes].sort((a, b) => rank(a) - rank(b));
     for (const c of ordered) {
       if (!ok) break;
       if (c.kind === 'name') {
         if (c.value === expected.name) continue;
-        const taken = FIXED_NAMES.has(c.value) || [...model].some(([id, g]) => id !== this.groupId && g.name === c.value);
-        if (c.value.trim() === '' || [...c.value].length > 100 || /^(@|role:|user:|stream:|channel:)/.test(c.value) || taken) ok = false;
+        const taken =
+          FIXED_NAMES.has(c.value) || [...model].some(([id, g]) => id !== this.groupId && g.name === c.value);
+        if (
+          c.value.trim() === '' ||
+          [...c.value].length > 100 ||
+          /^(@|role:|user:|stream:|channel:)/.test(c.value) ||
+          taken
+        )
+          ok = false;
         else expected.name = c.value;
       } else if (c.kind === 'description') expected.description = c.value;
       else if (c.kind === 'reactivate') expected.deactivated = false;
@@ -162,10 +208,16 @@ class Edit implements fc.Command<Model, Real> {
 
 const change: fc.Arbitrary<Change> = fc.oneof(
   fc.constantFrom(...NAMES).map((value): Change => ({ kind: 'name', value })),
-  fc.constantFrom('New words', '', 'A **bold** group').map((value): Change => ({ kind: 'description', value })),
+  fc
+    .constantFrom('New words', '', 'A **bold** group')
+    .map((value): Change => ({ kind: 'description', value })),
   fc.constant<Change>({ kind: 'reactivate' }),
   fc
-    .tuple(fc.constantFrom(...SETTINGS), fc.constantFrom(...VALUES), fc.constantFrom('none' as const, 'right' as const, 'wrong' as const))
+    .tuple(
+      fc.constantFrom(...SETTINGS),
+      fc.constantFrom(...VALUES),
+      fc.constantFrom('none' as const, 'right' as const, 'wrong' as const),
+    )
     .map(([setting, value, old]): Change => ({ kind: 'setting', setting, value, old })),
 );
 const uniqueKinds = (cs: Change[]) => {

@@ -13,7 +13,15 @@ import { fcParams } from './runs';
  * settings the user changed themselves (digest §1).
  */
 const initial = devRealm();
-const USERS = [cast.desdemona, cast.iago, cast.hamlet, cast.cordelia, cast.polonius, cast.aaron, cast.defaultBot] as const;
+const USERS = [
+  cast.desdemona,
+  cast.iago,
+  cast.hamlet,
+  cast.cordelia,
+  cast.polonius,
+  cast.aaron,
+  cast.defaultBot,
+] as const;
 const BOOLS = ['twenty_four_hour_time', 'enter_sends', 'starred_message_counts'] as const;
 const TRACKED = [...BOOLS, 'color_scheme', 'emojiset'] as const;
 type Tracked = (typeof TRACKED)[number];
@@ -64,7 +72,10 @@ class Own implements fc.Command<Model, Real> {
   check = () => true;
   run(model: Model, real: Real): void {
     const before = real.state;
-    const params: Record<string, unknown> = { ...this.changes, ...(this.fullName === undefined ? {} : { full_name: this.fullName }) };
+    const params: Record<string, unknown> = {
+      ...this.changes,
+      ...(this.fullName === undefined ? {} : { full_name: this.fullName }),
+    };
     const r = updateSettings(before, { userId: this.userId }, params, testCtx());
     const me = model.get(this.userId)!;
     const isBot = before.users.get(this.userId)!.is_bot;
@@ -100,17 +111,25 @@ class Bulk implements fc.Command<Model, Real> {
   check = () => true;
   run(model: Model, real: Real): void {
     const before = real.state;
-    const params = { [this.setting]: this.value, target_users: { user_ids: this.targets, skip_if_already_edited: this.skip } };
+    const params = {
+      [this.setting]: this.value,
+      target_users: { user_ids: this.targets, skip_if_already_edited: this.skip },
+    };
     const r = updateSettings(before, { userId: this.actorId }, params, testCtx());
     const actor = before.users.get(this.actorId)!;
     const allowed = !actor.is_bot && actor.role <= 200;
-    expect(r.body.result, `${this.toString()}: ${JSON.stringify(r.body)}`).toBe(allowed ? 'success' : 'error');
+    expect(r.body.result, `${this.toString()}: ${JSON.stringify(r.body)}`).toBe(
+      allowed ? 'success' : 'error',
+    );
     if (allowed) {
       for (const t of this.targets) {
         const u = model.get(t)!;
         // Bots are left out; so are users who changed the setting themselves, when asked.
         if (before.users.get(t)!.is_bot) continue;
         if (this.skip && u.edited.has(this.setting)) continue;
+        // An administrator among the targets changes their own setting: acting = modified user,
+        // which Zulip's audit log records as a self-edit.
+        if (t === this.actorId && u.settings[this.setting] !== this.value) u.edited.add(this.setting);
         u.settings[this.setting] = this.value;
       }
     } else {
@@ -119,11 +138,16 @@ class Bulk implements fc.Command<Model, Real> {
     real.state = r.state;
     expect(modelOf(real.state)).toEqual(model);
   }
-  toString = () => `Bulk(${this.actorId}, [${this.targets.join(',')}], ${this.setting}=${this.value}, skip=${this.skip})`;
+  toString = () =>
+    `Bulk(${this.actorId}, [${this.targets.join(',')}], ${this.setting}=${this.value}, skip=${this.skip})`;
 }
 
 const anyValue = (k: Tracked): fc.Arbitrary<unknown> =>
-  k === 'color_scheme' ? fc.integer({ min: 0, max: 4 }) : k === 'emojiset' ? fc.constantFrom('google', 'twitter', 'text', 'bogus') : fc.oneof({ arbitrary: fc.boolean(), weight: 5 }, { arbitrary: fc.constant(1), weight: 1 });
+  k === 'color_scheme'
+    ? fc.integer({ min: 0, max: 4 })
+    : k === 'emojiset'
+      ? fc.constantFrom('google', 'twitter', 'text', 'bogus')
+      : fc.oneof({ arbitrary: fc.boolean(), weight: 5 }, { arbitrary: fc.constant(1), weight: 1 });
 const changes = fc
   .uniqueArray(fc.constantFrom(...TRACKED), { minLength: 0, maxLength: 2 })
   .chain((keys) => fc.tuple(...keys.map((k) => anyValue(k).map((v) => [k, v] as const))))
@@ -131,7 +155,13 @@ const changes = fc
 
 const commands = [
   fc
-    .tuple(fc.constantFrom(...USERS), changes, fc.option(fc.constantFrom('Ophelia', '  Horatio  ', '', '   ', 'x'.repeat(101), 'King Hamlet'), { nil: undefined }))
+    .tuple(
+      fc.constantFrom(...USERS),
+      changes,
+      fc.option(fc.constantFrom('Ophelia', '  Horatio  ', '', '   ', 'x'.repeat(101), 'King Hamlet'), {
+        nil: undefined,
+      }),
+    )
     .filter(([, c, n]) => Object.keys(c).length > 0 || n !== undefined)
     .map(([u, c, n]) => new Own(u, c, n)),
   fc

@@ -22,15 +22,33 @@ interface Real {
 
 const initial = devRealm();
 const CHANNELS = [...initial.channels.values()];
-const ACTORS = [cast.desdemona, cast.iago, cast.hamlet, cast.cordelia, cast.polonius, cast.aaron, cast.defaultBot];
-const PROPS = ['color', 'is_muted', 'pin_to_top', 'desktop_notifications', 'push_notifications', 'wildcard_mentions_notify'] as const;
+const ACTORS = [
+  cast.desdemona,
+  cast.iago,
+  cast.hamlet,
+  cast.cordelia,
+  cast.polonius,
+  cast.aaron,
+  cast.defaultBot,
+];
+const PROPS = [
+  'color',
+  'is_muted',
+  'pin_to_top',
+  'desktop_notifications',
+  'push_notifications',
+  'wildcard_mentions_notify',
+] as const;
 const key = (u: number, c: number) => `${u}:${c}`;
 
 function modelOf(state: RealmState): Model {
   const subs: Model['subs'] = new Map();
   for (const [streamId, perChannel] of state.subscriptions.entries())
     for (const s of perChannel.values())
-      subs.set(key(s.user_id, streamId), { active: s.active, props: Object.fromEntries(PROPS.map((p) => [p, s[p]])) });
+      subs.set(key(s.user_id, streamId), {
+        active: s.active,
+        props: Object.fromEntries(PROPS.map((p) => [p, s[p]])),
+      });
   return { subs };
 }
 
@@ -48,7 +66,12 @@ class SetProperty implements fc.Command<Model, Real> {
   check = () => true;
   run(model: Model, real: Real): void {
     const before = real.state;
-    const r = updateSubscriptionSettings(before, { userId: this.userId }, { subscription_data: [{ stream_id: this.streamId, property: this.property, value: this.value }] }, testCtx());
+    const r = updateSubscriptionSettings(
+      before,
+      { userId: this.userId },
+      { subscription_data: [{ stream_id: this.streamId, property: this.property, value: this.value }] },
+      testCtx(),
+    );
     const row = model.subs.get(key(this.userId, this.streamId));
     const channel = CHANNELS.find((c) => c.stream_id === this.streamId)!;
     // Simple rule: an active subscription to a channel that is not archived.
@@ -65,7 +88,8 @@ class SetProperty implements fc.Command<Model, Real> {
     real.state = r.state;
     expectMatches(model, real.state);
   }
-  toString = () => `SetProperty(${this.userId}, ${this.streamId}, ${this.property}, ${JSON.stringify(this.value)})`;
+  toString = () =>
+    `SetProperty(${this.userId}, ${this.streamId}, ${this.property}, ${JSON.stringify(this.value)})`;
 }
 
 class Unsubscribe implements fc.Command<Model, Real> {
@@ -78,11 +102,16 @@ class Unsubscribe implements fc.Command<Model, Real> {
   run(model: Model, real: Real): void {
     const before = real.state;
     const names = this.streamIds.map((id) => CHANNELS.find((c) => c.stream_id === id)!.name);
-    const params = this.principals.length > 0 ? { subscriptions: names, principals: this.principals } : { subscriptions: names };
+    const params =
+      this.principals.length > 0
+        ? { subscriptions: names, principals: this.principals }
+        : { subscriptions: names };
     const r = unsubscribe(before, { userId: this.actorId }, params, testCtx());
     const targets = this.principals.length > 0 ? this.principals : [this.actorId];
     const actor = before.users.get(this.actorId)!;
-    const others = targets.some((t) => t !== this.actorId && before.users.get(t)?.bot_owner_id !== this.actorId);
+    const others = targets.some(
+      (t) => t !== this.actorId && before.users.get(t)?.bot_owner_id !== this.actorId,
+    );
     // Simple rule for others: only organization administrators may (the fixture's other grants aside).
     if (others && actor.role > 200) {
       // A moderator or member may still pass through a channel's groups; only check purity then.
@@ -111,16 +140,26 @@ class Unsubscribe implements fc.Command<Model, Real> {
       }
     return removed;
   }
-  toString = () => `Unsubscribe(${this.actorId}, [${this.streamIds.join(',')}], [${this.principals.join(',')}])`;
+  toString = () =>
+    `Unsubscribe(${this.actorId}, [${this.streamIds.join(',')}], [${this.principals.join(',')}])`;
 }
 
 const channelId = fc.constantFrom(...CHANNELS.map((c) => c.stream_id));
 const commands = [
   fc
-    .tuple(fc.constantFrom(...ACTORS), channelId, fc.constantFrom(...PROPS, 'in_home_view' as const), fc.boolean())
+    .tuple(
+      fc.constantFrom(...ACTORS),
+      channelId,
+      fc.constantFrom(...PROPS, 'in_home_view' as const),
+      fc.boolean(),
+    )
     .map(([u, c, p, b]) => new SetProperty(u, c, p, p === 'color' ? (b ? '#abcdef' : '#123') : b)),
   fc
-    .tuple(fc.constantFrom(...ACTORS), fc.uniqueArray(channelId, { minLength: 1, maxLength: 2 }), fc.uniqueArray(fc.constantFrom(...ACTORS), { maxLength: 2 }))
+    .tuple(
+      fc.constantFrom(...ACTORS),
+      fc.uniqueArray(channelId, { minLength: 1, maxLength: 2 }),
+      fc.uniqueArray(fc.constantFrom(...ACTORS), { maxLength: 2 }),
+    )
     .map(([a, cs, ps]) => new Unsubscribe(a, cs, ps)),
 ];
 

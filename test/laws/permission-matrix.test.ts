@@ -23,7 +23,16 @@ const state = devRealm();
 const actors = actorsByKind(state);
 
 type Kinds = readonly ActorKind[];
-const ALL_ACTIVE: Kinds = ['owner', 'admin', 'moderator', 'member', 'provisional', 'guest', 'bot', 'botOwner'];
+const ALL_ACTIVE: Kinds = [
+  'owner',
+  'admin',
+  'moderator',
+  'member',
+  'provisional',
+  'guest',
+  'bot',
+  'botOwner',
+];
 const HUMANS: Kinds = ['owner', 'admin', 'moderator', 'member', 'provisional', 'guest', 'botOwner'];
 const ADMINS: Kinds = ['owner', 'admin'];
 
@@ -54,30 +63,174 @@ const NEWER_ZULIP: Readonly<Record<string, { allowed: Kinds; why: string }>> = {
 };
 
 const ROWS: readonly Row[] = [
-  { title: 'own settings', op: ops.updateSettings, params: { twenty_four_hour_time: true }, allowed: HUMANS, why: '1.1: humans only (bots refused before parsing), guests too' },
-  { title: 'bulk settings (target_users)', op: ops.updateSettings, params: { twenty_four_hour_time: true, target_users: { user_ids: [5], skip_if_already_edited: false } }, allowed: ADMINS, why: '1.1.3: target_users needs is_realm_admin' },
-  { title: 'channel description', op: ops.editChannel, params: { stream_id: 1, description: 'Fair Verona' }, allowed: ADMINS, why: '2.2: admins administer every channel; Verona has no can_administer_channel_group members' },
-  { title: 'subscription property', op: ops.updateSubscriptionSettings, params: { subscription_data: [{ stream_id: 1, property: 'pin_to_top', value: true }] }, allowed: ALL_ACTIVE, why: '3.2: any subscriber (everyone active incl. the bot is on Verona)' },
-  { title: "hamlet's scheduled message", op: ops.editScheduledMessage, params: { scheduled_message_id: 1, content: 'Lunch at one?' }, allowed: ['botOwner'], why: "4.2.5: only the sender; others get 404" },
-  { title: 'group managed by its members', op: ops.editUserGroup, params: { user_group_id: 105, description: 'Wranglers of bots' }, allowed: ['owner', 'botOwner'], why: '5.1: can_manage_all_groups (owners) or can_manage_group (105 = members hamlet and the bot); admins have no implicit right; bots and guests refused by decorators' },
-  { title: 'list users', op: ops.getUsers, params: {}, allowed: [...ALL_ACTIVE, 'anonymous'], why: '6.2: any user; spectators when a web-public channel exists and spectator access is on' },
-  { title: 'create profile field', op: ops.createCustomProfileField, params: { name: 'Shoe size', field_type: 1 }, allowed: ADMINS, why: '7.1: require_realm_admin' },
-  { title: 'unsubscribe self', op: ops.unsubscribe, params: { subscriptions: ['Verona'] }, allowed: ALL_ACTIVE, why: 'op 8: no role restriction for oneself' },
-  { title: 'unsubscribe another member', op: ops.unsubscribe, params: { subscriptions: ['Verona'], principals: [7] }, allowed: ADMINS, why: "op 8.6: admins always; Verona's can_remove_subscribers_group is administrators" },
-  { title: "unsubscribe one's own bot", op: ops.unsubscribe, params: { subscriptions: ['Verona'], principals: [11] }, allowed: ['owner', 'admin', 'botOwner', 'bot'], why: "op 8.3: a bot owned by the caller is not 'others' (and the bot itself is unsubscribing itself)" },
-  { title: 'mark all read', op: ops.updateMessageFlagsForNarrow, params: { anchor: 'newest', num_before: 10, num_after: 0, narrow: [], op: 'add', flag: 'read' }, allowed: ALL_ACTIVE, why: 'op 9: any user' },
-  { title: 'delete a topic', op: ops.deleteTopic, params: { stream_id: 1, topic_name: 'lunch' }, allowed: ADMINS, why: 'op 10.2: organization administrator, with content access (both are on Verona)' },
-  { title: 'own editable profile field', op: ops.updateProfileData, params: { data: [{ id: 1, value: '+1-555-0199' }] }, allowed: HUMANS, why: 'op 11.2: humans only' },
-  { title: 'own non-editable profile field', op: ops.updateProfileData, params: { data: [{ id: 3, value: 'Pie' }] }, allowed: ADMINS, why: 'op 11.4: editable_by_user false needs an admin' },
-  { title: 'add navigation view', op: ops.addNavigationView, params: { fragment: 'recent', is_pinned: true }, allowed: ALL_ACTIVE, why: 'op 12: any role' },
-  { title: 'create saved snippet', op: ops.createSavedSnippet, params: { title: 'Hi', content: 'Hello' }, allowed: ALL_ACTIVE, why: 'op 13: any role' },
-  { title: 'own user', op: ops.getOwnUser, params: {}, allowed: ALL_ACTIVE, why: 'op 14: any authenticated user' },
-  { title: 'linkifiers', op: ops.getLinkifiers, params: {}, allowed: ALL_ACTIVE, why: 'op 15: any authenticated user' },
-  { title: 'test push to all devices', op: ops.sendTestPushNotification, params: {}, allowed: HUMANS, why: 'op 16.2: humans only' },
-  { title: "regenerate hamlet's bot key", op: ops.regenerateBotApiKey, params: { bot_id: 11 }, allowed: ['owner', 'admin', 'botOwner'], why: 'op 17: the owner or an admin; guests and bots refused first' },
-  { title: "remove hamlet's FCM token", op: ops.removeFcmToken, params: { token: 'fcm-token-for-hamlet-0123456789abcdef' }, allowed: ['botOwner'], why: "op 18: humans only; another user's token does not exist" },
-  { title: 'delete all bot storage', op: ops.deleteBotStorage, params: {}, allowed: ALL_ACTIVE, why: 'op 19: any authenticated user has a storage' },
-  { title: 'reorder channel folders', op: ops.reorderChannelFolders, params: { order: [2, 1, 3] }, allowed: ADMINS, why: 'op 20: organization administrator' },
+  {
+    title: 'own settings',
+    op: ops.updateSettings,
+    params: { twenty_four_hour_time: true },
+    allowed: HUMANS,
+    why: '1.1: humans only (bots refused before parsing), guests too',
+  },
+  {
+    title: 'bulk settings (target_users)',
+    op: ops.updateSettings,
+    params: { twenty_four_hour_time: true, target_users: { user_ids: [5], skip_if_already_edited: false } },
+    allowed: ADMINS,
+    why: '1.1.3: target_users needs is_realm_admin',
+  },
+  {
+    title: 'channel description',
+    op: ops.editChannel,
+    params: { stream_id: 1, description: 'Fair Verona' },
+    allowed: ADMINS,
+    why: '2.2: admins administer every channel; Verona has no can_administer_channel_group members',
+  },
+  {
+    title: 'subscription property',
+    op: ops.updateSubscriptionSettings,
+    params: { subscription_data: [{ stream_id: 1, property: 'pin_to_top', value: true }] },
+    allowed: ALL_ACTIVE,
+    why: '3.2: any subscriber (everyone active incl. the bot is on Verona)',
+  },
+  {
+    title: "hamlet's scheduled message",
+    op: ops.editScheduledMessage,
+    params: { scheduled_message_id: 1, content: 'Lunch at one?' },
+    allowed: ['botOwner'],
+    why: '4.2.5: only the sender; others get 404',
+  },
+  {
+    title: 'group managed by its members',
+    op: ops.editUserGroup,
+    params: { user_group_id: 105, description: 'Wranglers of bots' },
+    allowed: ['owner', 'botOwner'],
+    why: '5.1: can_manage_all_groups (owners) or can_manage_group (105 = members hamlet and the bot); admins have no implicit right; bots and guests refused by decorators',
+  },
+  {
+    title: 'list users',
+    op: ops.getUsers,
+    params: {},
+    allowed: [...ALL_ACTIVE, 'anonymous'],
+    why: '6.2: any user; spectators when a web-public channel exists and spectator access is on',
+  },
+  {
+    title: 'create profile field',
+    op: ops.createCustomProfileField,
+    params: { name: 'Shoe size', field_type: 1 },
+    allowed: ADMINS,
+    why: '7.1: require_realm_admin',
+  },
+  {
+    title: 'unsubscribe self',
+    op: ops.unsubscribe,
+    params: { subscriptions: ['Verona'] },
+    allowed: ALL_ACTIVE,
+    why: 'op 8: no role restriction for oneself',
+  },
+  {
+    title: 'unsubscribe another member',
+    op: ops.unsubscribe,
+    params: { subscriptions: ['Verona'], principals: [7] },
+    allowed: ADMINS,
+    why: "op 8.6: admins always; Verona's can_remove_subscribers_group is administrators",
+  },
+  {
+    title: "unsubscribe one's own bot",
+    op: ops.unsubscribe,
+    params: { subscriptions: ['Verona'], principals: [11] },
+    allowed: ['owner', 'admin', 'botOwner', 'bot'],
+    why: "op 8.3: a bot owned by the caller is not 'others' (and the bot itself is unsubscribing itself)",
+  },
+  {
+    title: 'mark all read',
+    op: ops.updateMessageFlagsForNarrow,
+    params: { anchor: 'newest', num_before: 10, num_after: 0, narrow: [], op: 'add', flag: 'read' },
+    allowed: ALL_ACTIVE,
+    why: 'op 9: any user',
+  },
+  {
+    title: 'delete a topic',
+    op: ops.deleteTopic,
+    params: { stream_id: 1, topic_name: 'lunch' },
+    allowed: ADMINS,
+    why: 'op 10.2: organization administrator, with content access (both are on Verona)',
+  },
+  {
+    title: 'own editable profile field',
+    op: ops.updateProfileData,
+    params: { data: [{ id: 1, value: '+1-555-0199' }] },
+    allowed: HUMANS,
+    why: 'op 11.2: humans only',
+  },
+  {
+    title: 'own non-editable profile field',
+    op: ops.updateProfileData,
+    params: { data: [{ id: 3, value: 'Pie' }] },
+    allowed: ADMINS,
+    why: 'op 11.4: editable_by_user false needs an admin',
+  },
+  {
+    title: 'add navigation view',
+    op: ops.addNavigationView,
+    params: { fragment: 'recent', is_pinned: true },
+    allowed: ALL_ACTIVE,
+    why: 'op 12: any role',
+  },
+  {
+    title: 'create saved snippet',
+    op: ops.createSavedSnippet,
+    params: { title: 'Hi', content: 'Hello' },
+    allowed: ALL_ACTIVE,
+    why: 'op 13: any role',
+  },
+  {
+    title: 'own user',
+    op: ops.getOwnUser,
+    params: {},
+    allowed: ALL_ACTIVE,
+    why: 'op 14: any authenticated user',
+  },
+  {
+    title: 'linkifiers',
+    op: ops.getLinkifiers,
+    params: {},
+    allowed: ALL_ACTIVE,
+    why: 'op 15: any authenticated user',
+  },
+  {
+    title: 'test push to all devices',
+    op: ops.sendTestPushNotification,
+    params: {},
+    allowed: HUMANS,
+    why: 'op 16.2: humans only',
+  },
+  {
+    title: "regenerate hamlet's bot key",
+    op: ops.regenerateBotApiKey,
+    params: { bot_id: 11 },
+    allowed: ['owner', 'admin', 'botOwner'],
+    why: 'op 17: the owner or an admin; guests and bots refused first',
+  },
+  {
+    title: "remove hamlet's FCM token",
+    op: ops.removeFcmToken,
+    params: { token: 'fcm-token-for-hamlet-0123456789abcdef' },
+    allowed: ['botOwner'],
+    why: "op 18: humans only; another user's token does not exist",
+  },
+  {
+    title: 'delete all bot storage',
+    op: ops.deleteBotStorage,
+    params: {},
+    allowed: ALL_ACTIVE,
+    why: 'op 19: any authenticated user has a storage',
+  },
+  {
+    title: 'reorder channel folders',
+    op: ops.reorderChannelFolders,
+    params: { order: [2, 1, 3] },
+    allowed: ADMINS,
+    why: 'op 20: organization administrator',
+  },
 ];
 
 /** The same request over the wire, JSON-encoding Zulip's Json parameters. */
@@ -90,10 +243,21 @@ function viaWire(op: DefinedOperation, s: RealmState, actor: Actor, params: Reco
     else fields[k] = json.has(k) ? JSON.stringify(v) : String(v);
   }
   const user = 'userId' in actor ? s.users.get(actor.userId) : undefined;
-  const headers: Record<string, string> = user ? { authorization: basicAuthHeader(user.delivery_email, user.api_key) } : {};
+  const headers: Record<string, string> = user
+    ? { authorization: basicAuthHeader(user.delivery_email, user.api_key) }
+    : {};
   const qs = new URLSearchParams(fields).toString();
   const isGet = op.def.method === 'GET';
-  return handleApiRequest(s, { method: op.def.method, url: `/api/v1${path}${isGet && qs ? `?${qs}` : ''}`, headers, ...(isGet ? {} : { body: qs }) }, testCtx());
+  return handleApiRequest(
+    s,
+    {
+      method: op.def.method,
+      url: `/api/v1${path}${isGet && qs ? `?${qs}` : ''}`,
+      headers,
+      ...(isGet ? {} : { body: qs }),
+    },
+    testCtx(),
+  );
 }
 
 describe('permission matrix (dev realm)', () => {
@@ -105,7 +269,9 @@ describe('permission matrix (dev realm)', () => {
     expect(new Set(ROWS.map((r) => r.op.def.name)).size).toBe(20);
   });
 
-  const cells = ROWS.flatMap((row) => ACTOR_KINDS.map((kind) => [row.op.def.name, row.title, kind, row] as const));
+  const cells = ROWS.flatMap((row) =>
+    ACTOR_KINDS.map((kind) => [row.op.def.name, row.title, kind, row] as const),
+  );
   it.each(cells)('%s (%s) as %s', (_name, _title, kind, row) => {
     const actor = actors[kind]!;
     const allowed = NEWER_ZULIP[row.title]?.allowed ?? row.allowed;
@@ -130,7 +296,13 @@ describe('permission matrix (arbitrary realms)', () => {
    * humans-only operation, only administrators pass an admin-only one, spectators pass only GET /users,
    * deactivated users pass nothing; and a refused call never changes the state.
    */
-  const HUMANS_ONLY = new Set(['updateSettings', 'updateProfileData', 'sendTestPushNotification', 'removeFcmToken', 'regenerateBotApiKey']);
+  const HUMANS_ONLY = new Set([
+    'updateSettings',
+    'updateProfileData',
+    'sendTestPushNotification',
+    'removeFcmToken',
+    'regenerateBotApiKey',
+  ]);
   const ADMIN_ONLY = new Set(['createCustomProfileField', 'deleteTopic', 'reorderChannelFolders']);
   const arbCall = fc
     .tuple(fc.constantFrom(...ROWS), fc.constantFrom(devRealm()))
@@ -141,7 +313,8 @@ describe('permission matrix (arbitrary realms)', () => {
       fc.property(arbCall, ([row, s, actor]) => {
         const r = row.op(s, actor, row.params, testCtx());
         const user = 'userId' in actor ? s.users.get(actor.userId) : undefined;
-        const kind: ActorKind | 'unknown' = 'anonymous' in actor ? 'anonymous' : user ? kindOf(s, user) : 'unknown';
+        const kind: ActorKind | 'unknown' =
+          'anonymous' in actor ? 'anonymous' : user ? kindOf(s, user) : 'unknown';
         if (r.body.result === 'success') {
           expect(kind).not.toBe('deactivated');
           expect(kind).not.toBe('unknown');

@@ -31,20 +31,42 @@ export class PlausibleCall implements Call {
 
 const sub = <T>(xs: readonly T[], min: number, max: number): fc.Arbitrary<T[]> =>
   fc.subarray([...xs], { minLength: Math.min(min, xs.length), maxLength: Math.min(max, xs.length) });
-const sample = <T>(xs: readonly T[], fallback: T): fc.Arbitrary<T> => (xs.length > 0 ? fc.constantFrom(...xs) : fc.constant(fallback));
+const sample = <T>(xs: readonly T[], fallback: T): fc.Arbitrary<T> =>
+  xs.length > 0 ? fc.constantFrom(...xs) : fc.constant(fallback);
 
 export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall> {
   const active = [...state.users.values()].filter((u) => u.is_active);
   const humans = active.filter((u) => !u.is_bot);
   const admins = humans.filter(isRealmAdmin);
-  const anyone = sample(active.map((u) => u.user_id), 1);
-  const human = sample(humans.map((u) => u.user_id), 1);
-  const adminish = fc.oneof({ arbitrary: sample(admins.map((u) => u.user_id), 1), weight: 3 }, { arbitrary: anyone, weight: 1 });
+  const anyone = sample(
+    active.map((u) => u.user_id),
+    1,
+  );
+  const human = sample(
+    humans.map((u) => u.user_id),
+    1,
+  );
+  const adminish = fc.oneof(
+    {
+      arbitrary: sample(
+        admins.map((u) => u.user_id),
+        1,
+      ),
+      weight: 3,
+    },
+    { arbitrary: anyone, weight: 1 },
+  );
   const channels = [...state.channels.values()];
-  const channelIds = sample(channels.map((c) => c.stream_id), 1);
+  const channelIds = sample(
+    channels.map((c) => c.stream_id),
+    1,
+  );
   const channelNames = channels.map((c) => c.name);
   const groups = [...state.groups.values()].filter((g) => !g.is_system_group);
-  const groupIds = sample(groups.map((g) => g.id), 999);
+  const groupIds = sample(
+    groups.map((g) => g.id),
+    999,
+  );
   const allGroupIds = [...state.groups.keys()];
   const userIds = [...state.users.keys()];
   const folders = [...state.channelFolders.keys()];
@@ -55,7 +77,8 @@ export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall>
   const sys = state.systemGroups;
   const pairs: Array<[number, number]> = [];
   for (const [streamId, perChannel] of state.subscriptions.entries())
-    for (const sub of perChannel.values()) if (sub.active && state.users.get(sub.user_id)?.is_active) pairs.push([sub.user_id, streamId]);
+    for (const sub of perChannel.values())
+      if (sub.active && state.users.get(sub.user_id)?.is_active) pairs.push([sub.user_id, streamId]);
   const subscribed = fc.constant(pairs.length > 0 ? pairs : [[1, 1] as [number, number]]);
 
   const settingValue = fc.oneof(
@@ -63,13 +86,21 @@ export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall>
     fc.record({ direct_members: sub(userIds, 0, 3), direct_subgroups: sub(allGroupIds, 0, 2) }),
   );
   const change = settingValue.map((v) => ({ new: v }));
-  const call = (op: DefinedOperation, who: fc.Arbitrary<number>, params: fc.Arbitrary<Record<string, unknown>>) =>
-    fc.tuple(who, params).map(([userId, p]) => new PlausibleCall(op, userId, p));
+  const call = (
+    op: DefinedOperation,
+    who: fc.Arbitrary<number>,
+    params: fc.Arbitrary<Record<string, unknown>>,
+  ) => fc.tuple(who, params).map(([userId, p]) => new PlausibleCall(op, userId, p));
   /** One key of the shape (two, one time in four): many keys at once are mostly refused. */
-  const some = <T extends Record<string, fc.Arbitrary<unknown>>>(shape: T): fc.Arbitrary<Record<string, unknown>> => {
+  const some = <T extends Record<string, fc.Arbitrary<unknown>>>(
+    shape: T,
+  ): fc.Arbitrary<Record<string, unknown>> => {
     const keys = Object.keys(shape);
     const one = fc.constantFrom(...keys).chain((k) => shape[k]!.map((v) => ({ [k]: v })));
-    return fc.oneof({ arbitrary: one, weight: 3 }, { arbitrary: fc.tuple(one, one).map(([a, b]) => ({ ...a, ...b })), weight: 1 });
+    return fc.oneof(
+      { arbitrary: one, weight: 3 },
+      { arbitrary: fc.tuple(one, one).map(([a, b]) => ({ ...a, ...b })), weight: 1 },
+    );
   };
 
   const settings = some({
@@ -91,71 +122,123 @@ export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall>
     call(
       ops.updateSettings,
       adminish,
-      some({ twenty_four_hour_time: fc.boolean(), color_scheme: fc.integer({ min: 1, max: 3 }), emojiset: fc.constantFrom('google', 'text') }).chain((p) =>
-        fc.tuple(sub(userIds, 1, 3), fc.boolean()).map(([user_ids, skip]) => ({ ...p, target_users: { user_ids, skip_if_already_edited: skip } })),
+      some({
+        twenty_four_hour_time: fc.boolean(),
+        color_scheme: fc.integer({ min: 1, max: 3 }),
+        emojiset: fc.constantFrom('google', 'text'),
+      }).chain((p) =>
+        fc
+          .tuple(sub(userIds, 1, 3), fc.boolean())
+          .map(([user_ids, skip]) => ({ ...p, target_users: { user_ids, skip_if_already_edited: skip } })),
       ),
     ),
     call(
       ops.editChannel,
       adminish,
-      fc.tuple(
-        channelIds,
-        some({
-          description: fc.constantFrom('New description', '', 'Line\nbreak'),
-          new_name: fc.constantFrom('renamed', 'Renamed channel', 'VERONA'),
-          is_private: fc.boolean(),
-          is_web_public: fc.boolean(),
-          history_public_to_subscribers: fc.boolean(),
-          is_default_stream: fc.boolean(),
-          is_archived: fc.constant(false),
-          folder_id: fc.oneof(fc.constant(null), sample(folders, 1)),
-          topics_policy: fc.constantFrom('inherit', 'allow_empty_topic', 'disable_empty_topic'),
-          message_retention_days: fc.constantFrom('unlimited', 'realm_default', 30),
-          ...Object.fromEntries(CHANNEL_GROUP_SETTING_NAMES.map((n) => [n, change])),
-        }),
-      ).map(([stream_id, p]) => ({ stream_id, ...p })),
+      fc
+        .tuple(
+          channelIds,
+          some({
+            description: fc.constantFrom('New description', '', 'Line\nbreak'),
+            new_name: fc.constantFrom('renamed', 'Renamed channel', 'VERONA'),
+            is_private: fc.boolean(),
+            is_web_public: fc.boolean(),
+            history_public_to_subscribers: fc.boolean(),
+            is_default_stream: fc.boolean(),
+            is_archived: fc.constant(false),
+            folder_id: fc.oneof(fc.constant(null), sample(folders, 1)),
+            topics_policy: fc.constantFrom('inherit', 'allow_empty_topic', 'disable_empty_topic'),
+            message_retention_days: fc.constantFrom('unlimited', 'realm_default', 30),
+            ...Object.fromEntries(CHANNEL_GROUP_SETTING_NAMES.map((n) => [n, change])),
+          }),
+        )
+        .map(([stream_id, p]) => ({ stream_id, ...p })),
     ),
     fc.tuple(subscribed, fc.nat()).chain(([pairs, n]) => {
       const [userId] = pairs[n % pairs.length]!;
       const mine = pairs.filter(([u]) => u === userId).map(([, c]) => c);
-      return fc.array(
-        fc.record({
-          stream_id: fc.oneof({ arbitrary: fc.constantFrom(...mine), weight: 5 }, { arbitrary: channelIds, weight: 1 }),
-          property: fc.constantFrom('color', 'is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'push_notifications', 'wildcard_mentions_notify'),
-          flip: fc.boolean(),
-        }).map(({ stream_id, property, flip }) => ({ stream_id, property, value: property === 'color' ? (flip ? '#abcdef' : '#123') : flip })),
-        { minLength: 1, maxLength: 3 },
-      ).map((subscription_data) => new PlausibleCall(ops.updateSubscriptionSettings, userId, { subscription_data }));
+      return fc
+        .array(
+          fc
+            .record({
+              stream_id: fc.oneof(
+                { arbitrary: fc.constantFrom(...mine), weight: 5 },
+                { arbitrary: channelIds, weight: 1 },
+              ),
+              property: fc.constantFrom(
+                'color',
+                'is_muted',
+                'in_home_view',
+                'pin_to_top',
+                'desktop_notifications',
+                'push_notifications',
+                'wildcard_mentions_notify',
+              ),
+              flip: fc.boolean(),
+            })
+            .map(({ stream_id, property, flip }) => ({
+              stream_id,
+              property,
+              value: property === 'color' ? (flip ? '#abcdef' : '#123') : flip,
+            })),
+          { minLength: 1, maxLength: 3 },
+        )
+        .map(
+          (subscription_data) =>
+            new PlausibleCall(ops.updateSubscriptionSettings, userId, { subscription_data }),
+        );
     }),
     ...(scheduled.length > 0
       ? [
           fc
-            .tuple(fc.constantFrom(...scheduled), some({ content: fc.constantFrom('Changed', 'Hi @**all**'), topic: fc.constantFrom('new topic', 'lunch'), scheduled_delivery_timestamp: fc.constant(1_900_000_000) }))
-            .map(([m, p]) => new PlausibleCall(ops.editScheduledMessage, m.sender_id, { scheduled_message_id: m.scheduled_message_id, ...p })),
+            .tuple(
+              fc.constantFrom(...scheduled),
+              some({
+                content: fc.constantFrom('Changed', 'Hi @**all**'),
+                topic: fc.constantFrom('new topic', 'lunch'),
+                scheduled_delivery_timestamp: fc.constant(1_900_000_000),
+              }),
+            )
+            .map(
+              ([m, p]) =>
+                new PlausibleCall(ops.editScheduledMessage, m.sender_id, {
+                  scheduled_message_id: m.scheduled_message_id,
+                  ...p,
+                }),
+            ),
         ]
       : []),
     call(
       ops.editUserGroup,
       fc.oneof(adminish, human),
-      fc.tuple(
-        groupIds,
-        some({
-          name: fc.constantFrom('renamed group', 'another name'),
-          description: fc.constantFrom('New words', ''),
-          deactivated: fc.constant(false),
-          ...Object.fromEntries(USER_GROUP_SETTING_NAMES.map((n) => [n, change])),
-        }),
-      ).map(([user_group_id, p]) => ({ user_group_id, ...p })),
+      fc
+        .tuple(
+          groupIds,
+          some({
+            name: fc.constantFrom('renamed group', 'another name'),
+            description: fc.constantFrom('New words', ''),
+            deactivated: fc.constant(false),
+            ...Object.fromEntries(USER_GROUP_SETTING_NAMES.map((n) => [n, change])),
+          }),
+        )
+        .map(([user_group_id, p]) => ({ user_group_id, ...p })),
     ),
     call(
       ops.createCustomProfileField,
       adminish,
-      fc.record({ name: fc.constantFrom('Shoe size', 'Team', 'Desk'), field_type: fc.constantFrom(1, 2, 4, 5, 8), hint: fc.constantFrom('', 'A hint') }),
+      fc.record({
+        name: fc.constantFrom('Shoe size', 'Team', 'Desk'),
+        field_type: fc.constantFrom(1, 2, 4, 5, 8),
+        hint: fc.constantFrom('', 'A hint'),
+      }),
     ),
     call(
       ops.unsubscribe,
       fc.oneof(anyone, adminish),
-      fc.record({ subscriptions: sub(channelNames, 1, 2), principals: sub(userIds, 0, 2) }, { requiredKeys: ['subscriptions'] }),
+      fc.record(
+        { subscriptions: sub(channelNames, 1, 2), principals: sub(userIds, 0, 2) },
+        { requiredKeys: ['subscriptions'] },
+      ),
     ),
     call(
       ops.updateMessageFlagsForNarrow,
@@ -164,32 +247,88 @@ export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall>
         anchor: fc.constantFrom('newest', 'oldest', 'first_unread'),
         num_before: fc.integer({ min: 0, max: 30 }),
         num_after: fc.integer({ min: 0, max: 30 }),
-        narrow: fc.oneof(fc.constant([]), channelIds.map((id) => [{ operator: 'channel', operand: id }]), fc.constant([{ operator: 'is', operand: 'starred' }])),
+        narrow: fc.oneof(
+          fc.constant([]),
+          channelIds.map((id) => [{ operator: 'channel', operand: id }]),
+          fc.constant([{ operator: 'is', operand: 'starred' }]),
+        ),
         op: fc.constantFrom('add', 'remove'),
         flag: fc.constantFrom('read', 'starred'),
       }),
     ),
-    call(ops.deleteTopic, adminish, fc.record({ stream_id: channelIds, topic_name: sample(topics.map((t) => (t === '' ? 'general chat' : t)), 'lunch') })),
+    call(
+      ops.deleteTopic,
+      adminish,
+      fc.record({
+        stream_id: channelIds,
+        topic_name: sample(
+          topics.map((t) => (t === '' ? 'general chat' : t)),
+          'lunch',
+        ),
+      }),
+    ),
     ...(fields.length > 0
       ? [
           call(
             ops.updateProfileData,
             human,
-            fc.array(
-              fc.constantFrom(...fields).chain((f) =>
-                (f.type === 6 ? sub(humans.map((u) => u.user_id), 1, 2) : f.type === 4 ? fc.constant('2001-02-03') : f.type === 5 ? fc.constant('https://example.com') : f.type === 3 ? fc.constantFrom('0', '1') : fc.constantFrom('x', 'Some **text**', '')).map((value) => ({ id: f.id, value })),
-              ),
-              { minLength: 1, maxLength: 2 },
-            ).map((data) => ({ data })),
+            fc
+              .array(
+                fc.constantFrom(...fields).chain((f) =>
+                  (f.type === 6
+                    ? sub(
+                        humans.map((u) => u.user_id),
+                        1,
+                        2,
+                      )
+                    : f.type === 4
+                      ? fc.constant('2001-02-03')
+                      : f.type === 5
+                        ? fc.constant('https://example.com')
+                        : f.type === 3
+                          ? fc.constantFrom('0', '1')
+                          : fc.constantFrom('x', 'Some **text**', '')
+                  ).map((value) => ({ id: f.id, value })),
+                ),
+                { minLength: 1, maxLength: 2 },
+              )
+              .map((data) => ({ data })),
           ),
         ]
       : []),
-    call(ops.addNavigationView, anyone, fc.oneof(fc.record({ fragment: fc.constantFrom('recent', 'inbox', 'feed'), is_pinned: fc.boolean() }), fc.record({ fragment: fc.constantFrom('narrow/channel/1', 'narrow/is/dm'), is_pinned: fc.boolean(), name: fc.constantFrom('Mine', 'DMs') }))),
-    call(ops.createSavedSnippet, anyone, fc.record({ title: fc.constantFrom('Hi', 'Bye'), content: fc.constantFrom('Hello', '**bold**') })),
+    call(
+      ops.addNavigationView,
+      anyone,
+      fc.oneof(
+        fc.record({ fragment: fc.constantFrom('recent', 'inbox', 'feed'), is_pinned: fc.boolean() }),
+        fc.record({
+          fragment: fc.constantFrom('narrow/channel/1', 'narrow/is/dm'),
+          is_pinned: fc.boolean(),
+          name: fc.constantFrom('Mine', 'DMs'),
+        }),
+      ),
+    ),
+    call(
+      ops.createSavedSnippet,
+      anyone,
+      fc.record({ title: fc.constantFrom('Hi', 'Bye'), content: fc.constantFrom('Hello', '**bold**') }),
+    ),
     ...(bots.length > 0
-      ? [fc.constantFrom(...bots).chain((b) => fc.oneof(adminish, fc.constant(b.bot_owner_id ?? 1)).map((userId) => new PlausibleCall(ops.regenerateBotApiKey, userId, { bot_id: b.user_id })))]
+      ? [
+          fc
+            .constantFrom(...bots)
+            .chain((b) =>
+              fc
+                .oneof(adminish, fc.constant(b.bot_owner_id ?? 1))
+                .map((userId) => new PlausibleCall(ops.regenerateBotApiKey, userId, { bot_id: b.user_id })),
+            ),
+        ]
       : []),
-    call(ops.reorderChannelFolders, adminish, fc.shuffledSubarray(folders, { minLength: folders.length }).map((order) => ({ order }))),
+    call(
+      ops.reorderChannelFolders,
+      adminish,
+      fc.shuffledSubarray(folders, { minLength: folders.length }).map((order) => ({ order })),
+    ),
     call(ops.getUsers, anyone, fc.constant({})),
     call(ops.deleteBotStorage, anyone, fc.constant({})),
   ];

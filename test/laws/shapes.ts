@@ -39,7 +39,9 @@ export function arbRealmCase(): fc.Arbitrary<RealmCase> {
   return fc.oneof(
     { arbitrary: fc.constant(new RealmCase(devRealm(), 'dev')), weight: 1 },
     {
-      arbitrary: arbSnapshot().map((s) => new RealmCase(createRealm(structuredClone(s), { random: seededRandom(3) }), s)),
+      arbitrary: arbSnapshot().map(
+        (s) => new RealmCase(createRealm(structuredClone(s), { random: seededRandom(3) }), s),
+      ),
       weight: 2,
     },
   );
@@ -63,7 +65,8 @@ export const ACTOR_KINDS = [
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 const ownsActiveBot = (state: RealmState, u: User): boolean => {
-  for (const b of state.users.values()) if (b.is_bot && b.is_active && b.bot_owner_id === u.user_id) return true;
+  for (const b of state.users.values())
+    if (b.is_bot && b.is_active && b.bot_owner_id === u.user_id) return true;
   return false;
 };
 
@@ -114,7 +117,18 @@ export const hugeNumber = fc.constantFrom(
   Number.POSITIVE_INFINITY,
 );
 export const oddString = fc.oneof(
-  fc.constantFrom('', ' ', '\t\n', '\u0000', '\u200b', '\ud800', '\uffff', 'Ω≈ç√', '💥'.repeat(70), 'a'.repeat(10_001)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t\n',
+    '\u0000',
+    '\u200b',
+    '\ud800',
+    '\uffff',
+    'Ω≈ç√',
+    '💥'.repeat(70),
+    'a'.repeat(10_001),
+  ),
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.string({ unit: 'grapheme', maxLength: 12 }),
 );
@@ -162,7 +176,10 @@ function fromJsonSchema(s: JsonSchema): fc.Arbitrary<unknown> {
     case 'number':
       return fc.double({ noNaN: true, min: -1e6, max: 1e6 });
     case 'string':
-      return fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('general chat', 'Verona', 'Denmark', 'recent', 'inbox'));
+      return fc.oneof(
+        fc.string({ maxLength: 20 }),
+        fc.constantFrom('general chat', 'Verona', 'Denmark', 'recent', 'inbox'),
+      );
     case 'null':
       return fc.constant(null);
     case 'array':
@@ -190,13 +207,42 @@ const changeRequest = fc.oneof(
   fc.record({ new: wrongType, old: wrongType }, { requiredKeys: [] }),
   settingValue,
 );
-const flagNames = fc.constantFrom('read', 'starred', 'collapsed', 'mentioned', 'historical', 'has_alert_word', 'unknown');
+const flagNames = fc.constantFrom(
+  'read',
+  'starred',
+  'collapsed',
+  'mentioned',
+  'historical',
+  'has_alert_word',
+  'unknown',
+);
 const narrowTerm = fc.oneof(
-  fc.record({
-    operator: fc.constantFrom('channel', 'stream', 'topic', 'is', 'sender', 'dm', 'search', 'id', 'near', 'has', 'with', 'in'),
-    operand: fc.oneof(fc.string({ maxLength: 10 }), smallId, fc.array(smallId, { maxLength: 3 }), fc.constantFrom('Verona', 'unread', 'starred', 'dm', 'home')),
-    negated: fc.boolean(),
-  }, { requiredKeys: ['operator', 'operand'] }),
+  fc.record(
+    {
+      operator: fc.constantFrom(
+        'channel',
+        'stream',
+        'topic',
+        'is',
+        'sender',
+        'dm',
+        'search',
+        'id',
+        'near',
+        'has',
+        'with',
+        'in',
+      ),
+      operand: fc.oneof(
+        fc.string({ maxLength: 10 }),
+        smallId,
+        fc.array(smallId, { maxLength: 3 }),
+        fc.constantFrom('Verona', 'unread', 'starred', 'dm', 'home'),
+      ),
+      negated: fc.boolean(),
+    },
+    { requiredKeys: ['operator', 'operand'] },
+  ),
   fc.tuple(fc.constantFrom('channel', 'topic', 'is', 'search'), fc.string({ maxLength: 8 })),
   wrongType,
 );
@@ -205,36 +251,88 @@ const HAND: Record<string, fc.Arbitrary<unknown>> = {
     fc.record(
       {
         stream_id: smallId,
-        property: fc.constantFrom('color', 'is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications', 'wildcard_mentions_notify', 'bogus'),
+        property: fc.constantFrom(
+          'color',
+          'is_muted',
+          'in_home_view',
+          'pin_to_top',
+          'desktop_notifications',
+          'audible_notifications',
+          'push_notifications',
+          'email_notifications',
+          'wildcard_mentions_notify',
+          'bogus',
+        ),
         value: fc.oneof(fc.boolean(), fc.constantFrom('#abc', '#a1b2c3', '#12345', 'red', ''), wrongType),
       },
       { requiredKeys: [] },
     ),
     { maxLength: 4 },
   ),
-  to: fc.oneof(smallId, withDuplicates(fc.array(smallId, { maxLength: 4 })), fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 })),
+  to: fc.oneof(
+    smallId,
+    withDuplicates(fc.array(smallId, { maxLength: 4 })),
+    fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+  ),
   narrow: fc.oneof(fc.constant([]), fc.constant(null), fc.array(narrowTerm, { maxLength: 3 })),
-  anchor: fc.oneof(fc.constantFrom('newest', 'oldest', 'first_unread', 'date', '0', '1000'), smallId, hugeNumber),
+  anchor: fc.oneof(
+    fc.constantFrom('newest', 'oldest', 'first_unread', 'date', '0', '1000'),
+    smallId,
+    hugeNumber,
+  ),
   flag: flagNames,
   op: fc.constantFrom('add', 'remove', 'toggle', ''),
   data: fc.array(
-    fc.record({ id: smallId, value: fc.oneof(fc.string({ maxLength: 60 }), fc.array(smallId, { maxLength: 3 }), fc.constantFrom('0', '1', '1909-03-05', 'https://example.com', '')) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        id: smallId,
+        value: fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.array(smallId, { maxLength: 3 }),
+          fc.constantFrom('0', '1', '1909-03-05', 'https://example.com', ''),
+        ),
+      },
+      { requiredKeys: [] },
+    ),
     { maxLength: 3 },
   ),
   field_data: fc.oneof(
-    fc.dictionary(fc.constantFrom('0', '1', 'x'), fc.record({ text: fc.string({ maxLength: 5 }), order: fc.oneof(fc.string({ maxLength: 2 }), smallId) }, { requiredKeys: [] }), { maxKeys: 3 }),
-    fc.record({ subtype: fc.constantFrom('github', 'twitter', 'custom', 'x'), url_pattern: fc.constantFrom('https://x.com/%(username)s', 'nope') }, { requiredKeys: [] }),
+    fc.dictionary(
+      fc.constantFrom('0', '1', 'x'),
+      fc.record(
+        { text: fc.string({ maxLength: 5 }), order: fc.oneof(fc.string({ maxLength: 2 }), smallId) },
+        { requiredKeys: [] },
+      ),
+      { maxKeys: 3 },
+    ),
+    fc.record(
+      {
+        subtype: fc.constantFrom('github', 'twitter', 'custom', 'x'),
+        url_pattern: fc.constantFrom('https://x.com/%(username)s', 'nope'),
+      },
+      { requiredKeys: [] },
+    ),
     wrongType,
   ),
   principals: fc.oneof(
     withDuplicates(fc.array(smallId, { maxLength: 3 })),
-    fc.array(fc.constantFrom('hamlet@zulip.com', 'HAMLET@ZULIP.COM', 'nobody@x', 'user1@example.com', ''), { maxLength: 3 }),
+    fc.array(fc.constantFrom('hamlet@zulip.com', 'HAMLET@ZULIP.COM', 'nobody@x', 'user1@example.com', ''), {
+      maxLength: 3,
+    }),
     fc.array(fc.oneof(smallId, fc.string({ maxLength: 4 })), { maxLength: 3 }),
   ),
-  subscriptions: withDuplicates(fc.array(fc.oneof(fc.constantFrom('Verona', 'verona', ' Denmark ', 'channel 1', 'Rome', ''), oddString), { maxLength: 3 })),
+  subscriptions: withDuplicates(
+    fc.array(fc.oneof(fc.constantFrom('Verona', 'verona', ' Denmark ', 'channel 1', 'Rome', ''), oddString), {
+      maxLength: 3,
+    }),
+  ),
   target_users: fc.oneof(
     fc.record(
-      { user_ids: withDuplicates(fc.array(smallId, { maxLength: 3 })), group_ids: fc.array(smallId, { maxLength: 2 }), skip_if_already_edited: fc.oneof(fc.boolean(), wrongType) },
+      {
+        user_ids: withDuplicates(fc.array(smallId, { maxLength: 3 })),
+        group_ids: fc.array(smallId, { maxLength: 2 }),
+        skip_if_already_edited: fc.oneof(fc.boolean(), wrongType),
+      },
       { requiredKeys: ['skip_if_already_edited'] },
     ),
     fc.constantFrom('all', 'everyone'),
@@ -244,10 +342,17 @@ const HAND: Record<string, fc.Arbitrary<unknown>> = {
   order: withDuplicates(fc.array(smallId, { maxLength: 4 })),
   content: fc.oneof(fc.string({ maxLength: 30 }), oddString),
   title: fc.oneof(fc.string({ maxLength: 30 }), oddString),
-  message_retention_days: fc.oneof(fc.constantFrom('unlimited', 'realm_default', 'forever'), smallId, hugeNumber),
+  message_retention_days: fc.oneof(
+    fc.constantFrom('unlimited', 'realm_default', 'forever'),
+    smallId,
+    hugeNumber,
+  ),
   folder_id: fc.oneof(fc.constant(null), smallId),
   topic_name: fc.oneof(fc.constantFrom('general chat', '', 'lunch', 'Lunch', 'work', 'test'), oddString),
-  fragment: fc.oneof(fc.constantFrom('inbox', 'recent', 'narrow/is/starred', 'narrow/channel/1', ''), oddString),
+  fragment: fc.oneof(
+    fc.constantFrom('inbox', 'recent', 'narrow/is/starred', 'narrow/channel/1', ''),
+    oddString,
+  ),
 };
 
 function isTransform(spec: ParamSpec): boolean {
@@ -288,7 +393,13 @@ export function arbShapedParams(op: DefinedOperation): fc.Arbitrary<Record<strin
       return fc.tuple(...forcedValues).map((pairs) => {
         const out: Record<string, unknown> = { ...record };
         for (const [k, v] of pairs) out[k] = v;
-        if (extra !== undefined) Object.defineProperty(out, extra, { value: 'x', enumerable: true, writable: true, configurable: true });
+        if (extra !== undefined)
+          Object.defineProperty(out, extra, {
+            value: 'x',
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         return out;
       });
     });
@@ -297,15 +408,17 @@ export function arbShapedParams(op: DefinedOperation): fc.Arbitrary<Record<strin
 /** The same params as wire strings: JSON parameters JSON-encoded (sometimes broken), raw ones as text. */
 export function arbShapedWireParams(op: DefinedOperation): fc.Arbitrary<Record<string, string>> {
   const jsonNames = new Set(op.def.params.filter((p) => p.json).map((p) => p.name));
-  return fc.tuple(arbShapedParams(op), fc.infiniteStream(fc.integer({ min: 0, max: 9 }))).map(([params, dice]) => {
-    const it = dice[Symbol.iterator]();
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(params)) {
-      const roll = it.next().value as number;
-      const text = typeof v === 'string' && !jsonNames.has(k) ? v : (JSON.stringify(v) ?? 'undefined');
-      // One time in ten, break the JSON (a truncated document, a Python literal, unquoted text).
-      out[k] = roll === 0 ? text.slice(0, Math.max(0, text.length - 1)) : roll === 1 ? 'True' : text;
-    }
-    return out;
-  });
+  return fc
+    .tuple(arbShapedParams(op), fc.infiniteStream(fc.integer({ min: 0, max: 9 })))
+    .map(([params, dice]) => {
+      const it = dice[Symbol.iterator]();
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(params)) {
+        const roll = it.next().value as number;
+        const text = typeof v === 'string' && !jsonNames.has(k) ? v : (JSON.stringify(v) ?? 'undefined');
+        // One time in ten, break the JSON (a truncated document, a Python literal, unquoted text).
+        out[k] = roll === 0 ? text.slice(0, Math.max(0, text.length - 1)) : roll === 1 ? 'True' : text;
+      }
+      return out;
+    });
 }

@@ -42,7 +42,12 @@ function expectLawful(op: DefinedOperation, before: RealmState, r: OpResult, via
   }
 }
 
-function callWire(op: DefinedOperation, state: RealmState, actor: Actor, params: Record<string, string>): OpResult {
+function callWire(
+  op: DefinedOperation,
+  state: RealmState,
+  actor: Actor,
+  params: Record<string, string>,
+): OpResult {
   const { method } = op.def;
   // Path parameters come from the params when present, else a small id.
   let path = op.def.path;
@@ -53,7 +58,9 @@ function callWire(op: DefinedOperation, state: RealmState, actor: Actor, params:
     path = path.replace(`{${name}}`, encodeURIComponent(value));
   }
   const user = 'userId' in actor ? state.users.get(actor.userId) : undefined;
-  const headers: Record<string, string> = user ? { authorization: basicAuthHeader(user.delivery_email, user.api_key) } : {};
+  const headers: Record<string, string> = user
+    ? { authorization: basicAuthHeader(user.delivery_email, user.api_key) }
+    : {};
   const qs = new URLSearchParams(query).toString();
   const isGet = method === 'GET';
   return handleApiRequest(
@@ -67,7 +74,9 @@ describe.each(OPERATIONS.map((op) => [op.def.name, op] as const))('%s (shaped)',
   it('library: never throws on any realm, actor and shaped params; errors change nothing', () => {
     fc.assert(
       fc.property(
-        arbRealmCase().chain((realm) => fc.tuple(fc.constant(realm), arbActor(realm.state), arbShapedParams(op))),
+        arbRealmCase().chain((realm) =>
+          fc.tuple(fc.constant(realm), arbActor(realm.state), arbShapedParams(op)),
+        ),
         ([{ state }, actor, params]) => expectLawful(op, state, op(state, actor, params, testCtx()), false),
       ),
       fcParams(30),
@@ -77,7 +86,9 @@ describe.each(OPERATIONS.map((op) => [op.def.name, op] as const))('%s (shaped)',
   it('wire: never throws on any realm, actor and shaped wire params; errors change nothing', () => {
     fc.assert(
       fc.property(
-        arbRealmCase().chain((realm) => fc.tuple(fc.constant(realm), arbActor(realm.state), arbShapedWireParams(op))),
+        arbRealmCase().chain((realm) =>
+          fc.tuple(fc.constant(realm), arbActor(realm.state), arbShapedWireParams(op)),
+        ),
         ([{ state }, actor, params]) => expectLawful(op, state, callWire(op, state, actor, params), true),
       ),
       fcParams(25),

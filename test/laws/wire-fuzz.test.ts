@@ -4,7 +4,7 @@ import { handleApiRequest } from '../../src/wire/handle';
 import { basicAuthHeader } from '../../src/wire/auth';
 import { OPERATIONS } from '../../src/ops/index';
 import { devRealm, testCtx } from '../support/realm';
-import { fcParams, runs } from './runs';
+import { fcParams } from './runs';
 import { arbShapedWireParams } from './shapes';
 
 /**
@@ -32,8 +32,19 @@ const auth = fc.oneof(
 );
 const bodyText = fc.oneof(
   fc.string({ maxLength: 80 }),
-  fc.constantFrom('%', '%zz=1', 'a=%E0%A4%A', 'narrow=[', 'data=[{"id":1}', 'order=[1,1]', 'a=1&a=2', 'x='.padEnd(5000, 'y')),
-  fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 30 })).map((d) => new URLSearchParams(d).toString()),
+  fc.constantFrom(
+    '%',
+    '%zz=1',
+    'a=%E0%A4%A',
+    'narrow=[',
+    'data=[{"id":1}',
+    'order=[1,1]',
+    'a=1&a=2',
+    'x='.padEnd(5000, 'y'),
+  ),
+  fc
+    .dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 30 }))
+    .map((d) => new URLSearchParams(d).toString()),
 );
 
 describe('handleApiRequest under fuzzing', () => {
@@ -48,7 +59,12 @@ describe('handleApiRequest under fuzzing', () => {
         (method, p, query, authorization, body) => {
           const r = handleApiRequest(
             state,
-            { method, url: `/api/v1${p}?${query}`, headers: authorization === undefined ? {} : { authorization }, body },
+            {
+              method,
+              url: `/api/v1${p}?${query}`,
+              headers: authorization === undefined ? {} : { authorization },
+              body,
+            },
             testCtx(),
           );
           expect(r.status).toBeLessThan(500);
@@ -73,7 +89,13 @@ const routed = fc.constantFrom(...OPERATIONS).chain((op) =>
   fc.record({
     op: fc.constant(op),
     params: arbShapedWireParams(op),
-    pathIds: fc.array(fc.oneof(fc.integer({ min: 0, max: 20 }), fc.constantFrom('-1', 'abc', '1e3', '%20', '99999999999999999999')), { minLength: 1, maxLength: 2 }),
+    pathIds: fc.array(
+      fc.oneof(
+        fc.integer({ min: 0, max: 20 }),
+        fc.constantFrom('-1', 'abc', '1e3', '%20', '99999999999999999999'),
+      ),
+      { minLength: 1, maxLength: 2 },
+    ),
     who: fc.option(fc.constantFrom(...users), { nil: undefined }),
     headerName: fc.constantFrom('authorization', 'Authorization', 'AUTHORIZATION'),
     where: fc.constantFrom('body', 'query', 'both', 'record'),
@@ -87,15 +109,28 @@ describe('handleApiRequest on real routes with shaped parameters', () => {
     fc.assert(
       fc.property(routed, ({ op, params, pathIds, who, headerName, where, repeat, huge }) => {
         let i = 0;
-        const p = op.def.path.replace(/\{\w+\}/g, () => encodeURIComponent(String(pathIds[i++ % pathIds.length])));
+        const p = op.def.path.replace(/\{\w+\}/g, () =>
+          encodeURIComponent(String(pathIds[i++ % pathIds.length])),
+        );
         const fields: Record<string, string> = { ...params };
         if (huge !== undefined) fields[huge] = 'x'.repeat(200_000);
         let qs = new URLSearchParams(fields).toString();
-        if (repeat !== undefined) qs += `&${encodeURIComponent(repeat)}=1&${encodeURIComponent(repeat)}=%5B%5D`;
-        const headers = who === undefined ? {} : { [headerName]: basicAuthHeader(who.delivery_email, who.api_key) };
+        if (repeat !== undefined)
+          qs += `&${encodeURIComponent(repeat)}=1&${encodeURIComponent(repeat)}=%5B%5D`;
+        const headers =
+          who === undefined ? {} : { [headerName]: basicAuthHeader(who.delivery_email, who.api_key) };
         const query = where === 'query' || where === 'both' ? `?${qs}` : '';
         const body = where === 'record' ? fields : where === 'body' || where === 'both' ? qs : undefined;
-        const r = handleApiRequest(state, { method: op.def.method, url: `/api/v1${p}${query}`, headers, ...(body === undefined ? {} : { body }) }, testCtx());
+        const r = handleApiRequest(
+          state,
+          {
+            method: op.def.method,
+            url: `/api/v1${p}${query}`,
+            headers,
+            ...(body === undefined ? {} : { body }),
+          },
+          testCtx(),
+        );
         expect(r.status === 200 || (r.status >= 400 && r.status < 500)).toBe(true);
         expect(['success', 'error']).toContain(r.body.result);
         expect(typeof r.body.msg).toBe('string');
@@ -116,11 +151,15 @@ describe('handleApiRequest on real routes with shaped parameters', () => {
   it('the wire and the library agree on the same request', () => {
     // The wire layer only decodes: a request whose JSON parameters are valid JSON gives the same
     // status, body and events as the library call with the decoded values.
-    const arbCall = fc.constantFrom(...OPERATIONS).chain((op) =>
-      fc.tuple(fc.constant(op), arbShapedWireParams(op), fc.constantFrom(...users.filter((u) => u.is_active))),
-    );
+    const arbCall = fc.constantFrom(...OPERATIONS.map((o) => o.def.name)).chain((name) => {
+      const op = OPERATIONS.find((o) => o.def.name === name)!;
+      const ids = users.filter((u) => u.is_active).map((u) => u.user_id);
+      return fc.tuple(fc.constant(name), arbShapedWireParams(op), fc.constantFrom(...ids));
+    });
     fc.assert(
-      fc.property(arbCall, ([op, wireParams, who]) => {
+      fc.property(arbCall, ([name, wireParams, whoId]) => {
+        const op = OPERATIONS.find((o) => o.def.name === name)!;
+        const who = state.users.get(whoId)!;
         const json = new Set(op.def.params.filter((x) => x.json).map((x) => x.name));
         const pathNames = op.def.pathParams ?? [];
         const decoded: Record<string, unknown> = {};
@@ -128,6 +167,12 @@ describe('handleApiRequest on real routes with shaped parameters', () => {
         const fields: Record<string, string> = {};
         for (const [k, text] of Object.entries(wireParams)) {
           if (k === '__proto__') return;
+          // A form body cannot carry a lone surrogate (it is sent as U+FFFD): not the same request.
+          try {
+            encodeURIComponent(text);
+          } catch {
+            return;
+          }
           if (json.has(k) || pathNames.includes(k)) {
             try {
               decoded[k] = JSON.parse(text);
@@ -149,9 +194,21 @@ describe('handleApiRequest on real routes with shaped parameters', () => {
         const qs = new URLSearchParams(fields).toString();
         const isGet = op.def.method === 'GET';
         const headers = { authorization: basicAuthHeader(who.delivery_email, who.api_key) };
-        const viaWire = handleApiRequest(state, { method: op.def.method, url: `/api/v1${path}${isGet && qs ? `?${qs}` : ''}`, headers, ...(isGet ? {} : { body: qs }) }, testCtx());
+        const viaWire = handleApiRequest(
+          state,
+          {
+            method: op.def.method,
+            url: `/api/v1${path}${isGet && qs ? `?${qs}` : ''}`,
+            headers,
+            ...(isGet ? {} : { body: qs }),
+          },
+          testCtx(),
+        );
         const viaLibrary = op(state, { userId: who.user_id }, decoded, testCtx());
-        expect({ status: viaWire.status, body: viaWire.body }).toEqual({ status: viaLibrary.status, body: viaLibrary.body });
+        expect({ status: viaWire.status, body: viaWire.body }).toEqual({
+          status: viaLibrary.status,
+          body: viaLibrary.body,
+        });
         expect(viaWire.events).toEqual(viaLibrary.events);
       }),
       fcParams(300),

@@ -253,6 +253,30 @@ describe('createFetchHandler', () => {
     expect((await rejecting(new Request(`${BASE}/api/v1/users/me`))).status).toBe(500);
   });
 
+  it('answers 500 when the store cannot persist a change, and the change is not applied', async () => {
+    const store = memoryStore();
+    const realm = await openRealm({ store, snapshot: devSnapshot() });
+    store.append = () => Promise.reject(new Error('disk full'));
+    const logger = { error: vi.fn() };
+    const handler = createFetchHandler({ realm, logger });
+    const response = await handler(
+      new Request(`${BASE}/api/v1/settings?twenty_four_hour_time=true`, {
+        method: 'PATCH',
+        headers: { authorization: auth() },
+      }),
+    );
+    expect(response.status).toBe(500);
+    expect(await bodyOf(response)).toEqual({
+      result: 'error',
+      msg: 'Internal server error',
+      code: 'INTERNAL_SERVER_ERROR',
+    });
+    expect(logger.error).toHaveBeenCalledTimes(1);
+    expect(realm.version).toBe(0);
+    expect(realm.state.users.get(cast.hamlet)?.settings.twenty_four_hour_time).toBe(false);
+    await realm.close();
+  });
+
   it('answers HEAD as GET without a body', async () => {
     const { handler } = setup();
     const response = await handler(

@@ -87,8 +87,8 @@ describe('sqlite crash safety', () => {
           lastAcked = run.acked.at(-1)!;
         }
       }
-      expect(runs).toBeGreaterThanOrEqual(5);
-      expect(loads).toBeGreaterThanOrEqual(3);
+      expect(runs).toBeGreaterThanOrEqual(3);
+      expect(loads).toBeGreaterThanOrEqual(2);
       const handle = await openRealm({
         store: sqliteStore({ filename, realm: 'crash' }),
         operations: ALL_OPS,
@@ -103,5 +103,5 @@ describe('sqlite crash safety', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -135,5 +135,5 @@ describe(`many writers on one realm (${usingServer ? `${WRITERS} processes, Post
       initial.users.get(cast.hamlet)!.full_name + acks.map((a) => a.mark).join(''),
     );
     await loaded.close();
-  }, 60_000);
+  }, 120_000);
 });

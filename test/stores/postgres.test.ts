@@ -1,4 +1,7 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRealm } from '../../src/host/realm-handle';
+import { ALL_OPS, appendMark } from '../support/host-ops';
+import { cast, devSnapshot } from '../support/realm';
 import { postgresStore } from '../../src/stores/postgres/index';
 import { storeConformance } from './conformance';
 import { openDatabase, uniqueSchema, usingServer, type PgHandle } from './pg-backing';
@@ -31,4 +34,33 @@ storeConformance(usingServer ? 'postgres (DATABASE_URL)' : 'postgres (PGlite)', 
       for (const end of ends.splice(0)) await end();
     },
   };
+});
+
+describe('postgres notifications', () => {
+  it('lets a handle catch up (and tell its subscribers) when another writer commits, without running anything', async () => {
+    const schema = uniqueSchema();
+    try {
+      const a = await db.connect();
+      const b = await db.connect();
+      const h1 = await openRealm({
+        store: await postgresStore({ client: a.client, realm: 'notify', schema }),
+        snapshot: devSnapshot(),
+        operations: ALL_OPS,
+      });
+      const h2 = await openRealm({
+        store: await postgresStore({ client: b.client, realm: 'notify', schema }),
+        operations: ALL_OPS,
+      });
+      const heard = new Promise<number>((resolve) => h2.subscribe((n) => resolve(n.version)));
+      await h1.run(appendMark, { userId: cast.hamlet }, { mark: '!' });
+      expect(await heard).toBe(1);
+      expect(h2.version).toBe(1);
+      await h1.close();
+      await h2.close();
+      await a.end();
+      await b.end();
+    } finally {
+      await db.client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { FLAG_BITS } from './flags';
-import { EMPTY_ROWS, insertRows, updateRowFlags, updateRowFlagsAt } from './rows';
+import { EMPTY_ROWS, insertRows, updateRowFlags, type RowChunk, type UserRows } from './rows';
 import type { MessageStore } from './store';
 
 /**
@@ -25,20 +25,24 @@ const DEFAULT_HISTORICAL = FLAG_BITS.read | FLAG_BITS.historical;
 export function changeFlag(
   store: MessageStore,
   userId: number,
-  ids: readonly number[],
-  flags: readonly number[],
+  ids: ArrayLike<number>,
+  flags: ArrayLike<number>,
   bit: number,
   add: boolean,
   isPrivate: (id: number) => boolean,
   /** Row positions in the user's current rows (`chunk * 65536 + index`, -1 without a row), when known. */
-  positions?: readonly number[],
+  positions?: ArrayLike<number>,
 ): FlagChange {
   const changed: number[] = [];
   const existing: number[] = [];
-  const existingAt: number[] = [];
   const created: number[] = [];
   const createdFlags: number[] = [];
   const createRows = add ? (DEFAULT_HISTORICAL & bit) === 0 : (DEFAULT_HISTORICAL & bit) !== 0;
+  const before = store.rows.get(userId) ?? EMPTY_ROWS;
+  // With known positions the rows are updated in this same pass: one copy per touched chunk.
+  let chunks: RowChunk[] | undefined;
+  let copiedAt = -1;
+  let copy: Uint16Array | undefined;
   for (let k = 0; k < ids.length; k++) {
     const id = ids[k]!;
     const f = flags[k]!;
@@ -46,19 +50,29 @@ export function changeFlag(
     if (((current & bit) !== 0) === add) continue;
     changed.push(id);
     if (f >= 0) {
-      if (positions) existingAt.push(positions[k]!);
-      else existing.push(id);
+      if (positions === undefined) {
+        existing.push(id);
+        continue;
+      }
+      const p = positions[k]!;
+      const idx = p >>> 16;
+      if (idx !== copiedAt) {
+        chunks ??= before.chunks.slice();
+        const chunk = chunks[idx]!;
+        if (chunk === before.chunks[idx]) {
+          copy = chunk.flags.slice();
+          chunks[idx] = { ids: chunk.ids, flags: copy };
+        } else copy = chunk.flags;
+        copiedAt = idx;
+      }
+      copy![p & 0xffff] = add ? f | bit : f & ~bit;
     } else if (createRows) {
       created.push(id);
-      createdFlags.push(
-        (add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) |
-          (isPrivate(id) ? FLAG_BITS.is_private : 0),
-      );
+      createdFlags.push((add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) | (isPrivate(id) ? FLAG_BITS.is_private : 0));
     }
   }
   if (changed.length === 0) return { store, changed, created };
-  let rows = store.rows.get(userId) ?? EMPTY_ROWS;
-  if (existingAt.length > 0) rows = updateRowFlagsAt(rows, existingAt, add ? bit : 0, add ? 0 : bit);
+  let rows: UserRows = chunks ? { chunks, count: before.count } : before;
   if (existing.length > 0) rows = updateRowFlags(rows, existing, add ? bit : 0, add ? 0 : bit);
   if (created.length > 0) rows = insertRows(rows, created, createdFlags);
   return { store: { ...store, rows: store.rows.set(userId, rows) }, changed, created };

@@ -19,12 +19,8 @@ import {
   subscriberIds,
 } from '../../core/permissions/channels';
 import { settingApiValue } from '../../core/permissions/groups';
-import { isGuest, isRealmAdmin, isRealmOwner } from '../../core/permissions/roles';
-import {
-  CHANNEL_SETTING_RULES,
-  hasPermission,
-  hasRealmPermission,
-} from '../../core/permissions/setting-rules';
+import { isRealmAdmin, isRealmOwner } from '../../core/permissions/roles';
+import { CHANNEL_SETTING_RULES, hasRealmPermission } from '../../core/permissions/setting-rules';
 import {
   compareSettingChange,
   settingChangeRequestSchema,
@@ -428,16 +424,11 @@ function changePermission(run: Run, inviteOnly: boolean, history: boolean, webPu
   const after = run.channel;
   let created = new Set<number>();
   if (before.invite_only && !after.invite_only) {
-    // Non-guests who could not see the private channel before: subscribers, admins and holders of
-    // the metadata-granting settings already could.
+    // Zulip: active non-guests minus those who already had metadata access to the private channel
+    // (subscribers, admins and holders of the metadata-granting settings).
     const { state } = run;
-    const subscribers = new Set(subscriberIds(state, after.stream_id));
-    created = new Set(
-      [...state.users.values()]
-        .filter((u) => u.is_active && !isGuest(u) && !subscribers.has(u.user_id) && !isRealmAdmin(u))
-        .filter((u) => !holdsMetadataSetting(state, u, after))
-        .map((u) => u.user_id),
-    );
+    const couldSee = new Set(metadataAccessUserIds(state, before));
+    created = new Set(activeNonGuestUserIds(state).filter((id) => !couldSee.has(id)));
     run.streamCreate(created, false);
     run.peerAdd(created);
   }
@@ -455,12 +446,6 @@ function changePermission(run: Run, inviteOnly: boolean, history: boolean, webPu
   const newName = policyName(after.invite_only, after.history_public_to_subscribers, after.is_web_public);
   run.notice(
     `${run.mention} changed the [access permissions](/help/channel-permissions) for this channel from **${oldName}** to **${newName}**.`,
-  );
-}
-
-function holdsMetadataSetting(state: RealmState, u: User, c: Channel): boolean {
-  return [...GRANTS_METADATA_ACCESS].some((name) =>
-    hasPermission(state, u, CHANNEL_SETTING_RULES[name], c[name]),
   );
 }
 

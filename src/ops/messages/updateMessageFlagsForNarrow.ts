@@ -5,7 +5,7 @@ import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
 import { ascendingLocator, type MessageChunk, type MessageStore } from '../../core/messages/store';
 import { changeFlag } from '../../core/messages/update-flags';
-import { getRowFlags, type UserRows } from '../../core/messages/rows';
+import { chunkIndexFor, lowerBound, type UserRows } from '../../core/messages/rows';
 import { nameOf } from '../../core/messages/interner';
 import { hasContentAccess, isSubscribed } from '../../core/permissions/channels';
 import { isGuest } from '../../core/permissions/roles';
@@ -164,9 +164,9 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
     if (op !== 'add' && op !== 'remove')
       return failure(state, zulipError(`Invalid message flag operation: '${op}'`));
 
-    let ids = selection.ids;
-    let flags = selection.flags;
-    let positions = selection.positions;
+    let ids: ArrayLike<number> = selection.ids;
+    let flags: ArrayLike<number> = selection.flags;
+    let positions: ArrayLike<number> = selection.positions;
     const store = state.messages;
     const ignoredChannels = new Set<number>();
     const locate = ascendingLocator(store);
@@ -177,15 +177,15 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
       const keepFlags: number[] = [];
       const keepPositions: number[] = [];
       const subscribed = new Map<number, boolean>();
-      ids.forEach((id, k) => {
+      selection.ids.forEach((id, k) => {
         const streamId = streamOf(id);
         let ok = streamId === null || subscribed.get(streamId);
         if (ok === undefined) subscribed.set(streamId!, (ok = isSubscribed(state, streamId!, me.user_id)));
         if (!ok) ignoredChannels.add(streamId!);
         else {
           keepIds.push(id);
-          keepFlags.push(flags[k]!);
-          keepPositions.push(positions[k]!);
+          keepFlags.push(selection.flags[k]!);
+          keepPositions.push(selection.positions[k]!);
         }
       });
       ids = keepIds;
@@ -212,6 +212,7 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
       change.changed.length === 0
         ? state
         : edit(state, (d) => void (d.messages = castDraft(Object.freeze(change.store))));
+    const count = selection.ids.length;
     const event: ZulipEvent = {
       type: 'update_message_flags',
       op,
@@ -226,10 +227,10 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
     return success(next, {
       ignored,
       data: {
-        processed_count: selection.ids.length,
+        processed_count: count,
         updated_count: change.changed.length,
-        first_processed_id: selection.ids[0] ?? null,
-        last_processed_id: selection.ids[selection.ids.length - 1] ?? null,
+        first_processed_id: count > 0 ? selection.ids[0]! : null,
+        last_processed_id: count > 0 ? selection.ids[count - 1]! : null,
         found_oldest: selection.foundOldest,
         found_newest: selection.foundNewest,
         ignored_because_not_subscribed_channels: [...ignoredChannels].sort((a, b) => a - b),
@@ -270,39 +271,64 @@ function messageDetails(
   ids: readonly number[],
 ): Record<string, Record<string, unknown>> {
   const me = ctx.userId;
-  const muting = ctx.mutingInfo;
   const rows = store.rows.get(me);
   const out: Record<string, Record<string, unknown>> = {};
   const locate = ascendingLocator(store);
   const topicNames = new Map<number, string>();
+  const channelMuted = new Map<number, boolean>();
+  const rowCursor = rows ? ascendingRowFlags(rows) : () => 0;
   for (const id of ids) {
     const at = locate(id);
     if (!at) continue;
     const { chunk: c, index: i } = at;
     const r = c.recipient[i]!;
-    const flags = rows ? rowFlags(rows, id) : 0;
+    const flags = rowCursor(id);
     const direct = (flags & FLAG_BITS.mentioned) !== 0;
-    const wildcard =
-      (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
+    const wildcard = (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
+    let details: Record<string, unknown>;
     if (r > 0) {
-      const muted = excludedFromHome(muting, r, c.topicKey[i]!);
-      out[String(id)] = {
+      let muted = channelMuted.get(r);
+      if (muted === undefined) {
+        const sub = ctx.state.subscriptions.get(r)?.get(me);
+        channelMuted.set(r, (muted = sub?.active === true && sub.is_muted));
+      }
+      details = {
         type: 'stream',
         stream_id: r,
         topic: topicNames.get(c.topic[i]!) ?? cacheName(topicNames, store, c.topic[i]!),
-        unmuted_stream_msg: !muting.mutedChannels.has(r),
-        ...(direct || (wildcard && !muted) ? { mentioned: true } : {}),
+        unmuted_stream_msg: !muted,
       };
+      // Wildcard mentions count only outside muted channels and topics (muting is looked up only then).
+      if (direct || (wildcard && !excludedFromHome(ctx.mutingInfo, r, c.topicKey[i]!))) details['mentioned'] = true;
     } else {
-      const members = ctx.members(-r).filter((u) => u !== me);
-      out[String(id)] = {
-        type: 'private',
-        user_ids: members,
-        ...(direct || wildcard ? { mentioned: true } : {}),
-      };
+      details = { type: 'private', user_ids: ctx.members(-r).filter((u) => u !== me) };
+      if (direct || wildcard) details['mentioned'] = true;
     }
+    out[String(id)] = details;
   }
   return out;
+}
+
+/** Row flags for ids asked in ascending order (0 when the user has no row). */
+function ascendingRowFlags(rows: UserRows): (id: number) => number {
+  let ci = 0;
+  let i = 0;
+  return (id) => {
+    let c = rows.chunks[ci];
+    if (c === undefined || id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) return rowFlags(rows, id);
+    if (c.ids[i] !== id) i = c.ids[i + 1] === id ? i + 1 : lowerBound(c.ids, id);
+    if (c.ids[i] === id) return c.flags[i]!;
+    c = undefined;
+    void c;
+    return 0;
+  };
+
+  function rowFlags(r: UserRows, id: number): number {
+    ci = chunkIndexFor(r, id);
+    const chunk = r.chunks[ci]!;
+    i = lowerBound(chunk.ids, id);
+    return chunk.ids[i] === id ? chunk.flags[i]! : 0;
+  }
 }
 
 function cacheName(cache: Map<number, string>, store: MessageStore, topicId: number): string {
@@ -311,6 +337,3 @@ function cacheName(cache: Map<number, string>, store: MessageStore, topicId: num
   return name;
 }
 
-function rowFlags(rows: UserRows, id: number): number {
-  return getRowFlags(rows, id) ?? 0;
-}

@@ -115,7 +115,10 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
             ? {
                 version: row.version,
                 format: row.format,
-                payload: typeof row.payload === 'string' ? row.payload : new Uint8Array(row.payload),
+                payload:
+                  typeof row.payload === 'string'
+                    ? row.payload
+                    : new Uint8Array(row.payload.buffer, row.payload.byteOffset, row.payload.byteLength),
                 checksum: row.checksum,
               }
             : null;

@@ -119,7 +119,9 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       }
     case 'default_streams':
       view.defaultChannels = sortNums(
-        (event.default_streams as readonly unknown[]).map((s) => (typeof s === 'number' ? s : num((s as Obj)['stream_id']))),
+        (event.default_streams as readonly unknown[]).map((s) =>
+          typeof s === 'number' ? s : num((s as Obj)['stream_id']),
+        ),
       );
       return;
     case 'scheduled_messages':
@@ -141,7 +143,8 @@ function reduce(view: ClientView, event: ZulipEvent): void {
         case 'add': {
           const g = event.group;
           const settings: Record<string, GroupSettingValue> = {};
-          for (const [k, v] of Object.entries(g)) if (k.startsWith('can_')) settings[k] = v as GroupSettingValue;
+          for (const [k, v] of Object.entries(g))
+            if (k.startsWith('can_')) settings[k] = v as GroupSettingValue;
           const group: GroupView = {
             name: g['name'] as string,
             description: g['description'] as string,
@@ -177,9 +180,10 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       switch (event.op) {
         case 'add': {
           const v = event['navigation_view'] as { fragment: string; is_pinned: boolean; name: string | null };
-          view.navigationViews = [...view.navigationViews, { fragment: v.fragment, is_pinned: v.is_pinned, name: v.name }].sort(
-            (a, b) => (a.fragment < b.fragment ? -1 : a.fragment > b.fragment ? 1 : 0),
-          );
+          view.navigationViews = [
+            ...view.navigationViews,
+            { fragment: v.fragment, is_pinned: v.is_pinned, name: v.name },
+          ].sort((a, b) => (a.fragment < b.fragment ? -1 : a.fragment > b.fragment ? 1 : 0));
           return;
         }
         case 'update':
@@ -193,7 +197,12 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       switch (event.op) {
         case 'add': {
           const s = event['saved_snippet'] as ClientView['snippets'][number];
-          view.snippets[s.id] = { id: s.id, title: s.title, content: s.content, date_created: s.date_created };
+          view.snippets[s.id] = {
+            id: s.id,
+            title: s.title,
+            content: s.content,
+            date_created: s.date_created,
+          };
           return;
         }
         case 'update':
@@ -286,10 +295,12 @@ function streamUpdate(view: ClientView, event: Obj): void {
   const c = view.channels[num(event['stream_id'])];
   if (c === undefined) return;
   const property = event['property'] as string;
-  if ((CHANNEL_PROPERTIES as readonly string[]).includes(property)) c[property as keyof ChannelView] = event['value'];
+  if ((CHANNEL_PROPERTIES as readonly string[]).includes(property))
+    c[property as keyof ChannelView] = event['value'];
   // A change of `invite_only` carries the other two permission fields with it.
   if (property === 'invite_only') {
-    if ('history_public_to_subscribers' in event) c.history_public_to_subscribers = event['history_public_to_subscribers'];
+    if ('history_public_to_subscribers' in event)
+      c.history_public_to_subscribers = event['history_public_to_subscribers'];
     if ('is_web_public' in event) c.is_web_public = event['is_web_public'];
   }
 }

@@ -19,7 +19,11 @@ import { settingApiValue } from '../../../src/core/permissions/groups';
 import { isGuest, isRealmAdmin } from '../../../src/core/permissions/roles';
 import { accessibleUserIds } from '../../../src/core/permissions/user-access';
 import type { RealmState } from '../../../src/core/state';
-import { fieldsInOrder, formatCustomProfileField, storedValueText } from '../../../src/core/users/custom-profile-fields';
+import {
+  fieldsInOrder,
+  formatCustomProfileField,
+  storedValueText,
+} from '../../../src/core/users/custom-profile-fields';
 import { apiEmail, avatarUrl, canSeeDeliveryEmail } from '../../../src/core/users/format';
 import { scheduledMessageForApi } from '../../../src/ops/scheduled/format';
 
@@ -111,7 +115,8 @@ export const topicKey = (streamId: number, topic: string): string => `${streamId
 function userView(state: RealmState, viewer: User, u: User): UserView {
   const profile: Record<string, string> = {};
   if (!u.is_bot)
-    for (const [id, value] of Object.entries(u.profile_data)) if (state.customProfileFields.has(Number(id))) profile[id] = storedValueText(value);
+    for (const [id, value] of Object.entries(u.profile_data))
+      if (state.customProfileFields.has(Number(id))) profile[id] = storedValueText(value);
   return {
     full_name: u.full_name,
     email: apiEmail(state, u),
@@ -147,7 +152,9 @@ export function viewOf(state: RealmState, userId: number): ClientView {
     const view: Record<string, unknown> = {};
     for (const p of CHANNEL_PROPERTIES) {
       const v = (c as unknown as Record<string, unknown>)[p];
-      view[p] = (CHANNEL_GROUP_SETTING_NAMES as readonly string[]).includes(p) ? settingApiValue(state, v as GroupSettingValue) : v;
+      view[p] = (CHANNEL_GROUP_SETTING_NAMES as readonly string[]).includes(p)
+        ? settingApiValue(state, v as GroupSettingValue)
+        : v;
     }
     channels[c.stream_id] = view as ChannelView;
     if (sub?.active) subscribers[c.stream_id] = subscriberIds(state, c.stream_id).sort((a, b) => a - b);
@@ -167,7 +174,14 @@ export function viewOf(state: RealmState, userId: number): ClientView {
 
   const flags: Record<number, string[]> = {};
   const rows = state.messages.rows.get(userId);
-  if (rows) forEachRow(rows, (id, bits) => void (flags[id] = bitsToFlags(bits).filter((f) => f !== 'historical').sort()));
+  if (rows)
+    forEachRow(
+      rows,
+      (id, bits) =>
+        void (flags[id] = bitsToFlags(bits)
+          .filter((f) => f !== 'historical')
+          .sort()),
+    );
 
   const scheduled: Record<number, Record<string, unknown>> = {};
   for (const m of state.scheduledMessages.values())
@@ -175,19 +189,22 @@ export function viewOf(state: RealmState, userId: number): ClientView {
 
   const snippets: ClientView['snippets'] = {};
   for (const s of state.savedSnippets.values())
-    if (s.user_id === userId) snippets[s.id] = { id: s.id, title: s.title, content: s.content, date_created: s.date_created };
+    if (s.user_id === userId)
+      snippets[s.id] = { id: s.id, title: s.title, content: s.content, date_created: s.date_created };
 
   const folders: Record<number, FolderView> = {};
   for (const f of state.channelFolders.values())
     folders[f.id] = { name: f.name, description: f.description, order: f.order, is_archived: f.is_archived };
 
   const userTopics: Record<string, number> = {};
-  for (const t of state.userTopics.get(userId) ?? []) userTopics[topicKey(t.stream_id, t.topic_name)] = t.visibility_policy;
+  for (const t of state.userTopics.get(userId) ?? [])
+    userTopics[topicKey(t.stream_id, t.topic_name)] = t.visibility_policy;
 
   let exportConsents: Record<number, boolean> | null = null;
   if (humanAdmin) {
     exportConsents = {};
-    for (const u of state.users.values()) if (u.is_active && !u.is_bot) exportConsents[u.user_id] = u.settings.allow_private_data_export;
+    for (const u of state.users.values())
+      if (u.is_active && !u.is_bot) exportConsents[u.user_id] = u.settings.allow_private_data_export;
   }
 
   return {
@@ -222,12 +239,19 @@ function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Re
 /** The first differing paths between two views, for readable failures. */
 export function viewDiff(a: unknown, b: unknown, path = 'view', out: string[] = []): string[] {
   if (out.length >= 8 || JSON.stringify(a) === JSON.stringify(b)) return out;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  ) {
     out.push(`${path}: client has ${JSON.stringify(a)}, server state gives ${JSON.stringify(b)}`);
     return out;
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)])) viewDiff(ao[k], bo[k], `${path}.${k}`, out);
+  for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)]))
+    viewDiff(ao[k], bo[k], `${path}.${k}`, out);
   return out;
 }

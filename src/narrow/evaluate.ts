@@ -174,7 +174,15 @@ class MessageCursor {
 }
 
 /** Scans the source from `start` in direction `dir`, writing up to `limit` matching rows into `out`. */
-function scan(plan: NarrowPlan, src: Source, start: number, dir: 1 | -1, inclusive: boolean, limit: number, out: Out): number {
+function scan(
+  plan: NarrowPlan,
+  src: Source,
+  start: number,
+  dir: 1 | -1,
+  inclusive: boolean,
+  limit: number,
+  out: Out,
+): number {
   if (limit <= 0 || src.chunks.length === 0) return 0;
   const { ctx, messageTests, history } = plan;
   const masks = foldFlagTests(plan.flagTests);
@@ -184,7 +192,10 @@ function scan(plan: NarrowPlan, src: Source, start: number, dir: 1 | -1, inclusi
   const nAny = anyMasks.length;
   const nMsg = messageTests.length;
   const rowCursor = src.flags === null ? new RowCursor(ctx.rows.chunks) : null;
-  const msgCursor = src.messages === null && (nMsg > 0 || src.accessPerRow) ? new MessageCursor(ctx.state.messages.chunks) : null;
+  const msgCursor =
+    src.messages === null && (nMsg > 0 || src.accessPerRow)
+      ? new MessageCursor(ctx.state.messages.chunks)
+      : null;
   const accessPerRow = src.accessPerRow;
   const chunks = src.chunks;
   let ci = idChunkFor(chunks, start);
@@ -274,7 +285,13 @@ function scan(plan: NarrowPlan, src: Source, start: number, dir: 1 | -1, inclusi
 
 /** Whether message `id` is in the narrow: its flags (-1: no row) and row position, or undefined. */
 function lookup(plan: NarrowPlan, src: Source, id: number): [number, number] | undefined {
-  const out: Out = { ids: new Int32Array(1), flags: new Int32Array(1), positions: new Int32Array(1), at: 0, step: 1 };
+  const out: Out = {
+    ids: new Int32Array(1),
+    flags: new Int32Array(1),
+    positions: new Int32Array(1),
+    at: 0,
+    step: 1,
+  };
   scan(plan, src, id, 1, true, 1, out);
   return out.at === 1 && out.ids[0] === id ? [out.flags[0]!, out.positions[0]!] : undefined;
 }
@@ -293,7 +310,13 @@ function lookup(plan: NarrowPlan, src: Source, id: number): [number, number] | u
  * expect([...lastTwo.ids]).toEqual([...all.ids].slice(-2));
  * ```
  */
-export function selectWindow(plan: NarrowPlan, anchor: number, numBefore: number, numAfter: number, includeAnchor: boolean): Selection {
+export function selectWindow(
+  plan: NarrowPlan,
+  anchor: number,
+  numBefore: number,
+  numAfter: number,
+  includeAnchor: boolean,
+): Selection {
   const src = sourceOf(plan);
   const left = anchor === 0;
   const right = anchor >= NEWEST;
@@ -364,7 +387,13 @@ export function firstUnreadAnchor(plan: NarrowPlan): number {
   };
   const src = sourceOf(rowsOnly);
   if (src === null) return NEWEST;
-  const out: Out = { ids: new Int32Array(1), flags: new Int32Array(1), positions: new Int32Array(1), at: 0, step: 1 };
+  const out: Out = {
+    ids: new Int32Array(1),
+    flags: new Int32Array(1),
+    positions: new Int32Array(1),
+    at: 0,
+    step: 1,
+  };
   scan(rowsOnly, src, 0, 1, true, 1, out);
   void ctx;
   return out.at === 1 ? out.ids[0]! : NEWEST;

@@ -116,7 +116,7 @@ describe('event sufficiency', () => {
       fc.property(arbPlausibleCall(dev.state), (call) => {
         if (checkSufficiency(dev.state, call)) successes++;
       }),
-      fcParams(150),
+      fcParams(100),
     );
     expect(successes).toBeGreaterThan(0);
   });
@@ -126,7 +126,7 @@ describe('event sufficiency', () => {
       fc.property(arbCase, ([realm, call]) => {
         checkSufficiency(realm.state, call);
       }),
-      fcParams(150),
+      fcParams(100),
     );
   });
 
@@ -169,7 +169,7 @@ describe('event sufficiency', () => {
             expect(viewDiff(view, viewOf(state, id)), `user ${id} after ${log.join('; ')}`).toEqual([]);
         },
       ),
-      fcParams(40),
+      fcParams(30),
     );
   });
 });

@@ -8,6 +8,7 @@
  *   overrides the number of runs. `fcParams(n)` reads them all.
  */
 import type fc from 'fast-check';
+import { vi } from 'vitest';
 
 function env(name: string): string | undefined {
   const value = process.env[name];
@@ -43,3 +44,6 @@ export function fcParams<T = unknown>(n: number, extra: fc.Parameters<T> = {}): 
     ...(path !== undefined ? { path } : {}),
   };
 }
+
+// Under FUZZ a property runs k times longer: give each test k times vitest's usual minute.
+if (fuzzFactor() > 1) vi.setConfig({ testTimeout: 60_000 * fuzzFactor() });

@@ -43,7 +43,7 @@ function parentOf(root: Json, path: Path): { parent: Json[] | { [k: string]: Jso
 
 const arbBase = fc.oneof(
   { arbitrary: fc.constant(devSnapshot() as unknown as Json), weight: 1 },
-  { arbitrary: arbSnapshot() as fc.Arbitrary<unknown> as fc.Arbitrary<Json>, weight: 3 },
+  { arbitrary: arbSnapshot() as fc.Arbitrary<unknown> as fc.Arbitrary<Json>, weight: 5 },
 );
 
 const wrongValue: fc.Arbitrary<Json> = fc.oneof(
@@ -137,7 +137,7 @@ describe('snapshot fuzzing', () => {
           expectWellFormedRefusal(outcome.error);
         }
       }),
-      fcParams(150),
+      fcParams(80),
     );
   });
 
@@ -163,7 +163,7 @@ describe('snapshot fuzzing', () => {
           expect(outcome.error.issues.some((i) => i.path.startsWith(collection))).toBe(true);
         }
       }),
-      fcParams(100),
+      fcParams(50),
     );
   });
 
@@ -193,7 +193,7 @@ describe('snapshot fuzzing', () => {
           expect(outcome.error.issues.some((i2) => i2.path.startsWith(collection))).toBe(true);
         }
       }),
-      fcParams(100),
+      fcParams(50),
     );
   });
 
@@ -232,7 +232,7 @@ describe('snapshot fuzzing', () => {
           }
         },
       ),
-      fcParams(100),
+      fcParams(50),
     );
   });
 

@@ -79,7 +79,7 @@ describe.each(OPERATIONS.map((op) => [op.def.name, op] as const))('%s (shaped)',
         ),
         ([{ state }, actor, params]) => expectLawful(op, state, op(state, actor, params, testCtx()), false),
       ),
-      fcParams(30),
+      fcParams(25),
     );
   });
 
@@ -91,7 +91,7 @@ describe.each(OPERATIONS.map((op) => [op.def.name, op] as const))('%s (shaped)',
         ),
         ([{ state }, actor, params]) => expectLawful(op, state, callWire(op, state, actor, params), true),
       ),
-      fcParams(25),
+      fcParams(20),
     );
   });
 });

@@ -144,7 +144,7 @@ describe('handleApiRequest on real routes with shaped parameters', () => {
         // Routing (404) comes before authentication, as in Zulip's rest_dispatch.
         if (who === undefined && !op.def.allowAnonymous && r.status !== 404) expect(r.status).toBe(401);
       }),
-      fcParams(400),
+      fcParams(250),
     );
   });
 

@@ -68,7 +68,10 @@ export function changeFlag(
       copy![p & 0xffff] = add ? f | bit : f & ~bit;
     } else if (createRows) {
       created.push(id);
-      createdFlags.push((add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) | (isPrivate(id) ? FLAG_BITS.is_private : 0));
+      createdFlags.push(
+        (add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) |
+          (isPrivate(id) ? FLAG_BITS.is_private : 0),
+      );
     }
   }
   if (changed.length === 0) return { store, changed, created };

@@ -1,22 +1,19 @@
 import { z } from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
-import type { Subscription } from '../../core/model/records';
+import { SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
 import { formatPath, isPlainObject, param } from '../../core/params';
 import { getSubscription, hasContentAccess } from '../../core/permissions/channels';
 import { edit, editRecord, failure, success } from '../../core/result';
 import { putSubscription } from '../../core/state-edit';
 
+/** The boolean subscription properties: the notification ones plus muting and pinning. */
 const BOOLEAN_PROPERTIES = [
   'in_home_view',
   'is_muted',
-  'desktop_notifications',
-  'audible_notifications',
-  'push_notifications',
-  'email_notifications',
   'pin_to_top',
-  'wildcard_mentions_notify',
+  ...SUBSCRIPTION_NOTIFICATION_PROPERTIES,
 ] as const;
 type BooleanProperty = (typeof BOOLEAN_PROPERTIES)[number];
 

@@ -284,7 +284,8 @@ function messageDetails(
     const r = c.recipient[i]!;
     const flags = rowCursor(id);
     const direct = (flags & FLAG_BITS.mentioned) !== 0;
-    const wildcard = (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
+    const wildcard =
+      (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
     let details: Record<string, unknown>;
     if (r > 0) {
       let muted = channelMuted.get(r);
@@ -299,7 +300,8 @@ function messageDetails(
         unmuted_stream_msg: !muted,
       };
       // Wildcard mentions count only outside muted channels and topics (muting is looked up only then).
-      if (direct || (wildcard && !excludedFromHome(ctx.mutingInfo, r, c.topicKey[i]!))) details['mentioned'] = true;
+      if (direct || (wildcard && !excludedFromHome(ctx.mutingInfo, r, c.topicKey[i]!)))
+        details['mentioned'] = true;
     } else {
       details = { type: 'private', user_ids: ctx.members(-r).filter((u) => u !== me) };
       if (direct || wildcard) details['mentioned'] = true;
@@ -314,13 +316,10 @@ function ascendingRowFlags(rows: UserRows): (id: number) => number {
   let ci = 0;
   let i = 0;
   return (id) => {
-    let c = rows.chunks[ci];
+    const c = rows.chunks[ci];
     if (c === undefined || id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) return rowFlags(rows, id);
     if (c.ids[i] !== id) i = c.ids[i + 1] === id ? i + 1 : lowerBound(c.ids, id);
-    if (c.ids[i] === id) return c.flags[i]!;
-    c = undefined;
-    void c;
-    return 0;
+    return c.ids[i] === id ? c.flags[i]! : 0;
   };
 
   function rowFlags(r: UserRows, id: number): number {
@@ -336,4 +335,3 @@ function cacheName(cache: Map<number, string>, store: MessageStore, topicId: num
   cache.set(topicId, name);
   return name;
 }
-

@@ -6,6 +6,7 @@
  * Not modelled: wildcard-mention and user-group-mention permissions (they need Zulip's Markdown
  * mention parser), forged/mirror senders, cross-realm bots.
  */
+import { canAccessUser } from '../permissions/user-access';
 import { errors, zulipError, type ZulipError } from '../errors';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../model/realm';
 import type { Channel, User } from '../model/records';
@@ -16,7 +17,7 @@ import { isGuest } from '../permissions/roles';
 import { CHANNEL_SETTING_RULES, hasPermission, hasRealmPermission } from '../permissions/setting-rules';
 import type { RealmState } from '../state';
 import { pythonStrip } from '../text/whitespace';
-import { conversationKey, conversationParticipants } from './interner';
+import { conversationKey } from './interner';
 import { topicMessageIds } from './query';
 
 /** Python's `str.isspace` characters (JS `\s` also strips U+FEFF, which Python keeps). */
@@ -196,29 +197,4 @@ function checkDirectMessagePermission(
   const key = conversationKey([sender.user_id, ...recipients.map((u) => u.user_id)]);
   if (state.messages.conversations.ids.get(key) !== undefined) return undefined;
   return errors.badRequest('You do not have permission to initiate direct message conversations.');
-}
-
-/**
- * Whether `viewer` may see `target` (Zulip's user-access restriction for guests when
- * `can_access_all_users_group` is `role:members`): themselves, bots, users sharing an active
- * subscription to a channel, and direct-message partners.
- */
-export function canAccessUser(state: RealmState, viewer: User, target: User): boolean {
-  if (!isGuest(viewer) || hasRealmPermission(state, viewer, 'can_access_all_users_group')) return true;
-  if (target.user_id === viewer.user_id || target.is_bot) return true;
-  for (const [streamId, subs] of state.subscriptions) {
-    const channel = state.channels.get(streamId);
-    if (channel === undefined || channel.is_archived) continue;
-    if (
-      subs.get(viewer.user_id)?.active === true &&
-      subs.get(target.user_id)?.active === true &&
-      target.is_active
-    )
-      return true;
-  }
-  for (const key of state.messages.conversations.names.values()) {
-    const people = conversationParticipants(key);
-    if (people.includes(viewer.user_id) && people.includes(target.user_id)) return true;
-  }
-  return false;
 }

@@ -5,6 +5,7 @@ import { defineConfig } from 'tsup';
 const entries: Record<string, string> = {
   index: 'src/index.ts',
   testing: 'src/testing/index.ts',
+  'testing/arbitraries': 'src/testing/arbitraries.ts',
   host: 'src/host/index.ts',
   server: 'src/server/index.ts',
   'stores/memory': 'src/stores/memory/index.ts',
@@ -20,10 +21,11 @@ export default defineConfig([
     sourcemap: true,
     clean: true,
     target: 'es2022',
-    splitting: false,
+    // Shared chunks: every entry uses the same copy of the core, so instanceof checks hold across subpaths.
+    splitting: true,
     // nanoid 5 is ESM-only: bundle it so the CommonJS build works on every Node 20.
     noExternal: ['nanoid'],
-    external: ['better-sqlite3', 'pg', '@electric-sql/pglite'],
+    external: ['better-sqlite3', 'pg', '@electric-sql/pglite', 'fast-check'],
   },
   {
     entry: { 'cli/main': 'src/cli/main.ts' },

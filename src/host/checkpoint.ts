@@ -4,18 +4,16 @@
  * - Format 1: the `chat-realm.snapshot/1` JSON text (`snapshotRealm`). Simple and readable, but a
  *   1,000,000-message realm takes ~12 s to write and ~10 s to load (JSON of 250 MB).
  * - Format 2 (written by default): binary. The realm without its messages as snapshot JSON, then
- *   the messages as columns (ids, recipients, senders, timestamps, bits, topic and conversation
- *   tables, contents as one UTF-8 block) and each user's rows as (ids, flags) arrays. Loading
+ *   the messages as columns copied from the store's chunks (ids, stream ids, senders, interned topic
+ *   and conversation ids with their string tables, timestamps, bits, contents as one UTF-8 block)
+ *   and each user's rows as (ids, flags) arrays copied from the row chunks. Loading
  *   copies arrays and rebuilds the store with `buildMessageStoreFromColumns`, skipping per-message
  *   JSON objects and validation (the checksum vouches for the bytes).
  *
  * Layout of format 2 (little-endian): "CRCK", u32 JSON length, JSON header, then the sections in
  * the order the header's `sections` lists them, each a typed array of the stated length.
  */
-import { allMessages, buildMessageStoreFromColumns, EMPTY_STORE } from '../core/messages/store';
-import { MESSAGE_BITS } from '../core/messages/flags';
-import { conversationKey } from '../core/messages/interner';
-import { forEachRow } from '../core/messages/rows';
+import { buildMessageStoreFromColumns, EMPTY_STORE } from '../core/messages/store';
 import type { Reaction } from '../core/model/records';
 import { createRealm } from '../core/snapshot/create';
 import { snapshotRealm } from '../core/snapshot/export';
@@ -30,8 +28,10 @@ const MAGIC = 0x4b435243; // "CRCK" read as a little-endian u32
 interface BinaryHeader {
   readonly snapshot: Record<string, unknown>;
   readonly count: number;
-  readonly topics: readonly string[];
-  readonly conversations: readonly string[];
+  /** [interned id, exact topic name]: the ids the `topic` column uses. */
+  readonly topics: ReadonlyArray<readonly [number, string]>;
+  /** [interned id, conversation key]: the ids the `conversation` column uses. */
+  readonly conversations: ReadonlyArray<readonly [number, string]>;
   readonly reactions: ReadonlyArray<readonly [number, readonly Reaction[]]>;
   /** [user id, row count] in the order of the row sections. */
   readonly rows: ReadonlyArray<readonly [number, number]>;
@@ -89,7 +89,10 @@ function build(make: () => RealmState, where: string): RealmState {
 
 function encodeBinary(state: RealmState): Uint8Array {
   const { messages: _messages, ...snapshot } = snapshotRealm({ ...state, messages: EMPTY_STORE });
-  const n = state.messages.count;
+  const store = state.messages;
+  const n = store.count;
+  // The columns, copied chunk by chunk. A chunk's `recipient` is the stream id, or minus the
+  // conversation's interned id; `topic` is the exact topic's interned id (ARCHITECTURE.md).
   const ids = new Int32Array(n);
   const recipient = new Int32Array(n);
   const sender = new Int32Array(n);
@@ -99,51 +102,43 @@ function encodeBinary(state: RealmState): Uint8Array {
   const timestamp = new Float64Array(n);
   const lengths = new Uint32Array(n);
   const contents: string[] = new Array<string>(n);
-  const topicIndex = new Map<string, number>();
-  const convIndex = new Map<string, number>();
-  const reactions: Array<readonly [number, readonly Reaction[]]> = [];
-  let i = 0;
-  for (const m of allMessages(state.messages)) {
-    ids[i] = m.id;
-    sender[i] = m.sender_id;
-    timestamp[i] = m.timestamp;
-    bits[i] =
-      (m.has_link ? MESSAGE_BITS.has_link : 0) |
-      (m.has_attachment ? MESSAGE_BITS.has_attachment : 0) |
-      (m.has_image ? MESSAGE_BITS.has_image : 0);
-    contents[i] = m.content;
-    lengths[i] = m.content.length;
-    if (m.stream_id !== null) {
-      recipient[i] = m.stream_id;
-      topic[i] = indexOf(topicIndex, m.topic);
-      conversation[i] = -1;
-    } else {
-      topic[i] = -1;
-      conversation[i] = indexOf(convIndex, conversationKey(m.participants ?? []));
+  let at = 0;
+  for (const c of store.chunks) {
+    const size = c.ids.length;
+    ids.set(c.ids, at);
+    sender.set(c.sender, at);
+    timestamp.set(c.timestamp, at);
+    bits.set(c.bits, at);
+    for (let i = 0; i < size; i++) {
+      const r = c.recipient[i]!;
+      const k = at + i;
+      if (r > 0) {
+        recipient[k] = r;
+        topic[k] = c.topic[i]!;
+        conversation[k] = -1;
+      } else {
+        topic[k] = -1;
+        conversation[k] = -r;
+      }
+      const text = c.content[i]!;
+      contents[k] = text;
+      lengths[k] = text.length;
     }
-    if (m.reactions.length > 0) reactions.push([m.id, m.reactions]);
-    i++;
+    at += size;
   }
   const content = new TextEncoder().encode(contents.join(''));
   const rowHeader: Array<readonly [number, number]> = [];
-  const rowSections: Uint8Array[] = [];
-  for (const [userId, rows] of state.messages.rows) {
-    const rowIds = new Int32Array(rows.count);
-    const flags = new Uint16Array(rows.count);
-    let k = 0;
-    forEachRow(rows, (id, f) => {
-      rowIds[k] = id;
-      flags[k++] = f;
-    });
+  let rowBytes = 0;
+  for (const [userId, rows] of store.rows) {
     rowHeader.push([userId, rows.count]);
-    rowSections.push(bytesOf(rowIds), bytesOf(flags));
+    rowBytes += rows.count * 6;
   }
   const header: BinaryHeader = {
     snapshot,
     count: n,
-    topics: [...topicIndex.keys()],
-    conversations: [...convIndex.keys()],
-    reactions,
+    topics: [...store.topics.names],
+    conversations: [...store.conversations.names],
+    reactions: [...store.reactions],
     rows: rowHeader,
     contentBytes: content.length,
   };
@@ -158,18 +153,28 @@ function encodeBinary(state: RealmState): Uint8Array {
     bits,
     bytesOf(lengths),
     content,
-    ...rowSections,
   ];
-  const total = 8 + json.length + sections.reduce((s, b) => s + b.length, 0);
+  const total = 8 + json.length + sections.reduce((sum, b) => sum + b.length, 0) + rowBytes;
   const out = new Uint8Array(total);
   const view = new DataView(out.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, json.length, true);
   out.set(json, 8);
-  let at = 8 + json.length;
-  for (const s of sections) {
-    out.set(s, at);
-    at += s.length;
+  let offset = 8 + json.length;
+  for (const section of sections) {
+    out.set(section, offset);
+    offset += section.length;
+  }
+  // Each user's rows straight from the row chunks: all ids, then all flags.
+  for (const [, rows] of store.rows) {
+    for (const chunk of rows.chunks) {
+      out.set(bytesOf(chunk.ids), offset);
+      offset += chunk.ids.byteLength;
+    }
+    for (const chunk of rows.chunks) {
+      out.set(bytesOf(chunk.flags), offset);
+      offset += chunk.flags.byteLength;
+    }
   }
   return out;
 }
@@ -199,11 +204,16 @@ function decodeBinary(payload: Uint8Array): RealmState {
   const content = new Array<string>(n);
   const topics = new Array<string | undefined>(n);
   const conversations = new Array<string | undefined>(n);
+  const topicNames = byId(header.topics);
+  const conversationKeys = byId(header.conversations);
   let offset = 0;
   for (let i = 0; i < n; i++) {
     content[i] = text.slice(offset, (offset += lengths[i]!));
-    topics[i] = topic[i]! >= 0 ? header.topics[topic[i]!] : undefined;
-    conversations[i] = conversation[i]! >= 0 ? header.conversations[conversation[i]!] : undefined;
+    const t = topic[i]!;
+    const c = conversation[i]!;
+    topics[i] = t >= 0 ? topicNames[t] : undefined;
+    conversations[i] = c >= 0 ? conversationKeys[c] : undefined;
+    if ((t >= 0 ? topics[i] : conversations[i]) === undefined) throw new Error(`message ${ids[i]} names no topic or conversation`);
   }
   const rows = new Map<number, { ids: Int32Array; flags: Uint16Array }>();
   for (const [userId, count] of header.rows) {
@@ -222,10 +232,10 @@ function decodeBinary(payload: Uint8Array): RealmState {
   return Object.freeze({ ...base, messages });
 }
 
-function indexOf(map: Map<string, number>, key: string): number {
-  let i = map.get(key);
-  if (i === undefined) map.set(key, (i = map.size));
-  return i;
+function byId(pairs: ReadonlyArray<readonly [number, string]>): string[] {
+  const out: string[] = [];
+  for (const [id, name] of pairs) out[id] = name;
+  return out;
 }
 
 function bytesOf(a: Int32Array | Uint16Array | Uint32Array | Float64Array): Uint8Array {

@@ -1,28 +1,51 @@
 /**
- * CRC-32 (IEEE) for stored records: cheap enough for a 250 MB checkpoint (about a second) and
- * catches every truncation and nearly every damaged byte. Strings are hashed by UTF-16 code unit
- * (low byte, then high byte), so no encoding pass is needed.
+ * CRC-32 (IEEE) for stored records: catches every truncation and nearly every damaged byte.
+ * Bytes go eight at a time ("slicing-by-8", ~1 ns a byte), so a 300 MB binary checkpoint costs
+ * about a third of a second. Strings are hashed by UTF-16 code unit (low byte, then high byte),
+ * so no encoding pass is needed.
  */
-const TABLE = (() => {
-  const t = new Int32Array(256);
+const TABLES = (() => {
+  const t = new Int32Array(256 * 8);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
     t[n] = c;
   }
+  for (let n = 0; n < 256; n++) {
+    let c = t[n]!;
+    for (let k = 1; k < 8; k++) {
+      c = t[c & 0xff]! ^ (c >>> 8);
+      t[k * 256 + n] = c;
+    }
+  }
   return t;
 })();
 
 export function checksum(data: string | Uint8Array): number {
+  const T = TABLES;
   let crc = -1;
   if (typeof data === 'string') {
     for (let i = 0; i < data.length; i++) {
       const c = data.charCodeAt(i);
-      crc = TABLE[(crc ^ c) & 0xff]! ^ (crc >>> 8);
-      crc = TABLE[(crc ^ (c >>> 8)) & 0xff]! ^ (crc >>> 8);
+      crc = T[(crc ^ c) & 0xff]! ^ (crc >>> 8);
+      crc = T[(crc ^ (c >>> 8)) & 0xff]! ^ (crc >>> 8);
     }
-  } else {
-    for (let i = 0; i < data.length; i++) crc = TABLE[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+    return (crc ^ -1) >>> 0;
   }
+  const n = data.length;
+  let i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const a = crc ^ (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24));
+    crc =
+      T[7 * 256 + (a & 0xff)]! ^
+      T[6 * 256 + ((a >>> 8) & 0xff)]! ^
+      T[5 * 256 + ((a >>> 16) & 0xff)]! ^
+      T[4 * 256 + (a >>> 24)]! ^
+      T[3 * 256 + data[i + 4]!]! ^
+      T[2 * 256 + data[i + 5]!]! ^
+      T[256 + data[i + 6]!]! ^
+      T[data[i + 7]!]!;
+  }
+  for (; i < n; i++) crc = T[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
 }

@@ -9,6 +9,7 @@ import { createRealm } from '../../src/core/snapshot/create';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { updateMessageFlagsForNarrow } from '../../src/ops/index';
 import { largeSnapshot } from '../../bench/large-realm';
+import { simulateRealm } from '../../src/simulate/index';
 import { cast, devRealm, testCtx } from '../support/realm';
 import { ALL_OPS, appendMark } from '../support/host-ops';
 
@@ -29,6 +30,12 @@ describe('checkpoints', () => {
     const b = updateMessageFlagsForNarrow(loaded, { userId: cast.hamlet }, params, testCtx());
     expect(b.body).toEqual(a.body);
     expect(snapshotRealm(b.state)).toEqual(snapshotRealm(a.state));
+  });
+
+  it('round-trips a simulated organization (direct and group messages, stars, mutes) exactly', () => {
+    const state = simulateRealm({ preset: 'small', seed: 3 });
+    const loaded = openCheckpoint(sealRealmCheckpoint(1, state), 'here');
+    expect(snapshotRealm(loaded)).toEqual(snapshotRealm(state));
   });
 
   it('is much smaller than the JSON snapshot', () => {

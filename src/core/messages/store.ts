@@ -300,34 +300,52 @@ export function locateMessage(
 }
 
 /**
- * A locator for ids asked in ascending order (the usual case: a selection of messages): it steps
- * from the previous answer instead of searching from scratch. Falls back to a search otherwise.
+ * A cursor for ids asked in ascending order (the usual case: a selection of messages): it steps
+ * from the previous answer instead of searching from scratch, and allocates nothing per lookup.
+ * Any order works; out-of-order ids fall back to a binary search.
  */
-export function ascendingLocator(
-  store: MessageStore,
-): (id: number) => { chunk: MessageChunk; index: number } | undefined {
-  let ci = 0;
-  let i = 0;
-  return (id) => {
-    const chunks = store.chunks;
-    const c = chunks[ci];
-    if (c !== undefined && id >= c.ids[0]! && id <= c.ids[c.ids.length - 1]!) {
-      if (c.ids[i] !== id) i = c.ids[i + 1] === id ? i + 1 : lowerBound(c.ids, id);
-      return c.ids[i] === id ? { chunk: c, index: i } : undefined;
+export class MessageCursor {
+  private ci = 0;
+  /** After a successful `seek`: the chunk and index of the message. */
+  chunk: MessageChunk | undefined;
+  index = 0;
+
+  constructor(private readonly store: MessageStore) {}
+
+  seek(id: number): boolean {
+    const chunks = this.store.chunks;
+    let c = chunks[this.ci];
+    if (c === undefined) return false;
+    if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
+      let lo = 0;
+      let hi = chunks.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (chunks[mid]!.ids[0]! <= id) lo = mid;
+        else hi = mid - 1;
+      }
+      this.ci = lo;
+      c = chunks[lo]!;
+      this.index = lowerBound(c.ids, id);
+    } else if (c.ids[this.index] !== id) {
+      this.index = c.ids[this.index + 1] === id ? this.index + 1 : lowerBound(c.ids, id);
     }
-    let lo = 0;
-    let hi = chunks.length - 1;
-    if (hi < 0) return undefined;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (chunks[mid]!.ids[0]! <= id) lo = mid;
-      else hi = mid - 1;
-    }
-    ci = lo;
-    const chunk = chunks[lo]!;
-    i = lowerBound(chunk.ids, id);
-    return chunk.ids[i] === id ? { chunk, index: i } : undefined;
-  };
+    this.chunk = c;
+    return c.ids[this.index] === id;
+  }
+
+  /** The channel of message `id` (a stream id), 0 for a direct message, -1 when there is no such message. */
+  channelOf(id: number): number {
+    if (!this.seek(id)) return -1;
+    const r = this.chunk!.recipient[this.index]!;
+    return r > 0 ? r : 0;
+  }
+}
+
+/** `MessageCursor` as a function returning the location (allocates one object per answer). */
+export function ascendingLocator(store: MessageStore): (id: number) => { chunk: MessageChunk; index: number } | undefined {
+  const cursor = new MessageCursor(store);
+  return (id) => (cursor.seek(id) ? { chunk: cursor.chunk!, index: cursor.index } : undefined);
 }
 
 export function getMessage(store: MessageStore, id: number): MessageRecord | undefined {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
-import { ascendingLocator, type MessageChunk, type MessageStore } from '../../core/messages/store';
+import { MessageCursor, type MessageStore } from '../../core/messages/store';
 import { changeFlag } from '../../core/messages/update-flags';
 import { chunkIndexFor, lowerBound, type UserRows } from '../../core/messages/rows';
 import { nameOf } from '../../core/messages/interner';
@@ -169,25 +169,30 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
     let positions: ArrayLike<number> = selection.positions;
     const store = state.messages;
     const ignoredChannels = new Set<number>();
-    const locate = ascendingLocator(store);
-    const streamOf = (id: number) => channelOf(locate(id));
+    const cursor = new MessageCursor(store);
+    const streamOf = (id: number) => {
+      const c = cursor.channelOf(id);
+      return c > 0 ? c : null;
+    };
     if (flag === 'read' && op === 'remove') {
       // Marking unread skips messages in channels the user is not subscribed to now.
       const keepIds: number[] = [];
       const keepFlags: number[] = [];
       const keepPositions: number[] = [];
       const subscribed = new Map<number, boolean>();
-      selection.ids.forEach((id, k) => {
+      for (let k = 0; k < selection.ids.length; k++) {
+        const id = selection.ids[k]!;
         const streamId = streamOf(id);
         let ok = streamId === null || subscribed.get(streamId);
         if (ok === undefined) subscribed.set(streamId!, (ok = isSubscribed(state, streamId!, me.user_id)));
-        if (!ok) ignoredChannels.add(streamId!);
-        else {
-          keepIds.push(id);
-          keepFlags.push(selection.flags[k]!);
-          keepPositions.push(selection.positions[k]!);
+        if (!ok) {
+          ignoredChannels.add(streamId!);
+          continue;
         }
-      });
+        keepIds.push(id);
+        keepFlags.push(selection.flags[k]!);
+        keepPositions.push(selection.positions[k]!);
+      }
       ids = keepIds;
       flags = keepFlags;
       positions = keepPositions;
@@ -240,12 +245,6 @@ export const updateMessageFlagsForNarrow = defineOperation<Params>({
   },
 });
 
-/** A located message's channel, or null for a direct message (or a missing message). */
-function channelOf(at: { chunk: MessageChunk; index: number } | undefined): number | null {
-  if (!at) return null;
-  const r = at.chunk.recipient[at.index]!;
-  return r > 0 ? r : null;
-}
 
 /**
  * Zulip's access check before creating historical rows: a public channel (not a guest), or
@@ -269,18 +268,18 @@ function messageDetails(
   ctx: NarrowContext,
   store: MessageStore,
   ids: readonly number[],
-): Record<string, Record<string, unknown>> {
+): Record<number, Record<string, unknown>> {
   const me = ctx.userId;
   const rows = store.rows.get(me);
-  const out: Record<string, Record<string, unknown>> = {};
-  const locate = ascendingLocator(store);
+  const out: Record<number, Record<string, unknown>> = {};
+  const cursor = new MessageCursor(store);
   const topicNames = new Map<number, string>();
   const channelMuted = new Map<number, boolean>();
   const rowCursor = rows ? ascendingRowFlags(rows) : () => 0;
   for (const id of ids) {
-    const at = locate(id);
-    if (!at) continue;
-    const { chunk: c, index: i } = at;
+    if (!cursor.seek(id)) continue;
+    const c = cursor.chunk!;
+    const i = cursor.index;
     const r = c.recipient[i]!;
     const flags = rowCursor(id);
     const direct = (flags & FLAG_BITS.mentioned) !== 0;
@@ -306,7 +305,7 @@ function messageDetails(
       details = { type: 'private', user_ids: ctx.members(-r).filter((u) => u !== me) };
       if (direct || wildcard) details['mentioned'] = true;
     }
-    out[String(id)] = details;
+    out[id] = details;
   }
   return out;
 }

@@ -16,6 +16,7 @@ import type { MessageStore } from '../src/core/messages/store';
 import { getRowFlags } from '../src/core/messages/rows';
 import type { Actor, Operation } from '../src/core/operation';
 import { edit } from '../src/core/result';
+import { putSubscription } from '../src/core/state-edit';
 import type { RealmState } from '../src/core/state';
 import type { User } from '../src/core/model/records';
 import {
@@ -82,6 +83,8 @@ interface Case {
   /** Whether a success must return a new state. */
   readonly changes: boolean;
   readonly build: (fx: Fixture) => { actor: Actor; params: Record<string, unknown>; describe: string };
+  /** Another state to run on (default `fx.state`). */
+  readonly state?: (fx: Fixture) => RealmState;
 }
 
 /** The realm plus the ids each request uses, chosen by the same rules in both realms. */
@@ -103,6 +106,14 @@ interface Fixture {
   readonly flagsTopic: { stream: number; topic: string; count: number };
   /** A topic of about 5 messages in a small channel (for deleteTopic). */
   readonly smallTopic: { stream: number; topic: string; count: number; subscribers: number };
+  /** An active guest. */
+  readonly guest: number;
+  /** `state` with the owner subscribed to `privateChannel` (changing privacy needs content access). */
+  readonly ownerInPrivate: RealmState;
+  /** `state` with `require_unique_names`. */
+  readonly uniqueNames: RealmState;
+  /** `state` where guests may only see the users they share a channel or a conversation with. */
+  readonly restricted: RealmState;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,6 +216,7 @@ export function buildFixture(size: RealmSize, seed = 1): Fixture {
   const bot = [...base.users.values()].find((u) => u.is_bot && u.is_active && u.bot_owner_id === owner)!;
   const group = [...base.groups.values()].find((g) => !g.is_system_group)!.id;
   const profileField = 1;
+  const guest = [...base.users.values()].find((u) => u.is_active && !u.is_bot && u.role === 600)!.user_id;
 
   const state = edit(base, (d) => {
     d.server.push_notifications = 'direct';
@@ -244,7 +256,13 @@ export function buildFixture(size: RealmSize, seed = 1): Fixture {
       read_by_sender: null,
     });
     d.pushDevices = d.pushDevices.set(member, [
-      { user_id: member, kind: 'fcm', token: `fcm-${member}`, ios_app_id: null, registered_with_bouncer: false },
+      {
+        user_id: member,
+        kind: 'fcm',
+        token: `fcm-${member}`,
+        ios_app_id: null,
+        registered_with_bouncer: false,
+      },
     ]);
     d.botStorage = d.botStorage.set(bot.user_id, [
       { bot_id: bot.user_id, key: 'k1', value: 'v1' },
@@ -261,8 +279,20 @@ export function buildFixture(size: RealmSize, seed = 1): Fixture {
       },
     ];
   });
+  const restricted = edit(state, (d) => {
+    d.realm.can_access_all_users_group = d.systemGroups['role:members'];
+  });
+  const uniqueNames = edit(state, (d) => {
+    d.realm.require_unique_names = true;
+  });
+  const memberSub = state.subscriptions.get(privateChannel)!.get(member)!;
+  const ownerInPrivate = edit(state, (d) => putSubscription(d, { ...memberSub, user_id: owner }));
   return {
     state,
+    ownerInPrivate,
+    uniqueNames,
+    restricted,
+    guest,
     ctx: { now, random: seededRandom(7) },
     owner,
     member,
@@ -289,8 +319,33 @@ export const CASES: readonly Case[] = [
     changes: true,
     build: (fx) => {
       const enter = fx.state.users.get(fx.member)!.settings.enter_sends;
-      return { actor: { userId: fx.member }, params: { enter_sends: !enter }, describe: 'enter_sends flipped' };
+      return {
+        actor: { userId: fx.member },
+        params: { enter_sends: !enter },
+        describe: 'enter_sends flipped',
+      };
     },
+  },
+  {
+    op: 'updateSettings:email',
+    fn: updateSettings,
+    changes: true,
+    build: (fx) => ({
+      actor: { userId: fx.member },
+      params: { email: `new-address-${fx.member}@example.org` },
+      describe: 'start an email change',
+    }),
+  },
+  {
+    op: 'updateSettings:full_name',
+    fn: updateSettings,
+    changes: true,
+    state: (fx) => fx.uniqueNames,
+    build: (fx) => ({
+      actor: { userId: fx.member },
+      params: { full_name: 'Somebody New' },
+      describe: 'full_name, realm requiring unique names',
+    }),
   },
   {
     op: 'editChannel:private',
@@ -310,6 +365,17 @@ export const CASES: readonly Case[] = [
       actor: { userId: fx.owner },
       params: { stream_id: fx.publicChannel, description: 'A new description' },
       describe: `description of small public channel ${fx.publicChannel}`,
+    }),
+  },
+  {
+    op: 'editChannel:make-public',
+    fn: editChannel,
+    changes: true,
+    state: (fx) => fx.ownerInPrivate,
+    build: (fx) => ({
+      actor: { userId: fx.owner },
+      params: { stream_id: fx.privateChannel, is_private: false },
+      describe: `small private channel ${fx.privateChannel} made public`,
     }),
   },
   {
@@ -347,6 +413,17 @@ export const CASES: readonly Case[] = [
     fn: getUsers,
     changes: false,
     build: (fx) => ({ actor: { userId: fx.member }, params: { user_ids: [1] }, describe: 'user_ids=[1]' }),
+  },
+  {
+    op: 'getUsers:restricted-guest',
+    fn: getUsers,
+    changes: false,
+    state: (fx) => fx.restricted,
+    build: (fx) => ({
+      actor: { userId: fx.guest },
+      params: { user_ids: [1] },
+      describe: 'user_ids=[1], by a guest in a realm limiting what guests see',
+    }),
   },
   {
     op: 'createCustomProfileField',
@@ -460,13 +537,21 @@ export const CASES: readonly Case[] = [
     op: 'regenerateBotApiKey',
     fn: regenerateBotApiKey,
     changes: true,
-    build: (fx) => ({ actor: { userId: fx.owner }, params: { bot_id: fx.bot }, describe: `bot ${fx.bot}, by its owner` }),
+    build: (fx) => ({
+      actor: { userId: fx.owner },
+      params: { bot_id: fx.bot },
+      describe: `bot ${fx.bot}, by its owner`,
+    }),
   },
   {
     op: 'removeFcmToken',
     fn: removeFcmToken,
     changes: true,
-    build: (fx) => ({ actor: { userId: fx.member }, params: { token: `fcm-${fx.member}` }, describe: 'its only token' }),
+    build: (fx) => ({
+      actor: { userId: fx.member },
+      params: { token: `fcm-${fx.member}` },
+      describe: 'its only token',
+    }),
   },
   {
     op: 'deleteBotStorage',
@@ -478,7 +563,11 @@ export const CASES: readonly Case[] = [
     op: 'reorderChannelFolders',
     fn: reorderChannelFolders,
     changes: true,
-    build: (fx) => ({ actor: { userId: fx.owner }, params: { order: [2, 1, 3, 4, 5] }, describe: '5 folders, swap two' }),
+    build: (fx) => ({
+      actor: { userId: fx.owner },
+      params: { order: [2, 1, 3, 4, 5] },
+      describe: '5 folders, swap two',
+    }),
   },
 ];
 
@@ -525,10 +614,11 @@ export function timeCall(fn: () => unknown, samples = 41, budgetMs = 1500): numb
 
 function runCase(c: Case, fx: Fixture, quick: boolean): Sample {
   const { actor, params, describe } = c.build(fx);
-  const r = c.fn(fx.state, actor, params, fx.ctx);
+  const state = c.state?.(fx) ?? fx.state;
+  const r = c.fn(state, actor, params, fx.ctx);
   if (r.status !== 200) throw new Error(`${c.op}: ${r.status} ${JSON.stringify(r.body)}`);
-  if (c.changes && r.state === fx.state) throw new Error(`${c.op}: succeeded without changing anything`);
-  const us = timeCall(() => c.fn(fx.state, actor, params, fx.ctx), quick ? 15 : 41, quick ? 500 : 1500);
+  if (c.changes && r.state === state) throw new Error(`${c.op}: succeeded without changing anything`);
+  const us = timeCall(() => c.fn(state, actor, params, fx.ctx), quick ? 15 : 41, quick ? 500 : 1500);
   return {
     us,
     events: r.events.length,
@@ -562,7 +652,9 @@ export function measureOpsScaling(options: MeasureOptions = {}): OpsScalingRow[]
     cases.forEach((c, i) => {
       const s = runCase(c, fx, options.quick ?? false);
       results[i]![k]!.push(s);
-      log(`  ${c.op.padEnd(28)} ${s.us.toFixed(1).padStart(10)} µs  ${s.events} events / ${s.recipients} recipients`);
+      log(
+        `  ${c.op.padEnd(28)} ${s.us.toFixed(1).padStart(10)} µs  ${s.events} events / ${s.recipients} recipients`,
+      );
     });
   }
   return cases.map((c, i) => {
@@ -572,7 +664,7 @@ export function measureOpsScaling(options: MeasureOptions = {}): OpsScalingRow[]
     const outputGrowth = Math.max(1, b.recipients / Math.max(1, a.recipients), b.body / Math.max(1, a.body));
     return {
       op: c.op,
-      request: a.describe === b.describe ? a.describe : `${a.describe} | ${b.describe}`,
+      request: a.describe === b.describe ? a.describe : `small: ${a.describe}; large: ${b.describe}`,
       smallUs: a.us,
       largeUs: b.us,
       ratio,
@@ -608,7 +700,10 @@ export function opsScalingMarkdown(rows: readonly OpsScalingRow[]): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const only = process.argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
   const rows = measureOpsScaling({
     quick: process.argv.includes('--quick'),
     ...(only ? { only } : {}),

@@ -22,6 +22,7 @@ import { seededRandom } from '../src/core/context';
 import { updateMessageFlagsForNarrow, updateSettings } from '../src/ops/index';
 import { openCheckpoint, sealCheckpoint, sealRealmCheckpoint } from '../src/host/checkpoint';
 import { snapshotRealm } from '../src/core/snapshot/export';
+import type { RealmState } from '../src/core/state';
 import { largeSnapshot } from './large-realm';
 
 const HAMLET = { userId: 4 };
@@ -265,6 +266,76 @@ async function largeChild(messages: number): Promise<LargeResult> {
   }
 }
 
+interface SimulatedResult {
+  messages: number;
+  rows: number;
+  simulateMs: number;
+  checkpointBytes: number;
+  writeMs: number;
+  loadMs: number;
+  changes: number;
+  reloadMs: number;
+}
+
+/**
+ * The `simulateRealm` "large" preset (10,000 users, 1,000 channels, 1,000,000 messages, tens of
+ * millions of rows): write its checkpoint to SQLite, open it, apply 100 changes, open it again.
+ */
+async function simulatedChild(): Promise<SimulatedResult> {
+  const { simulateRealm, HEAVY_USER_ID } = await import('../src/simulate/index');
+  const dir = mkdtempSync(join(tmpdir(), 'chat-realm-bench-sim-'));
+  const filename = join(dir, 'realm.db');
+  try {
+    let t = performance.now();
+    let state: RealmState | undefined = simulateRealm({ preset: 'large' });
+    const simulateMs = performance.now() - t;
+    let rows = 0;
+    for (const [, r] of state.messages.rows) rows += r.count;
+    const messages = state.messages.count;
+    const store = sqliteStore({ filename });
+    t = performance.now();
+    const sealed = sealRealmCheckpoint(0, state);
+    await store.writeCheckpoint(sealed);
+    const writeMs = performance.now() - t;
+    const checkpointBytes = sealed.payload.length;
+    state = undefined;
+    t = performance.now();
+    const h = await openRealm({ store, checkpoints: false, ctx: { now: 1795219200 } });
+    const loadMs = performance.now() - t;
+    const heavy = { userId: HEAVY_USER_ID };
+    for (let i = 0; i < 20; i++) {
+      const r = await h.run(updateMessageFlagsForNarrow, heavy, {
+        anchor: 'oldest',
+        num_before: 0,
+        num_after: 5000,
+        narrow: [],
+        op: i % 2 === 0 ? 'add' : 'remove',
+        flag: 'starred',
+      });
+      if (r.status !== 200) throw new Error(`flag update answered ${r.status}`);
+    }
+    for (let i = 0; i < 80; i++) await smallStep(h, i);
+    await h.close();
+    t = performance.now();
+    const again = await openRealm({ store: sqliteStore({ filename }), checkpoints: false });
+    const reloadMs = performance.now() - t;
+    await again.close();
+    return { messages, rows, simulateMs, checkpointBytes, writeMs, loadMs, changes: 100, reloadMs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function child<T>(args: string[]): T {
+  const run = spawnSync(
+    process.execPath,
+    ['--max-old-space-size=12000', '--import', 'tsx', new URL(import.meta.url).pathname, ...args],
+    { encoding: 'utf8', maxBuffer: 1 << 24 },
+  );
+  if (run.status !== 0) throw new Error(`bench child ${args.join(' ')} failed: ${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as T;
+}
+
 export async function runPersistenceBench(options: PersistenceBenchOptions = {}): Promise<string> {
   const log = options.log ?? ((line: string) => console.log(line));
   const quick = Boolean(process.env['QUICK']);
@@ -294,25 +365,18 @@ export async function runPersistenceBench(options: PersistenceBenchOptions = {})
 
   const messages = options.largeMessages ?? (quick ? 100_000 : 1_000_000);
   log(`large realm: ${messages} messages (child process)…`);
-  const child = spawnSync(
-    process.execPath,
-    [
-      '--max-old-space-size=12000',
-      '--import',
-      'tsx',
-      new URL(import.meta.url).pathname,
-      '--large-child',
-      String(messages),
-    ],
-    { encoding: 'utf8', maxBuffer: 1 << 24 },
-  );
-  if (child.status !== 0) throw new Error(`large-realm child failed: ${child.stderr}`);
-  const large = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as LargeResult;
+  const large = child<LargeResult>(['--large-child', String(messages)]);
   log(`large realm: load ${large.loadMs.toFixed(0)} ms`);
-  return format(rows, large);
+  let simulated: SimulatedResult | undefined;
+  if (!quick) {
+    log('simulated large realm (child process)…');
+    simulated = child<SimulatedResult>(['--simulated-child']);
+    log(`simulated large realm: load ${simulated.loadMs.toFixed(0)} ms`);
+  }
+  return format(rows, large, simulated);
 }
 
-function format(rows: Timing[], large: LargeResult): string {
+function format(rows: Timing[], large: LargeResult, simulated: SimulatedResult | undefined): string {
   const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
   const mb = (x: number) => `${(x / 1e6).toFixed(0)} MB`;
   const lines = [
@@ -344,12 +408,31 @@ function format(rows: Timing[], large: LargeResult): string {
     `| **open the realm: read + decode checkpoint + replay ${large.changesAfter} changes** | **${ms(large.loadMs)} ms** (of which SQLite read ${ms(large.readMs)} ms) | — |`,
     `| database file (2 checkpoints kept + changes) | ${mb(large.fileBytes)} | |`,
     '',
+    ...(simulated
+      ? [
+          `## Loading the simulated "large" organization`,
+          '',
+          `\`simulateRealm({ preset: 'large' })\`: 10,000 users, 1,000 channels, ${simulated.messages.toLocaleString('en')} messages,`,
+          `${simulated.rows.toLocaleString('en')} UserMessage rows (built in ${ms(simulated.simulateMs)} ms). SQLite (WAL, FULL).`,
+          '',
+          '| measure | value |',
+          '|---|---:|',
+          `| binary checkpoint size | ${mb(simulated.checkpointBytes)} |`,
+          `| encode + CRC + write the checkpoint | ${ms(simulated.writeMs)} ms |`,
+          `| **open the realm from the checkpoint** | **${ms(simulated.loadMs)} ms** |`,
+          `| open again after ${simulated.changes} changes (20 flag updates of 5000 messages, 80 settings changes), replaying them | ${ms(simulated.reloadMs)} ms |`,
+          '',
+        ]
+      : []),
   ];
   return lines.join('\n');
 }
 
 if (process.argv[2] === '--large-child') {
   const result = await largeChild(Number(process.argv[3]));
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} else if (process.argv[2] === '--simulated-child') {
+  const result = await simulatedChild();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const md = await runPersistenceBench();

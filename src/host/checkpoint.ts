@@ -213,7 +213,8 @@ function decodeBinary(payload: Uint8Array): RealmState {
     const c = conversation[i]!;
     topics[i] = t >= 0 ? topicNames[t] : undefined;
     conversations[i] = c >= 0 ? conversationKeys[c] : undefined;
-    if ((t >= 0 ? topics[i] : conversations[i]) === undefined) throw new Error(`message ${ids[i]} names no topic or conversation`);
+    if ((t >= 0 ? topics[i] : conversations[i]) === undefined)
+      throw new Error(`message ${ids[i]} names no topic or conversation`);
   }
   const rows = new Map<number, { ids: Int32Array; flags: Uint16Array }>();
   for (const [userId, count] of header.rows) {

@@ -5,13 +5,12 @@ import { forEachRow } from '../../src/core/messages/rows';
 import { getMessage } from '../../src/core/messages/store';
 import { isSubscribed } from '../../src/core/permissions/channels';
 import { isGuest } from '../../src/core/permissions/roles';
-import { testCtx } from '../support/realm';
+import { devRealm, testCtx } from '../support/realm';
 import { applyEvents } from './client/reducer';
 import { viewDiff, viewOf, type ClientView } from './client/view';
 import { arbPlausibleCall, type PlausibleCall } from './plausible';
 import { fcParams } from './runs';
 import { arbRealmCase, RealmCase } from './shapes';
-import { devRealm } from '../support/realm';
 
 /**
  * Event sufficiency: for any successful operation, for every active user U, applying the events
@@ -19,6 +18,7 @@ import { devRealm } from '../support/realm';
  * after. A client that starts from `POST /register` and applies events never drifts from the
  * server. See client/view.ts for what the view holds and what it leaves out.
  */
+
 /**
  * Known gaps in Zulip's events (docs/differences/events.md), where a client keeps a channel it no
  * longer gets events about:
@@ -134,42 +134,53 @@ describe('event sufficiency', () => {
     fc.assert(
       fc.property(
         arbRealmCase(),
-        fc.array(fc.nat(), { minLength: 2, maxLength: 6 }),
-        fc.integer(),
-        (realm, picks, seed) => {
-          let state = realm.state;
-          const views = new Map<number, ReturnType<typeof viewOf>>();
-          for (const u of state.users.values())
-            if (u.is_active) views.set(u.user_id, viewOf(state, u.user_id));
-          const log: string[] = [];
-          for (const [i, n] of picks.entries()) {
-            const [call] = fc.sample(arbPlausibleCall(state), { seed: seed + i * 7919 + n, numRuns: 1 });
-            const r = call!.op(state, { userId: call!.userId }, call!.params, testCtx());
-            if (r.body.result !== 'success') continue;
-            log.push(fc.stringify(call));
-            for (const [id, view] of views) {
-              const allowed = lingering(state, r.state, id);
-              const next = applyEvents(
-                view,
-                r.events.filter((e) => e.users.includes(id)).map((e) => e.event),
-              );
-              views.set(
-                id,
-                withoutLingering(
-                  next,
-                  viewOf(r.state, id),
-                  allowed,
-                  unannouncedDeletions(state, r.state, call!.userId, id),
-                ),
-              );
-            }
-            state = r.state;
-          }
-          for (const [id, view] of views)
-            expect(viewDiff(view, viewOf(state, id)), `user ${id} after ${log.join('; ')}`).toEqual([]);
+        fc.commands([fc.integer().map((seed) => new Step(seed))], { maxCommands: 6 }),
+        (realm, cmds) => {
+          const views: Views = new Map();
+          for (const u of realm.state.users.values())
+            if (u.is_active) views.set(u.user_id, viewOf(realm.state, u.user_id));
+          fc.modelRun(() => ({ model: views, real: { state: realm.state } }), cmds);
         },
       ),
       fcParams(30),
     );
   });
 });
+
+type Views = Map<number, ClientView>;
+
+/**
+ * One step of a sequence: a plausible call drawn (from `seed`) for the current state. Every active
+ * user's client applies its events and is compared with the new state after every step;
+ * fast-check shrinks a failing sequence by dropping steps.
+ */
+class Step implements fc.Command<Views, { state: RealmState }> {
+  private label = '(not run)';
+  constructor(readonly seed: number) {}
+  check = () => true;
+  run(views: Views, real: { state: RealmState }): void {
+    const before = real.state;
+    const [call] = fc.sample(arbPlausibleCall(before), { seed: this.seed, numRuns: 1 });
+    this.label = fc.stringify(call);
+    const r = call!.op(before, { userId: call!.userId }, call!.params, testCtx());
+    if (r.body.result !== 'success') {
+      this.label += ' /* refused */';
+      return;
+    }
+    for (const [id, view] of views) {
+      const mine = r.events.filter((e) => e.users.includes(id)).map((e) => e.event);
+      const expected = viewOf(r.state, id);
+      const deletions = unannouncedDeletions(before, r.state, call!.userId, id);
+      const next = withoutLingering(
+        applyEvents(view, mine),
+        expected,
+        lingering(before, r.state, id),
+        deletions,
+      );
+      expect(viewDiff(next, expected), `user ${id} after ${this.label}`).toEqual([]);
+      views.set(id, next);
+    }
+    real.state = r.state;
+  }
+  toString = () => `Step(${this.seed}) = ${this.label}`;
+}

@@ -19,7 +19,6 @@ const S = initial.systemGroups;
 const GROUP_IDS = [101, 104] as const;
 const SETTINGS = ['can_manage_group', 'can_mention_group', 'can_leave_group'] as const;
 type Setting = (typeof SETTINGS)[number];
-type Anon = { direct_members: number[]; direct_subgroups: number[] };
 
 interface GroupModel {
   name: string;
@@ -248,5 +247,3 @@ describe('model: user groups', () => {
     );
   });
 });
-
-export type { Anon };

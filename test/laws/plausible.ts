@@ -74,7 +74,6 @@ export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall>
   const scheduled = [...state.scheduledMessages.values()];
   const bots = [...state.users.values()].filter((u) => u.is_bot);
   const fields = [...state.customProfileFields.values()];
-  const sys = state.systemGroups;
   const pairs: Array<[number, number]> = [];
   for (const [streamId, perChannel] of state.subscriptions.entries())
     for (const sub of perChannel.values())
@@ -332,6 +331,5 @@ export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall>
     call(ops.getUsers, anyone, fc.constant({})),
     call(ops.deleteBotStorage, anyone, fc.constant({})),
   ];
-  void sys;
   return fc.oneof(...byOp);
 }

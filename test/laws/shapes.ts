@@ -47,8 +47,14 @@ export function arbRealmCase(): fc.Arbitrary<RealmCase> {
     {
       // Realms where guests see only the users they share something with.
       arbitrary: arbSnapshot().map((s) => {
-        const restricted = { ...s, realm: { ...(s['realm'] as object), can_access_all_users_group: 'role:members' } };
-        return new RealmCase(createRealm(structuredClone(restricted), { random: seededRandom(3) }), restricted);
+        const restricted = {
+          ...s,
+          realm: { ...(s['realm'] as object), can_access_all_users_group: 'role:members' },
+        };
+        return new RealmCase(
+          createRealm(structuredClone(restricted), { random: seededRandom(3) }),
+          restricted,
+        );
       }),
       weight: 1,
     },

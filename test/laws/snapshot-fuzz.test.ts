@@ -4,9 +4,12 @@ import { seededRandom } from '../../src/core/context';
 import { createRealm } from '../../src/core/snapshot/create';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { SnapshotError } from '../../src/core/snapshot/issues';
+import { updateSubscriptionSettings } from '../../src/ops/index';
 import { arbSnapshot } from '../support/arbitraries';
-import { devSnapshot } from '../support/realm';
+import { devSnapshot, testCtx } from '../support/realm';
+import { arbPlausibleCall } from './plausible';
 import { fcParams } from './runs';
+import { arbRealmCase } from './shapes';
 
 /**
  * Snapshot fuzzing: valid snapshots (the dev fixture and arbSnapshot) mutated at random JSON paths —
@@ -275,3 +278,70 @@ describe('snapshot fuzzing', () => {
     );
   });
 });
+
+describe('states made by operations', () => {
+  /**
+   * Whatever sequence of successful operations made a state, it exports to a snapshot that loads
+   * back to the same snapshot: operations never leave a state the snapshot format cannot carry
+   * (a dangling id, a duplicate name, a group setting naming a missing group).
+   */
+  it('export and reload to the same snapshot', () => {
+    fc.assert(
+      fc.property(arbRealmCase(), fc.array(fc.integer(), { minLength: 1, maxLength: 5 }), (realm, seeds) => {
+        let state = realm.state;
+        const log: string[] = [];
+        for (const seed of seeds) {
+          const [call] = fc.sample(arbPlausibleCall(state), { seed, numRuns: 1 });
+          // Known bug, tested on its own below: short colors cannot be exported and reloaded.
+          if (hasShortColor(call!.params)) continue;
+          const r = call!.op(state, { userId: call!.userId }, call!.params, testCtx());
+          if (r.body.result !== 'success') continue;
+          log.push(fc.stringify(call));
+          state = r.state;
+        }
+        const exported = snapshotRealm(state);
+        let reloaded: unknown;
+        try {
+          reloaded = snapshotRealm(createRealm(JSON.parse(JSON.stringify(exported)), opts));
+        } catch (error) {
+          throw new Error(`after ${log.join('; ')}: ${String(error)}`, { cause: error });
+        }
+        expect(reloaded, `after ${log.join('; ')}`).toEqual(exported);
+      }),
+      fcParams(40),
+    );
+  });
+
+  /**
+   * BUG (found by the law above; updateSubscriptionSettings vs the snapshot format): Zulip accepts
+   * subscription colors of 3 to 6 hex digits (`^#[0-9a-fA-F]{3,6}$`) and stores them as sent; the
+   * engine does the same, but the snapshot schema (src/core/snapshot/schema.ts, docs/realm-snapshot.md)
+   * only accepts `#rrggbb`, so the state exports to a snapshot createRealm refuses:
+   * `subscriptions[i].color: must be #rrggbb`. Replay: FC_SEED=-1935515261 FC_PATH="31:7:3:3:1:0:1:2:2:2:2".
+   * Remove `.fails` once either side is changed (widen the schema, or normalise the color).
+   */
+  it.fails('a subscription color like #123 survives export and reload (BUG: snapshot refuses it)', () => {
+    const state = createRealm(devSnapshot(), opts);
+    const r = updateSubscriptionSettings(
+      state,
+      { userId: 4 },
+      { subscription_data: [{ stream_id: 1, property: 'color', value: '#123' }] },
+      testCtx(),
+    );
+    expect(r.body.result).toBe('success');
+    const exported = snapshotRealm(r.state);
+    expect(snapshotRealm(createRealm(JSON.parse(JSON.stringify(exported)), opts))).toEqual(exported);
+  });
+});
+
+function hasShortColor(params: Record<string, unknown>): boolean {
+  const data = params['subscription_data'];
+  return (
+    Array.isArray(data) &&
+    data.some(
+      (d) =>
+        (d as { property?: unknown }).property === 'color' &&
+        !/^#[0-9a-fA-F]{6}$/.test(String((d as { value?: unknown }).value)),
+    )
+  );
+}

@@ -71,13 +71,31 @@ function callWire(
 }
 
 describe.each(OPERATIONS.map((op) => [op.def.name, op] as const))('%s (shaped)', (_name, op) => {
-  it('library: never throws on any realm, actor and shaped params; errors change nothing', () => {
+  it('library: never throws on any realm, actor and shaped params; errors change nothing; deterministic', () => {
     fc.assert(
       fc.property(
         arbRealmCase().chain((realm) =>
           fc.tuple(fc.constant(realm), arbActor(realm.state), arbShapedParams(op)),
         ),
-        ([{ state }, actor, params]) => expectLawful(op, state, op(state, actor, params, testCtx()), false),
+        ([{ state }, actor, params]) => {
+          const input = JSON.stringify(params);
+          const r = op(state, actor, params, testCtx());
+          expectLawful(op, state, r, false);
+          // Pure: the params are not modified, and the same call gives the same answer.
+          expect(JSON.stringify(params)).toBe(input);
+          const again = op(state, actor, params, testCtx());
+          expect({
+            status: again.status,
+            body: again.body,
+            events: again.events,
+            effects: again.effects,
+          }).toEqual({
+            status: r.status,
+            body: r.body,
+            events: r.events,
+            effects: r.effects,
+          });
+        },
       ),
       fcParams(25),
     );

@@ -233,7 +233,8 @@ export function buildMessageStoreFromColumns(
   }
   const entries = [...rows].sort((a, b) => a[0] - b[0]);
   const userRows = IntMap.from(entries.map(([userId, r]) => [userId, buildRows(r.ids, r.flags)] as const));
-  return {
+  // Frozen (shallowly: the typed arrays cannot be) so immer never walks into the store.
+  return Object.freeze({
     chunks,
     count: n,
     topics: internerFrom(topicIds),
@@ -245,7 +246,7 @@ export function buildMessageStoreFromColumns(
     byTopic: IntMap.from([...byTopic].sort((a, b) => a[0] - b[0]).map(([s, m]) => [s, idLists(m)] as const)),
     byConversation: idLists(byConversation),
     bySender: idLists(bySender),
-  };
+  });
 }
 
 function pushTo(map: Map<number, number[]>, key: number, id: number): void {
@@ -343,7 +344,9 @@ export class MessageCursor {
 }
 
 /** `MessageCursor` as a function returning the location (allocates one object per answer). */
-export function ascendingLocator(store: MessageStore): (id: number) => { chunk: MessageChunk; index: number } | undefined {
+export function ascendingLocator(
+  store: MessageStore,
+): (id: number) => { chunk: MessageChunk; index: number } | undefined {
   const cursor = new MessageCursor(store);
   return (id) => (cursor.seek(id) ? { chunk: cursor.chunk!, index: cursor.index } : undefined);
 }

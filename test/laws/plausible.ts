@@ -34,7 +34,7 @@ const sub = <T>(xs: readonly T[], min: number, max: number): fc.Arbitrary<T[]> =
 const sample = <T>(xs: readonly T[], fallback: T): fc.Arbitrary<T> =>
   xs.length > 0 ? fc.constantFrom(...xs) : fc.constant(fallback);
 
-export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall> {
+function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
   const active = [...state.users.values()].filter((u) => u.is_active);
   const humans = active.filter((u) => !u.is_bot);
   const admins = humans.filter(isRealmAdmin);
@@ -331,5 +331,21 @@ export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall>
     call(ops.getUsers, anyone, fc.constant({})),
     call(ops.deleteBotStorage, anyone, fc.constant({})),
   ];
-  return fc.oneof(...byOp);
+  return byOp;
+}
+
+/** A plausible call to any of the operations. */
+export function arbPlausibleCall(state: RealmState): fc.Arbitrary<PlausibleCall> {
+  return fc.oneof(...plausibleCalls(state));
+}
+
+/** Plausible calls per operation name (operations without a plausible call on this realm are absent). */
+export function plausibleCallsByOp(state: RealmState): Map<string, fc.Arbitrary<PlausibleCall>> {
+  const out = new Map<string, Array<fc.Arbitrary<PlausibleCall>>>();
+  for (const arb of plausibleCalls(state)) {
+    // Each generator makes calls to one operation: one sample tells which.
+    const name = fc.sample(arb, { numRuns: 1, seed: 0 })[0]!.op.def.name;
+    out.set(name, [...(out.get(name) ?? []), arb]);
+  }
+  return new Map([...out].map(([name, arbs]) => [name, fc.oneof(...arbs)]));
 }

@@ -107,5 +107,13 @@ export interface AddressedEvent {
 }
 
 export function to(users: Iterable<number>, event: ZulipEvent): AddressedEvent {
-  return { event, users: [...new Set(users)].sort((a, b) => a - b) };
+  const list = Array.isArray(users) ? (users as readonly number[]) : [...users];
+  // Realm-wide lists arrive ascending already: one pass instead of a Set and a sort.
+  if (isStrictlyAscending(list)) return { event, users: list === users ? list.slice() : list };
+  return { event, users: [...new Set(list)].sort((a, b) => a - b) };
+}
+
+function isStrictlyAscending(list: readonly number[]): boolean {
+  for (let i = 1; i < list.length; i++) if (!(list[i - 1]! < list[i]!)) return false;
+  return true;
 }

@@ -1,17 +1,25 @@
 import type { Draft } from 'immer';
 import { IntMap } from './collections/int-map';
-import type { Channel, Subscription, User, UserGroup } from './model/records';
+import { carrySubscriptionIndexes } from './indexes/subscription-indexes';
+import { carryUserIndexes } from './indexes/user-indexes';
+import { carryUserTopicIndexes } from './indexes/user-topic-indexes';
+import type { Channel, Subscription, User, UserGroup, UserTopic } from './model/records';
 import type { RealmState } from './state';
 
 /**
  * Draft mutators that keep a record and its indexes in step. Use them inside `edit(state, draft => …)`:
- * persistent maps are replaced, never mutated.
+ * persistent maps are replaced, never mutated. They also carry the derived indexes of
+ * `src/core/indexes` (cached per collection instance) forward to the new collection.
  */
 type D = Draft<RealmState>;
 
 export function putUser(draft: D, user: User): void {
-  const before = draft.users.get(user.user_id);
-  draft.users = draft.users.set(user.user_id, user);
+  // Persistent maps are class instances immer does not draft: these are the real maps.
+  const users = draft.users as IntMap<User>;
+  const before = users.get(user.user_id);
+  const nextUsers = users.set(user.user_id, user);
+  draft.users = nextUsers;
+  carryUserIndexes(users, nextUsers, before, user);
   if (before && before.email.toLowerCase() !== user.email.toLowerCase()) {
     draft.usersByEmail = draft.usersByEmail.delete(before.email.toLowerCase());
   }
@@ -38,6 +46,19 @@ export function putChannel(draft: D, channel: Channel): void {
 }
 
 export function putSubscription(draft: D, sub: Subscription): void {
-  const perChannel = draft.subscriptions.get(sub.stream_id) ?? IntMap.empty<Subscription>();
-  draft.subscriptions = draft.subscriptions.set(sub.stream_id, perChannel.set(sub.user_id, sub));
+  const subscriptions = draft.subscriptions as IntMap<IntMap<Subscription>>;
+  const perChannel = subscriptions.get(sub.stream_id) ?? IntMap.empty<Subscription>();
+  const before = perChannel.get(sub.user_id);
+  const next = subscriptions.set(sub.stream_id, perChannel.set(sub.user_id, sub));
+  draft.subscriptions = next;
+  carrySubscriptionIndexes(subscriptions, next, before, sub);
+}
+
+/** Replaces one user's user_topic rows (none: the entry is removed). */
+export function putUserTopics(draft: D, userId: number, rows: readonly UserTopic[]): void {
+  const userTopics = draft.userTopics as IntMap<readonly UserTopic[]>;
+  const before = userTopics.get(userId) ?? [];
+  const next = rows.length > 0 ? userTopics.set(userId, rows) : userTopics.delete(userId);
+  draft.userTopics = next;
+  carryUserTopicIndexes(userTopics, next, { userId, before, after: rows });
 }

@@ -4,15 +4,19 @@
  * the operation consumed. Replaying it through the same pure operation gives the same state, so a
  * change is as small as its request (marking 5000 messages read stores a narrow, not 5000 rows).
  * The recorded HTTP status lets a replay check it took the same path.
+ *
+ * Secrets are not stored: password parameters are redacted (`redact.ts`) and the password hasher's
+ * answers are recorded instead (`passwords.ts`).
  */
 import { z } from 'zod';
 import type { Actor } from '../core/operation';
 import { checksum } from './checksum';
 import { CorruptStoreError, UnsupportedFormatError } from './errors';
+import type { PasswordCall } from './passwords';
 import type { SealedChange } from './store';
 
 /** The change format this version writes. Older formats are migrated on read (`MIGRATIONS`). */
-export const CHANGE_FORMAT = 1;
+export const CHANGE_FORMAT = 2;
 
 /** A library call: `op(state, actor, params)` with decoded parameters. */
 export interface CallInput {
@@ -45,6 +49,18 @@ export interface Change {
   readonly random: string;
   /** Options from the handle's context that change behaviour, recorded so a replay matches. */
   readonly deleteTopic?: { readonly batchSize: number; readonly maxBatches: number | null };
+  /**
+   * The password hasher's answers, in call order (format 2; omitted when there were none). A replay
+   * answers the operation's hasher calls from them.
+   */
+  readonly passwords?: readonly PasswordCall[];
+  /**
+   * Set on changes migrated from format 1, which recorded no hasher answers: their replay runs the
+   * handle's own hasher on the stored parameters, with the salt among the recorded random bytes.
+   */
+  readonly liveHasher?: true;
+  /** Secret parameters were replaced by `REDACTED` before the change was stored. */
+  readonly redacted?: true;
   /** The HTTP status of the acknowledged result. */
   readonly status: number;
 }
@@ -75,17 +91,31 @@ const changeSchema = z.strictObject({
   now: z.number(),
   random: z.string(),
   deleteTopic: z.strictObject({ batchSize: z.number(), maxBatches: z.number().nullable() }).optional(),
+  passwords: z
+    .array(z.union([z.strictObject({ hash: z.string() }), z.strictObject({ verify: z.boolean() })]))
+    .optional(),
+  liveHasher: z.literal(true).optional(),
+  redacted: z.literal(true).optional(),
   status: z.number().int(),
 });
 
 /**
- * Upgrades a decoded record of format `n` to `n + 1`. Empty while there is one format; when the
- * format changes, add `MIGRATIONS[1] = (old) => new` and bump CHANGE_FORMAT.
+ * Upgrades a decoded record of format `n` to `n + 1`. When the format changes, add
+ * `MIGRATIONS[n] = (old) => new` and bump CHANGE_FORMAT.
  */
-const MIGRATIONS: Readonly<Record<number, (raw: Record<string, unknown>) => Record<string, unknown>>> = {};
+const MIGRATIONS: Readonly<Record<number, (raw: Record<string, unknown>) => Record<string, unknown>>> = {
+  // 1 → 2: format 1 recorded no hasher answers (and stored passwords as given): replay it with the
+  // live hasher, as format 1 did.
+  1: (raw) => ({ ...raw, format: 2, liveHasher: true }),
+};
 
 export function sealChange(change: Change): SealedChange {
-  const payload = JSON.stringify({ format: CHANGE_FORMAT, ...change });
+  const { passwords, ...rest } = change;
+  const payload = JSON.stringify({
+    format: CHANGE_FORMAT,
+    ...rest,
+    ...(passwords && passwords.length > 0 ? { passwords } : {}),
+  });
   return { version: change.version, payload, checksum: checksum(payload) };
 }
 
@@ -115,8 +145,15 @@ export function openChange(sealed: SealedChange, where: string): Change {
       `the record says version ${parsed.data.version}, the store ${sealed.version}`,
     );
   }
-  const { format: _format, deleteTopic, ...rest } = parsed.data;
-  return { ...rest, input: rest.input as ChangeInput, ...(deleteTopic ? { deleteTopic } : {}) };
+  const { format: _format, deleteTopic, passwords, liveHasher, redacted, ...rest } = parsed.data;
+  return {
+    ...rest,
+    input: rest.input as ChangeInput,
+    ...(deleteTopic ? { deleteTopic } : {}),
+    ...(passwords && passwords.length > 0 ? { passwords } : {}),
+    ...(liveHasher ? { liveHasher } : {}),
+    ...(redacted ? { redacted } : {}),
+  };
 }
 
 function migrate(raw: unknown, where: string): unknown {

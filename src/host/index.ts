@@ -22,6 +22,8 @@ export {
   type CallInput,
   type RequestInput,
 } from './change';
+export type { PasswordCall } from './passwords';
+export { REDACTED, isSecretName } from './redact';
 export { CHECKPOINT_FORMAT, sealCheckpoint, sealRealmCheckpoint, openCheckpoint } from './checkpoint';
 export { checksum } from './checksum';
 export {

@@ -9,6 +9,8 @@
  * - A change that cannot be persisted is not acknowledged: the call rejects with `PersistError`
  *   (cause: the store's error) and the in-memory realm stays as it was. A version conflict (another
  *   process appended first) is retried on the caught-up state, up to `maxRetries` times.
+ * - Secrets never reach the store: password parameters are redacted and the hasher's answers are
+ *   recorded instead; a redacted change is replayed once before it is stored, to prove it loads.
  */
 import {
   cryptoRandom,
@@ -36,7 +38,9 @@ import {
   ReplayMismatchError,
   VersionConflictError,
 } from './errors';
+import { PlaybackPasswordHasher, RecordingPasswordHasher } from './passwords';
 import { PlaybackRandom, RecordingRandom } from './random';
+import { redactInput } from './redact';
 import type { RealmStore, SealedChange } from './store';
 
 /** What the host lends operations. Unlike `OpContext`, `now` may be a clock. */
@@ -44,7 +48,10 @@ export interface HandleContext {
   /** UNIX seconds, or a clock returning them. Default: the system clock. */
   readonly now?: number | (() => number);
   readonly random?: RandomSource;
-  /** Must be the same hasher every time the store is opened (replays hash passwords again). */
+  /**
+   * Hashes and verifies passwords when operations run. Replays answer from the recorded answers,
+   * so only changes written in format 1 (which replay with this hasher) need the same one.
+   */
   readonly passwords?: PasswordHasher;
   readonly deleteTopic?: DeleteTopicOptions;
 }
@@ -284,6 +291,7 @@ class Handle implements RealmHandle {
     now: number,
     random: RandomSource | undefined,
     deleteTopic?: Change['deleteTopic'],
+    passwords?: PasswordHasher,
   ): OpContext {
     const dt = deleteTopic
       ? { batchSize: deleteTopic.batchSize, maxBatches: deleteTopic.maxBatches ?? Number.POSITIVE_INFINITY }
@@ -291,9 +299,13 @@ class Handle implements RealmHandle {
     return {
       now,
       random: random ?? this.options.ctx?.random ?? cryptoRandom,
-      passwords: this.options.ctx?.passwords ?? defaultPasswordHasher,
+      passwords: passwords ?? this.liveHasher(),
       ...(dt ? { deleteTopic: dt } : {}),
     };
+  }
+
+  private liveHasher(): PasswordHasher {
+    return this.options.ctx?.passwords ?? defaultPasswordHasher;
   }
 
   private apply(state: RealmState, input: ChangeInput, ctx: OpContext, original?: ApiRequest): OpResult {
@@ -337,25 +349,33 @@ class Handle implements RealmHandle {
       const base = this.current;
       const version = this.ver;
       const now = this.clock();
-      const random = new RecordingRandom(this.options.ctx?.random ?? cryptoRandom);
+      const source = this.options.ctx?.random ?? cryptoRandom;
+      const random = new RecordingRandom(source);
+      const passwords = new RecordingPasswordHasher(this.liveHasher(), source);
       const started = performance.now();
-      const result = this.apply(base, input, this.opContext(now, random), original);
+      const result = this.apply(base, input, this.opContext(now, random, undefined, passwords), original);
       const cost = performance.now() - started;
       if (result.state === base) return { ...result, version };
 
       const dt = this.options.ctx?.deleteTopic;
+      const stored = redactInput(input);
+      const calls = passwords.recorded();
       const change: Change = {
         version: version + 1,
-        input,
+        input: stored.input,
         now,
         random: random.recorded(),
         ...(dt
           ? { deleteTopic: { batchSize: dt.batchSize ?? 100, maxBatches: finiteOrNull(dt.maxBatches) } }
           : {}),
+        ...(calls.length > 0 ? { passwords: calls } : {}),
+        ...(stored.redacted ? { redacted: true as const } : {}),
         status: result.status,
       };
+      const sealed = sealChange(change);
       try {
-        await this.store.append(sealChange(change), version);
+        if (stored.redacted) this.proveReplay(base, sealed, result.state);
+        await this.store.append(sealed, version);
       } catch (error) {
         if (error instanceof VersionConflictError && attempt < maxRetries) continue;
         throw new PersistError(version + 1, { cause: error });
@@ -385,16 +405,9 @@ class Handle implements RealmHandle {
         throw new CorruptStoreError(where, `expected change ${version + 1} next (a change is missing)`);
       }
       const change = openChange(sealed, where);
-      const random = new PlaybackRandom(change.random, change.version);
       const started = performance.now();
-      const result = this.apply(state, change.input, this.opContext(change.now, random, change.deleteTopic));
+      const result = this.replay(state, change);
       this.replayCostMs += performance.now() - started;
-      if (result.status !== change.status) {
-        throw new ReplayMismatchError(change.version, `status ${result.status}, recorded ${change.status}`);
-      }
-      if (result.state === state) throw new ReplayMismatchError(change.version, 'the replay changed nothing');
-      if (!random.exhausted)
-        throw new ReplayMismatchError(change.version, 'the replay used fewer random bytes than recorded');
       state = result.state;
       version = change.version;
       if (notify) notices.push({ version, events: result.events });
@@ -402,6 +415,43 @@ class Handle implements RealmHandle {
     this.current = state;
     this.ver = version;
     for (const n of notices) this.notify(n.version, n.events);
+  }
+
+  /** Replays one stored change on `state`; a different outcome is a `ReplayMismatchError`. */
+  private replay(state: RealmState, change: Change): OpResult {
+    const random = new PlaybackRandom(change.random, change.version);
+    const passwords = change.liveHasher
+      ? undefined
+      : new PlaybackPasswordHasher(change.passwords ?? [], change.version);
+    const ctx = this.opContext(change.now, random, change.deleteTopic, passwords);
+    const result = this.apply(state, change.input, ctx);
+    if (result.status !== change.status) {
+      throw new ReplayMismatchError(change.version, `status ${result.status}, recorded ${change.status}`);
+    }
+    if (result.state === state) throw new ReplayMismatchError(change.version, 'the replay changed nothing');
+    if (!random.exhausted)
+      throw new ReplayMismatchError(change.version, 'the replay used fewer random bytes than recorded');
+    if (passwords && !passwords.exhausted)
+      throw new ReplayMismatchError(
+        change.version,
+        'the replay made fewer password hasher calls than recorded',
+      );
+    return result;
+  }
+
+  /**
+   * A change stored with its secrets redacted is replayed, from its sealed bytes, before it is
+   * stored: it must pass every check a load makes and give the same users as the original run (the
+   * password hash lives there). So a redacted change that would not load, e.g. because the
+   * operation looked at the value it can no longer see, is refused (PersistError) instead of
+   * acknowledged. It costs one more run of the operation, with the hasher answered from memory.
+   */
+  private proveReplay(base: RealmState, sealed: SealedChange, expected: RealmState): void {
+    const change = openChange(sealed, `${this.store.describe}, change ${sealed.version} (before storing)`);
+    const trial = this.replay(base, change).state;
+    if (!sameUsers(base, trial, expected)) {
+      throw new ReplayMismatchError(change.version, 'the replay with redacted secrets gave other users');
+    }
   }
 
   private notify(version: number, events: readonly AddressedEvent[]): void {
@@ -443,6 +493,19 @@ class Handle implements RealmHandle {
     this.checkpointVersion = version;
     this.replayCostMs = 0;
   }
+}
+
+/** Whether two results of one base state hold the same user records (unchanged ones by identity). */
+function sameUsers(base: RealmState, a: RealmState, b: RealmState): boolean {
+  if (a.users === b.users) return true;
+  if (a.users.size !== b.users.size) return false;
+  for (const [id, user] of a.users) {
+    const other = b.users.get(id);
+    if (other === user) continue;
+    if (other === undefined || user === base.users.get(id) || other === base.users.get(id)) return false;
+    if (JSON.stringify(user) !== JSON.stringify(other)) return false;
+  }
+  return true;
 }
 
 function plainActor(actor: Actor): Actor {

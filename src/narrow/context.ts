@@ -14,8 +14,7 @@ import type { RealmState } from '../core/state';
 export class NarrowContext {
   readonly rows: UserRows;
   readonly guest: boolean;
-  private readonly readable = new Map<number, boolean>();
-  private readonly readableCache: Uint8Array;
+  private readonly access: AccessMemo;
   private readonly convMembers = new Map<number, readonly number[]>();
   private readonly resolvedTopics = new Map<number, boolean>();
   private muting: Muting | undefined;
@@ -26,7 +25,7 @@ export class NarrowContext {
   ) {
     this.rows = state.messages.rows.get(user.user_id) ?? EMPTY_ROWS;
     this.guest = isGuest(user);
-    this.readableCache = new Uint8Array(Math.min(state.channels.maxKey() + 1, 1 << 16));
+    this.access = accessMemo(state, user);
   }
 
   /**
@@ -35,11 +34,18 @@ export class NarrowContext {
    * channels, groups, the user record), so a run of requests pays for it once.
    */
   get allRowsReadable(): boolean {
-    this.allReadable ??= allReadable(this);
-    return this.allReadable;
+    const memo = this.access;
+    if (memo.all === undefined) {
+      memo.all = true;
+      for (const streamId of this.state.channels.keys()) {
+        if (!this.rowChannelReadable(streamId)) {
+          memo.all = false;
+          break;
+        }
+      }
+    }
+    return memo.all;
   }
-
-  private allReadable: boolean | undefined;
 
   get userId(): number {
     return this.user.user_id;
@@ -51,15 +57,15 @@ export class NarrowContext {
    */
   rowChannelReadable(streamId: number): boolean {
     // A small array indexed by channel id (0 unknown, 1 yes, 2 no): this runs once per row.
-    const cache = this.readableCache;
+    const cache = this.access.cache;
     const known = streamId < cache.length ? cache[streamId]! : 0;
     if (known !== 0) return known === 1;
-    let ok = this.readable.get(streamId);
+    let ok = this.access.overflow.get(streamId);
     if (ok === undefined) {
       ok = this.computeReadable(streamId);
-      this.readable.set(streamId, ok);
+      if (streamId < cache.length) cache[streamId] = ok ? 1 : 2;
+      else this.access.overflow.set(streamId, ok);
     }
-    if (streamId < cache.length) cache[streamId] = ok ? 1 : 2;
     return ok;
   }
 
@@ -113,29 +119,39 @@ export class NarrowContext {
   }
 }
 
-type Memo<K extends object, V> = WeakMap<K, V>;
-const readableMemo: Memo<object, Memo<object, Memo<object, Memo<User, boolean>>>> = new WeakMap();
+/**
+ * Channel readability for one user, shared by every request whose inputs are the same objects:
+ * the answers depend only on the subscriptions, the channels, the groups and the user record, all
+ * immutable, so a run of requests (a client marking everything read) computes each answer once.
+ */
+interface AccessMemo {
+  /** By channel id: 0 unknown, 1 readable, 2 not. */
+  readonly cache: Uint8Array;
+  /** Channel ids beyond the array. */
+  readonly overflow: Map<number, boolean>;
+  /** Every channel readable (undefined until asked). */
+  all: boolean | undefined;
+}
 
-function allReadable(ctx: NarrowContext): boolean {
-  const { state, user } = ctx;
-  let bySubs = readableMemo.get(state.subscriptions);
-  if (!bySubs) readableMemo.set(state.subscriptions, (bySubs = new WeakMap()));
+const accessMemos = new WeakMap<object, WeakMap<object, WeakMap<object, WeakMap<User, AccessMemo>>>>();
+
+function accessMemo(state: RealmState, user: User): AccessMemo {
+  let bySubs = accessMemos.get(state.subscriptions);
+  if (!bySubs) accessMemos.set(state.subscriptions, (bySubs = new WeakMap()));
   let byChannels = bySubs.get(state.channels);
   if (!byChannels) bySubs.set(state.channels, (byChannels = new WeakMap()));
-  let byGroups = byChannels.get(state.groups);
-  if (!byGroups) byChannels.set(state.groups, (byGroups = new WeakMap()));
-  let answer = byGroups.get(user);
-  if (answer === undefined) {
-    answer = true;
-    for (const streamId of state.channels.keys()) {
-      if (!ctx.rowChannelReadable(streamId)) {
-        answer = false;
-        break;
-      }
-    }
-    byGroups.set(user, answer);
+  let byUser = byChannels.get(state.groups);
+  if (!byUser) byChannels.set(state.groups, (byUser = new WeakMap()));
+  let memo = byUser.get(user);
+  if (!memo) {
+    memo = {
+      cache: new Uint8Array(Math.min(state.channels.maxKey() + 1, 1 << 16)),
+      overflow: new Map(),
+      all: undefined,
+    };
+    byUser.set(user, memo);
   }
-  return answer;
+  return memo;
 }
 
 /** One user's muting: muted channels and per-(channel, folded topic) visibility policies. */

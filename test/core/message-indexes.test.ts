@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allMessages, deleteMessages } from '../../src/core/messages/store';
-import { channelMessageIds, firstMessageIdInChannel, topicMessageIds, usersWithRows } from '../../src/core/messages/query';
+import {
+  channelMessageIds,
+  firstMessageIdInChannel,
+  topicMessageIds,
+  usersWithRows,
+} from '../../src/core/messages/query';
 import { getRowFlags } from '../../src/core/messages/rows';
 import { idListToArray } from '../../src/core/messages/idlist';
 import { simulateRealm } from '../../src/simulate/simulate';
@@ -22,15 +27,27 @@ describe('message store indexes', () => {
           expect(firstMessageIdInChannel(store, streamId)).toBe(expected[0] ?? null);
           for (const topic of new Set(left.filter((m) => m.stream_id === streamId).map((m) => m.topic))) {
             expect(topicMessageIds(store, streamId, topic.toUpperCase())).toEqual(
-              left.filter((m) => m.stream_id === streamId && m.topic.toLowerCase() === topic.toLowerCase()).map((m) => m.id),
+              left
+                .filter((m) => m.stream_id === streamId && m.topic.toLowerCase() === topic.toLowerCase())
+                .map((m) => m.id),
             );
           }
         }
         for (const [cid, list] of store.byConversation) {
-          expect(idListToArray(list)).toEqual(left.filter((m) => m.participants !== null && m.participants.join(',') === store.conversations.names.get(cid)).map((m) => m.id));
+          expect(idListToArray(list)).toEqual(
+            left
+              .filter(
+                (m) =>
+                  m.participants !== null && m.participants.join(',') === store.conversations.names.get(cid),
+              )
+              .map((m) => m.id),
+          );
         }
-        for (const [sender, list] of store.bySender) expect(idListToArray(list)).toEqual(left.filter((m) => m.sender_id === sender).map((m) => m.id));
-        expect(channelMessageIds(base.messages, 1)).toEqual(all.filter((m) => m.stream_id === 1).map((m) => m.id));
+        for (const [sender, list] of store.bySender)
+          expect(idListToArray(list)).toEqual(left.filter((m) => m.sender_id === sender).map((m) => m.id));
+        expect(channelMessageIds(base.messages, 1)).toEqual(
+          all.filter((m) => m.stream_id === 1).map((m) => m.id),
+        );
       }),
       { numRuns: 15 },
     );
@@ -38,7 +55,9 @@ describe('message store indexes', () => {
 
   it('answers usersWithRows', () => {
     const ids = [1, 2, 3];
-    const expected = [...base.messages.rows].filter(([, r]) => ids.some((id) => getRowFlags(r, id) !== undefined)).map(([u]) => u);
+    const expected = [...base.messages.rows]
+      .filter(([, r]) => ids.some((id) => getRowFlags(r, id) !== undefined))
+      .map(([u]) => u);
     expect(usersWithRows(base.messages, ids)).toEqual(expected);
   });
 });

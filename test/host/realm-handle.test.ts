@@ -333,17 +333,17 @@ describe('realm handle: refusing bad stores', () => {
 
   it('refuses a record from a newer format', async () => {
     const error = await storeWith((s) => {
-      s.records.changes[1] = reseal(s.records.changes[1]!.payload.replace('"format":1', '"format":9'));
+      s.records.changes[1] = reseal(s.records.changes[1]!.payload.replace('"format":2', '"format":9'));
     });
     expect(error).toBeInstanceOf(UnsupportedFormatError);
     expect((error as Error).message).toMatch(
-      /memory, change 2 has format 9; this chat-realm reads formats up to 1/,
+      /memory, change 2 has format 9; this chat-realm reads formats up to 2/,
     );
   });
 
   it('refuses records that are not JSON or not changes', async () => {
     const notJson = await storeWith((s) => {
-      s.records.changes[1] = reseal('{"format":1,');
+      s.records.changes[1] = reseal('{"format":2,');
     });
     expect((notJson as Error).message).toBe(
       'Corrupt realm store at memory, change 2: the record is not valid JSON',
@@ -354,7 +354,7 @@ describe('realm handle: refusing bad stores', () => {
     expect(shape).toBeInstanceOf(CorruptStoreError);
     expect((shape as Error).message).toMatch(/change 2: malformed change \(input\.kind/);
     const noFormat = await storeWith((s) => {
-      s.records.changes[1] = reseal(s.records.changes[1]!.payload.replace('"format":1,', ''));
+      s.records.changes[1] = reseal(s.records.changes[1]!.payload.replace('"format":2,', ''));
     });
     expect((noFormat as Error).message).toMatch(/change 2: the record has no format version/);
   });

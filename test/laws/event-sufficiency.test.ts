@@ -72,17 +72,33 @@ function unannouncedDeletions(
   return out;
 }
 
+/**
+ * Third known gap: in a realm that limits which users guests see, a bot leaving a channel makes
+ * Zulip's `send_user_remove_events_on_removing_subscriptions` send `realm_user/remove` for the bot
+ * to the guests left in the channel, though guests can always see bots. Their clients drop the bot
+ * (and would fetch it again when it next shows up). A guest's client may lack a bot.
+ */
+function forgettableBots(after: RealmState, viewerId: number): Set<number> {
+  const viewer = after.users.get(viewerId)!;
+  if (!isGuest(viewer)) return new Set();
+  return new Set([...after.users.values()].filter((u) => u.is_bot).map((u) => u.user_id));
+}
+
 function withoutLingering(
   actual: ClientView,
   expected: ClientView,
   allowed: Set<number>,
-  deletions = new Set<number>(),
+  deletions: Set<number>,
+  bots: Set<number>,
 ): ClientView {
   const channels = { ...actual.channels };
   for (const id of allowed) if (!(id in expected.channels)) delete channels[id];
   const flags = { ...actual.flags };
   for (const id of deletions) delete flags[id];
-  return { ...actual, channels, flags };
+  const users = { ...actual.users };
+  for (const id of bots)
+    if (!(id in users) && expected.users[id] !== undefined) users[id] = expected.users[id];
+  return { ...actual, channels, flags, users };
 }
 
 function checkSufficiency(before: RealmState, call: PlausibleCall): boolean {
@@ -99,6 +115,7 @@ function checkSufficiency(before: RealmState, call: PlausibleCall): boolean {
       expected,
       allowed,
       deletions,
+      forgettableBots(r.state, u.user_id),
     );
     expect(viewDiff(actual, expected), `the view of user ${u.user_id} after ${fc.stringify(call)}`).toEqual(
       [],
@@ -187,6 +204,7 @@ class Step implements fc.Command<Views, { state: RealmState }> {
         expected,
         lingering(before, r.state, id),
         deletions,
+        forgettableBots(r.state, id),
       );
       expect(viewDiff(next, expected), `user ${id} after ${this.label}`).toEqual([]);
       views.set(id, next);

@@ -97,7 +97,7 @@ describe.each(OPERATIONS.map((op) => [op.def.name, op] as const))('%s (shaped)',
           });
         },
       ),
-      fcParams(25),
+      fcParams(20),
     );
   });
 
@@ -109,7 +109,7 @@ describe.each(OPERATIONS.map((op) => [op.def.name, op] as const))('%s (shaped)',
         ),
         ([{ state }, actor, params]) => expectLawful(op, state, callWire(op, state, actor, params), true),
       ),
-      fcParams(20),
+      fcParams(15),
     );
   });
 });

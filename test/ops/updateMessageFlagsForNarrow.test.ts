@@ -579,6 +579,22 @@ describe('updateMessageFlagsForNarrow', () => {
       expect(count([['near', '5'], { operator: 'in', operand: 'all', negated: true }])).toBe(count([]));
     });
 
+    it('accepts the legacy operator spellings (stream, streams, pm_with, group_pm_with, is:private)', () => {
+      const dev = devRealm();
+      const count = (narrow: unknown) =>
+        Number(ok(call(dev, 'hamlet', { ...base, flag: 'starred', narrow })).processed_count);
+      expect(count([['streams', 'public']])).toBe(count([['channels', 'public']]));
+      expect(count([['stream', 'Denmark']])).toBe(count([['channel', 'Denmark']]));
+      expect(count([['pm_with', 'cordelia@zulip.com']])).toBe(count([['dm', 'cordelia@zulip.com']]));
+      expect(count([['group_pm_with', 'iago@zulip.com']])).toBe(count([['group-pm-with', 'iago@zulip.com']]));
+      expect(count([['is', 'private']])).toBe(count([['is', 'dm']]));
+      expect(count([['has', 'image']])).toBe(count([['has', 'attachment']]));
+      expect(
+        count([{ operator: 'channels', operand: 'web-public', negated: true }]) +
+          count([['channels', 'web-public']]),
+      ).toBe(count([]));
+    });
+
     it('is:unread selects only unread messages', () => {
       const s = realmWith(verona10(M.slice(0, 5)));
       expect(ok(call(s, 'hamlet', { ...base, narrow: [['is', 'unread']] }))).toMatchObject({

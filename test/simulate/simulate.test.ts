@@ -31,7 +31,9 @@ describe('simulateRealm', () => {
     expect(users.length).toBe(40);
     expect(new Set(users.map((u) => u.role))).toEqual(new Set([100, 200, 300, 400, 600]));
     expect(users.some((u) => u.is_bot)).toBe(true);
-    const sizes = [...sim.subscriptions.values()].map((m) => [...m.values()].filter((s) => s.active).length).sort((a, b) => b - a);
+    const sizes = [...sim.subscriptions.values()]
+      .map((m) => [...m.values()].filter((s) => s.active).length)
+      .sort((a, b) => b - a);
     expect(sizes[0]!).toBeGreaterThan(sizes[sizes.length - 1]! * 2);
     const msgs = [...allMessages(sim.messages)];
     expect(msgs.length).toBe(1500);

@@ -1,8 +1,11 @@
 import { to, type AddressedEvent } from '../events';
-import { topicMessageIds, usersWithRows } from '../messages/query';
+import { foldUserTopic, userIdsWithTopicRows } from '../indexes/user-topic-indexes';
+import { topicMessageIds } from '../messages/query';
+import { getRowFlags } from '../messages/rows';
 import { VisibilityPolicy, type Channel, type UserTopic } from '../model/records';
 import { edit } from '../result';
 import type { RealmState } from '../state';
+import { putUserTopics } from '../state-edit';
 
 /**
  * After a topic is deleted, Zulip resets every user's visibility policy for it (follow, mute, ...)
@@ -16,23 +19,30 @@ export function resetUserTopics(
   topic: string,
   now: number,
 ): { state: RealmState; events: AddressedEvent[] } {
-  const wanted = topic.toLowerCase();
+  const wanted = foldUserTopic(topic);
   const matches = (t: UserTopic) =>
-    t.stream_id === channel.stream_id && t.topic_name.toLowerCase() === wanted;
-  const keepers = channel.history_public_to_subscribers
-    ? new Set<number>()
-    : new Set(usersWithRows(state.messages, topicMessageIds(state.messages, channel.stream_id, topic)));
+    t.stream_id === channel.stream_id && foldUserTopic(t.topic_name) === wanted;
+  // Only the users with a row for this topic (the topic index), in id order.
+  const candidates = [...userIdsWithTopicRows(state, channel.stream_id, topic).keys()];
+  if (candidates.length === 0) return { state, events: [] };
+  // In a protected-history channel, a candidate keeps the row when they hold a row for a message
+  // still in the topic (probing only the candidates' rows).
+  const left = channel.history_public_to_subscribers
+    ? []
+    : topicMessageIds(state.messages, channel.stream_id, topic);
+  const keeps = (userId: number) => {
+    const rows = state.messages.rows.get(userId);
+    return rows !== undefined && left.some((id) => getRowFlags(rows, id) !== undefined);
+  };
   const changed: Array<[number, readonly UserTopic[]]> = [];
-  for (const [userId, rows] of state.userTopics) {
-    if (keepers.has(userId) || !rows.some(matches)) continue;
+  for (const userId of candidates) {
+    const rows = state.userTopics.get(userId) ?? [];
+    if (keeps(userId) || !rows.some(matches)) continue;
     changed.push([userId, rows.filter((t) => !matches(t))]);
   }
   if (changed.length === 0) return { state, events: [] };
   const next = edit(state, (draft) => {
-    for (const [userId, kept] of changed) {
-      draft.userTopics =
-        kept.length > 0 ? draft.userTopics.set(userId, kept) : draft.userTopics.delete(userId);
-    }
+    for (const [userId, kept] of changed) putUserTopics(draft, userId, kept);
   });
   const events: AddressedEvent[] = [];
   const lastUpdated = Math.floor(now);

@@ -1,5 +1,7 @@
 import { isAnonymousGroup, type GroupSettingValue, type SystemGroupName } from '../model/group-setting';
 import type { User, UserGroup } from '../model/records';
+import { sortUniqueIds } from '../indexes/id-sets';
+import { activeUserIdsUpToRank } from '../indexes/user-indexes';
 import type { RealmState } from '../state';
 import { SYSTEM_GROUP_RANK, systemGroupRank } from './roles';
 
@@ -78,25 +80,24 @@ export function reachableGroups(state: RealmState, ids: Iterable<number>): Set<n
 }
 
 /**
- * Ids of the active users who hold a setting value, ascending. Costs O(users) when a system group
- * is reachable (its members are defined by role), O(members) otherwise.
+ * Ids of the active users who hold a setting value, ascending. O(answer + groups reached): a
+ * reachable system group's members come from the rank index (`activeUserIdsUpToRank`).
  */
 export function settingValueMembers(state: RealmState, value: GroupSettingValue): number[] {
   const direct = isAnonymousGroup(value) ? value.direct_members : [];
   const groups = reachableGroups(state, isAnonymousGroup(value) ? value.direct_subgroups : [value]);
   let maxRank = -1;
-  const out = new Set<number>();
-  for (const id of direct) if (state.users.get(id)?.is_active) out.add(id);
+  const out: number[] = [];
+  for (const id of direct) if (state.users.get(id)?.is_active) out.push(id);
   for (const id of groups) {
     const g = state.groups.get(id);
     if (!g) continue;
     if (g.is_system_group) maxRank = Math.max(maxRank, SYSTEM_GROUP_RANK[g.name as SystemGroupName] ?? -1);
-    else for (const m of g.members) if (state.users.get(m)?.is_active) out.add(m);
+    else for (const m of g.members) if (state.users.get(m)?.is_active) out.push(m);
   }
-  if (maxRank > 0)
-    for (const u of state.users.values())
-      if (u.is_active && systemGroupRank(u) <= maxRank) out.add(u.user_id);
-  return [...out].sort((a, b) => a - b);
+  if (maxRank <= 0) return sortUniqueIds(out);
+  const byRank = activeUserIdsUpToRank(state, maxRank);
+  return out.length === 0 ? byRank : sortUniqueIds([...byRank, ...out]);
 }
 
 /** The members list the API shows for a group: direct members who are active, sorted. */

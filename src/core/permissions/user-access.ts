@@ -1,7 +1,11 @@
-import { conversationParticipants } from '../messages/interner';
+import { dmPartners } from '../indexes/conversation-indexes';
+import { sortUniqueIds } from '../indexes/id-sets';
+import { channelsByUser, shareChannel } from '../indexes/subscription-indexes';
+import { botIds } from '../indexes/user-indexes';
 import type { User } from '../model/records';
 import type { RealmState } from '../state';
 import { activeUserIds } from '../users/realm-users';
+import { subscriberIds } from './channels';
 import { isGuest } from './roles';
 import { hasRealmPermission } from './setting-rules';
 
@@ -20,6 +24,9 @@ import { hasRealmPermission } from './setting-rules';
  * - `accessibleUserIds` (GET /users) reaches deactivated users through direct-message conversations
  *   only, never through a shared channel (`include_deactivated_users=True`).
  * Spectators (viewer null) are never restricted.
+ *
+ * Channels and direct-message partners come from the derived indexes (`channelsByUser`,
+ * `dmPartners`), so a guest's checks cost the size of their conversations, not of the realm.
  */
 
 /** Whether `viewer` is a guest outside `can_access_all_users_group` (Zulip's `check_user_can_access_all_users`). */
@@ -44,8 +51,32 @@ export function canAccessUser(state: RealmState, viewer: User | null, target: Us
 export function accessibleUserIds(state: RealmState, viewer: User | null): number[] {
   if (viewer === null || !isUserAccessRestricted(state, viewer)) return [...state.users.keys()];
   const out = conversationPeers(state, viewer.user_id, true);
-  for (const u of state.users.values()) if (u.is_bot) out.add(u.user_id);
-  return [...out].filter((id) => state.users.has(id)).sort((a, b) => a - b);
+  for (const id of botIds(state).keys()) out.add(id);
+  return sortUniqueIds([...out].filter((id) => state.users.has(id)));
+}
+
+/**
+ * The users among `ids` that `accessibleUserIds` would list, ascending, each once (unknown ids
+ * dropped): GET /users?user_ids=… without listing the realm. O(k log k) for k ids, plus the
+ * viewer's channels per id for a restricted guest.
+ */
+export function accessibleUserIdsAmong(
+  state: RealmState,
+  viewer: User | null,
+  ids: readonly number[],
+): number[] {
+  const known = sortUniqueIds(ids.filter((id) => state.users.has(id)));
+  if (viewer === null || !isUserAccessRestricted(state, viewer)) return known;
+  const viewerId = viewer.user_id;
+  const bots = botIds(state);
+  const partners = dmPartners(state, viewerId);
+  return known.filter(
+    (id) =>
+      id === viewerId ||
+      bots.has(id) ||
+      partners.has(id) ||
+      (state.users.get(id)?.is_active === true && shareChannel(state, viewerId, id)),
+  );
 }
 
 /**
@@ -77,27 +108,14 @@ export function peersOf(state: RealmState, userId: number): Set<number> {
  */
 function conversationPeers(state: RealmState, userId: number, inactiveDmPartners: boolean): Set<number> {
   const out = new Set<number>([userId]);
-  const isActive = (id: number) => state.users.get(id)?.is_active === true;
-  for (const perChannel of state.subscriptions.values()) {
-    if (perChannel.get(userId)?.active !== true) continue;
-    for (const sub of perChannel.values()) if (sub.active && isActive(sub.user_id)) out.add(sub.user_id);
-  }
-  for (const key of state.messages.conversations.names.values()) {
-    const participants = conversationParticipants(key);
-    if (!participants.includes(userId)) continue;
-    for (const id of participants) if (inactiveDmPartners || isActive(id)) out.add(id);
-  }
+  for (const streamId of channelsByUser(state, userId).keys())
+    for (const id of subscriberIds(state, streamId)) out.add(id);
+  for (const id of dmPartners(state, userId))
+    if (inactiveDmPartners || state.users.get(id)?.is_active === true) out.add(id);
   return out;
 }
 
 /** Whether two users have active subscriptions to one channel, or a direct-message conversation together. */
 function sharesConversation(state: RealmState, a: number, b: number): boolean {
-  for (const perChannel of state.subscriptions.values()) {
-    if (perChannel.get(a)?.active === true && perChannel.get(b)?.active === true) return true;
-  }
-  for (const key of state.messages.conversations.names.values()) {
-    const participants = conversationParticipants(key);
-    if (participants.includes(a) && participants.includes(b)) return true;
-  }
-  return false;
+  return shareChannel(state, a, b) || dmPartners(state, a).has(b);
 }

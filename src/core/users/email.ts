@@ -1,3 +1,4 @@
+import { userIdByDeliveryEmail } from '../indexes/user-indexes';
 import type { User } from '../model/records';
 import type { RealmState } from '../state';
 
@@ -33,9 +34,8 @@ export function isValidEmailSyntax(value: string): boolean {
   return false;
 }
 
-/** The user whose delivery email matches, ignoring case (Zulip's `get_user_by_delivery_email`). */
+/** The user whose delivery email matches, ignoring case (Zulip's `get_user_by_delivery_email`): an index lookup. */
 export function userByDeliveryEmail(state: RealmState, email: string): User | undefined {
-  const wanted = email.toUpperCase();
-  for (const user of state.users.values()) if (user.delivery_email.toUpperCase() === wanted) return user;
-  return undefined;
+  const id = userIdByDeliveryEmail(state, email);
+  return id === undefined ? undefined : state.users.get(id);
 }

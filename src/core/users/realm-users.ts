@@ -1,4 +1,5 @@
-import { isGuest, isRealmAdmin } from '../permissions/roles';
+import { activeAdminIds } from '../indexes/user-indexes';
+import { isGuest } from '../permissions/roles';
 import type { RealmState } from '../state';
 
 /**
@@ -19,9 +20,7 @@ export function activeNonGuestUserIds(state: RealmState): number[] {
   return out;
 }
 
-/** Zulip's `realm.get_human_admin_users()`: active owners and administrators who are not bots. */
+/** Zulip's `realm.get_human_admin_users()`: active owners and administrators who are not bots. O(admins). */
 export function humanAdminIds(state: RealmState): number[] {
-  const out: number[] = [];
-  for (const u of state.users.values()) if (u.is_active && !u.is_bot && isRealmAdmin(u)) out.push(u.user_id);
-  return out;
+  return activeAdminIds(state).filter((id) => state.users.get(id)?.is_bot === false);
 }

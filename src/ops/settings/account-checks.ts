@@ -1,5 +1,6 @@
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { ResolvedContext } from '../../core/context';
+import { foldFullName, userIdsByFoldedName } from '../../core/indexes/user-indexes';
 import type { User } from '../../core/model/records';
 import { codePointLength } from '../../core/params';
 import { isRealmAdmin } from '../../core/permissions/roles';
@@ -99,17 +100,10 @@ export function checkFullName(
   // Checked on the raw value: `|15` followed by spaces passes, as in Zulip.
   if (/\|\p{Nd}+\n?$/u.test(raw)) return zulipError('Invalid format!');
   if (state.realm.require_unique_names) {
-    const wanted = foldName(name);
-    for (const other of state.users.values()) {
-      if (other.user_id !== user.user_id && foldName(other.full_name) === wanted) {
-        return zulipError('Unique names required in this organization.');
-      }
+    // Any other user, active or not, bots included, whose name folds to the same string.
+    if (userIdsByFoldedName(state, foldFullName(name)).some((id) => id !== user.user_id)) {
+      return zulipError('Unique names required in this organization.');
     }
   }
   return name === user.full_name ? undefined : { name };
-}
-
-/** NFKC then case folding (upper-then-lower folds `ß` to `ss` as Python's `casefold` does). */
-function foldName(name: string): string {
-  return name.normalize('NFKC').toUpperCase().toLowerCase();
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
-import { accessibleUserIds } from '../../core/permissions/user-access';
+import { accessibleUserIds, accessibleUserIdsAmong } from '../../core/permissions/user-access';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { formatUser } from '../../core/users/format';
@@ -60,10 +60,12 @@ export const getUsers = defineOperation<Params>({
       clientGravatar: params.client_gravatar ?? true,
       includeCustomProfileFields: params.include_custom_profile_fields ?? false,
     };
-    const wanted = params.user_ids === undefined ? undefined : new Set(params.user_ids);
-    const members = accessibleUserIds(state, user)
-      .filter((id) => wanted === undefined || wanted.has(id))
-      .map((id) => formatUser(state, user, state.users.get(id)!, opts));
+    // With user_ids, look only at the requested ids rather than listing the realm.
+    const ids =
+      params.user_ids === undefined
+        ? accessibleUserIds(state, user)
+        : accessibleUserIdsAmong(state, user, params.user_ids);
+    const members = ids.map((id) => formatUser(state, user, state.users.get(id)!, opts));
     return success(state, { data: { members }, ignored });
   },
 });

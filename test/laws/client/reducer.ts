@@ -134,7 +134,7 @@ function reduce(view: ClientView, event: ZulipEvent): void {
           const g = view.groups[event.group_id];
           if (g === undefined) return;
           for (const [k, v] of Object.entries(event.data)) {
-            if (k === 'description') g[k] = v as string;
+            if (k === 'name' || k === 'description') g[k] = v as string;
             else if (k === 'deactivated') g.deactivated = v as boolean;
             else g.settings[k] = v as GroupSettingValue;
           }

@@ -5,6 +5,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runFlagsNarrowBench } from './flags-narrow/bench';
+import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
+import { runPersistenceBench } from './persistence';
+import { measureSmallChange, smallChangeMarkdown } from './small-change';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -25,7 +28,29 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-const flags = await runFlagsNarrowBench({ quick });
-process.stdout.write(`${flags.markdown}\n`);
-writeFileSync(new URL('./flags-narrow.svg', import.meta.url), flags.svg);
-writeSection('flags-narrow', flags.markdown);
+// `--only=flags,ops,persistence,small-change` runs a subset.
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const wanted = (name: string) => !only || only.includes(name);
+
+if (wanted('flags')) {
+  const flags = await runFlagsNarrowBench({ quick });
+  process.stdout.write(`${flags.markdown}\n`);
+  writeFileSync(new URL('./flags-narrow.svg', import.meta.url), flags.svg);
+  writeSection('flags-narrow', flags.markdown);
+}
+if (wanted('small-change')) {
+  const markdown = smallChangeMarkdown(measureSmallChange());
+  process.stdout.write(`${markdown}\n`);
+  writeSection('small-change', markdown);
+}
+if (wanted('ops')) {
+  const rows = measureOpsScaling({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  const markdown = `## Every operation, small versus 100× larger organization\n\nBaseline: the same request on the small realm (100 users, 10 channels, 10,000 messages), in the same run; see bench/ops-scaling.md for the method and the analysis.\n\n${opsScalingMarkdown(rows)}`;
+  process.stdout.write(`${markdown}\n`);
+  writeSection('ops-scaling', markdown);
+}
+if (wanted('persistence')) {
+  const markdown = await runPersistenceBench({ log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('persistence', markdown);
+}

@@ -4,7 +4,8 @@
  * topic Notification Bot posts channel-event notices to.
  */
 import { renderMarkdown } from '../markdown';
-import { firstMessageIdInChannel } from '../messages/query';
+import { channelMessageIds, firstMessageIdInChannel } from '../messages/query';
+import { locateMessage } from '../messages/store';
 import type { GroupSettingValue } from '../model/group-setting';
 import { CHANNEL_GROUP_SETTING_NAMES, type Channel } from '../model/records';
 import { settingApiValue } from '../permissions/groups';
@@ -36,14 +37,16 @@ export function streamPostPolicy(state: RealmState, value: GroupSettingValue): n
 
 /**
  * Whether a channel counts as recently active: a message sent in the last 180 days. (Zulip stores a
- * flag refreshed by a daily job; we derive it from the messages at `now`.)
+ * flag refreshed by a daily job; we derive it from the messages at `now`.) Reads the channel's own
+ * ids, newest first — ids follow send order, so the newest usually decides at once; timestamps are
+ * not assumed monotonic, so a stale channel is read to its end. O(channel), not O(organization).
  */
 export function isRecentlyActive(state: RealmState, streamId: number, now: number): boolean {
   const since = now - RECENTLY_ACTIVE_DAYS * 86400;
-  for (const c of state.messages.chunks) {
-    for (let i = c.ids.length - 1; i >= 0; i--) {
-      if (c.recipient[i] === streamId && c.timestamp[i]! >= since) return true;
-    }
+  const ids = channelMessageIds(state.messages, streamId);
+  for (let i = ids.length - 1; i >= 0; i--) {
+    const at = locateMessage(state.messages, ids[i]!);
+    if (at !== undefined && at.chunk.timestamp[at.index]! >= since) return true;
   }
   return false;
 }

@@ -8,6 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StrMap } from '../../src/core/collections/str-map';
 import { IntMap } from '../../src/core/collections/int-map';
+import { isRecentlyActive } from '../../src/core/channels/stream-dict';
+import { seededRandom } from '../../src/core/context';
 import { to } from '../../src/core/events';
 import { CONVERSATION_INDEXES } from '../../src/core/indexes/conversation-indexes';
 import { derived } from '../../src/core/indexes/derived';
@@ -15,6 +17,7 @@ import { SUBSCRIPTION_INDEXES } from '../../src/core/indexes/subscription-indexe
 import { USER_INDEXES, foldFullName, userIdsByFoldedName } from '../../src/core/indexes/user-indexes';
 import { USER_TOPIC_INDEXES } from '../../src/core/indexes/user-topic-indexes';
 import { conversationParticipants } from '../../src/core/messages/interner';
+import { allMessages } from '../../src/core/messages/store';
 import { Role, type Subscription, type User, type UserTopic } from '../../src/core/model/records';
 import { metadataAccessUserIds, isSubscribed } from '../../src/core/permissions/channels';
 import { isUserInSettingValue, settingValueMembers } from '../../src/core/permissions/groups';
@@ -35,7 +38,8 @@ import { deleteTopic } from '../../src/ops/channels/deleteTopic';
 import { unsubscribe } from '../../src/ops/channels/unsubscribe';
 import { updateSettings } from '../../src/ops/settings/updateSettings';
 import { simulateRealm } from '../../src/simulate/simulate';
-import { devRealm, testCtx } from '../support/realm';
+import { createRealm } from '../../src/core/snapshot/create';
+import { devRealm, devSnapshot, testCtx } from '../support/realm';
 
 /** A plain, order-independent form of any index, for `toEqual`. */
 function plain(value: unknown): unknown {
@@ -387,5 +391,24 @@ describe('to()', () => {
         expect(to(ids, event).users).toEqual([...new Set(ids)].sort((a, b) => a - b));
       }),
     );
+  });
+});
+
+describe('isRecentlyActive', () => {
+  it('reads the channel newest first and agrees with a scan, timestamps in any order', () => {
+    const snap = devSnapshot();
+    // Verona's newest message is old and an older one is recent: only a full read of the channel finds it.
+    const verona = (snap['messages'] as Array<Record<string, unknown>>).filter((m) => m['stream_id'] === 1);
+    for (const m of verona) m['timestamp'] = 1600000000;
+    verona[0]!['timestamp'] = 1735695660;
+    for (const state of [createRealm(snap, { random: seededRandom(1) }), BASES[1]![1]]) {
+      const messages = [...allMessages(state.messages)];
+      const times = [...new Set(messages.map((m) => m.timestamp + 180 * 86400))];
+      for (const now of [...times, 0, 2e9])
+        for (const c of state.channels.keys())
+          expect(isRecentlyActive(state, c, now), `channel ${c} at ${now}`).toBe(
+            messages.some((m) => m.stream_id === c && m.timestamp >= now - 180 * 86400),
+          );
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { to, type AddressedEvent } from '../events';
 import { FLAG_BITS } from '../messages/flags';
-import { channelMessageIds } from '../messages/query';
-import { getRowFlags, updateRowFlags } from '../messages/rows';
+import { unreadInChannel } from '../messages/query';
+import { carryRowHolders } from '../messages/row-holders';
+import { updateRowFlags } from '../messages/rows';
 import type { MessageStore } from '../messages/store';
 import type { Channel, User } from '../model/records';
 import { hasMetadataAccess, metadataAccessUserIds, subscriberIds } from '../permissions/channels';
@@ -141,22 +142,22 @@ function peerRemoveEvents(
 /**
  * What Zulip's deferred worker does after an unsubscription: mark the removed user's unread messages
  * in each of those channels as read, with one `update_message_flags` event per channel that had any.
+ * The unread rows come from intersecting the channel's id list with the user's rows (the shorter one
+ * walked), so the cost follows the user's rows or the channel, whichever is smaller.
  */
 export function markChannelsRead(
   store: MessageStore,
   removals: readonly Removal[],
 ): { store: MessageStore; events: AddressedEvent[] } {
   const events: AddressedEvent[] = [];
-  let rowsByUser = store.rows;
+  let current = store;
   for (const { user, channel } of removals) {
-    const rows = rowsByUser.get(user.user_id);
-    if (rows === undefined) continue;
-    const unread = channelMessageIds(store, channel.stream_id).filter((id) => {
-      const flags = getRowFlags(rows, id);
-      return flags !== undefined && (flags & FLAG_BITS.read) === 0;
-    });
+    const unread = unreadInChannel(current, user.user_id, channel.stream_id);
     if (unread.length === 0) continue;
-    rowsByUser = rowsByUser.set(user.user_id, updateRowFlags(rows, unread, FLAG_BITS.read, 0));
+    const rows = current.rows.get(user.user_id)!;
+    const rowsByUser = current.rows.set(user.user_id, updateRowFlags(rows, unread, FLAG_BITS.read, 0));
+    carryRowHolders(current, rowsByUser);
+    current = { ...current, rows: rowsByUser };
     events.push(
       to([user.user_id], {
         type: 'update_message_flags',
@@ -168,5 +169,5 @@ export function markChannelsRead(
       }),
     );
   }
-  return { store: rowsByUser === store.rows ? store : { ...store, rows: rowsByUser }, events };
+  return { store: current, events };
 }

@@ -1,3 +1,5 @@
+import { lowerBound } from './rows';
+
 /**
  * A persistent sorted list of message ids in fixed-size `Int32Array` chunks: the per-channel,
  * per-topic and per-conversation indexes of the message store. Chunks are never mutated; a removal
@@ -24,28 +26,37 @@ export function buildIdList(ids: ArrayLike<number>, length = ids.length): IdList
   return { chunks, count: length };
 }
 
-/** Removes the given ids; untouched chunks are shared. */
+/**
+ * Removes the given ids; untouched chunks are shared. Each id's chunk is found by binary search, so
+ * the cost is O(k log n) for k ids plus the size of the chunks that lose one, not the list's length.
+ */
 export function removeIds(list: IdList, ids: ReadonlySet<number>): IdList {
-  let changed = false;
+  if (list.count === 0 || ids.size === 0) return list;
+  // chunk index → how many of its ids go
+  const touched = new Map<number, number>();
+  for (const id of ids) {
+    const ci = idChunkFor(list.chunks, id);
+    const c = list.chunks[ci]!;
+    const i = lowerBound(c, id);
+    if (i < c.length && c[i] === id) touched.set(ci, (touched.get(ci) ?? 0) + 1);
+  }
+  if (touched.size === 0) return list;
   const chunks: Int32Array[] = [];
-  let count = 0;
-  for (const c of list.chunks) {
-    let hits = 0;
-    for (let i = 0; i < c.length; i++) if (ids.has(c[i]!)) hits++;
-    if (hits === 0) {
+  let count = list.count;
+  list.chunks.forEach((c, ci) => {
+    const hits = touched.get(ci);
+    if (hits === undefined) {
       chunks.push(c);
-      count += c.length;
-      continue;
+      return;
     }
-    changed = true;
-    if (hits === c.length) continue;
+    count -= hits;
+    if (hits === c.length) return;
     const out = new Int32Array(c.length - hits);
     let j = 0;
     for (let i = 0; i < c.length; i++) if (!ids.has(c[i]!)) out[j++] = c[i]!;
     chunks.push(out);
-    count += out.length;
-  }
-  return changed ? { chunks, count } : list;
+  });
+  return { chunks, count };
 }
 
 /** Every id, ascending. */

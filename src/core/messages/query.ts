@@ -1,5 +1,7 @@
 import { idListToArray } from './idlist';
-import { getRowFlags } from './rows';
+import { FLAG_BITS } from './flags';
+import { getRowFlags, lowerBound } from './rows';
+import { rowHolderCandidates } from './row-holders';
 import type { MessageStore } from './store';
 
 /**
@@ -26,11 +28,88 @@ export function firstMessageIdInChannel(store: MessageStore, streamId: number): 
   return store.byChannel.get(streamId)?.chunks[0]?.[0] ?? null;
 }
 
-/** Users holding a row for any of the given messages, ascending (who receives a delete_message event). */
+/**
+ * Users holding a row for any of the given messages, ascending (who receives a delete_message event).
+ * Probes only the rows of the messages' possible holders (`row-holders.ts`), not every user's.
+ */
 export function usersWithRows(store: MessageStore, ids: readonly number[]): number[] {
+  if (ids.length === 0) return [];
   const out: number[] = [];
-  for (const [userId, rows] of store.rows) {
-    if (ids.some((id) => getRowFlags(rows, id) !== undefined)) out.push(userId);
+  for (const userId of rowHolderCandidates(store, ids)) {
+    const rows = store.rows.get(userId);
+    if (rows !== undefined && ids.some((id) => getRowFlags(rows, id) !== undefined)) out.push(userId);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * The user's unread rows in a channel, ascending: the channel's id list intersected with the user's
+ * rows, walking the shorter of the two and galloping through the other, so the cost is
+ * O(min(channel, rows) · log) — never the organization's, nor a scan of the longer list.
+ */
+export function unreadInChannel(store: MessageStore, userId: number, streamId: number): number[] {
+  const rows = store.rows.get(userId);
+  const list = store.byChannel.get(streamId);
+  if (rows === undefined || list === undefined || rows.count === 0 || list.count === 0) return [];
+  const out: number[] = [];
+  if (list.count <= rows.count) {
+    const probe = sortedProbe(rows.chunks.map((c) => c.ids));
+    for (const c of list.chunks) {
+      for (let i = 0; i < c.length; i++) {
+        const id = c[i]!;
+        if (!probe.seek(id)) continue;
+        if ((rows.chunks[probe.chunk]!.flags[probe.index]! & FLAG_BITS.read) === 0) out.push(id);
+      }
+    }
+  } else {
+    const probe = sortedProbe(list.chunks);
+    for (const c of rows.chunks) {
+      for (let i = 0; i < c.ids.length; i++) {
+        // The flag test first: a read row needs no lookup at all.
+        if ((c.flags[i]! & FLAG_BITS.read) !== 0) continue;
+        const id = c.ids[i]!;
+        if (probe.seek(id)) out.push(id);
+      }
+    }
   }
   return out;
+}
+
+/**
+ * Membership in chunked ascending ids for ids asked in ascending order: each `seek` gallops forward
+ * from the previous position (O(log gap)); after a hit, `chunk`/`index` locate the id.
+ */
+function sortedProbe(chunks: readonly Int32Array[]) {
+  const state = {
+    chunk: 0,
+    index: 0,
+    seek(id: number): boolean {
+      while (state.chunk < chunks.length) {
+        const c = chunks[state.chunk]!;
+        if (c.length === 0 || id > c[c.length - 1]!) {
+          state.chunk++;
+          state.index = 0;
+          continue;
+        }
+        state.index = gallop(c, id, state.index);
+        return c[state.index] === id;
+      }
+      return false;
+    },
+  };
+  return state;
+}
+
+/** The first index ≥ `from` whose element is ≥ id in an ascending array (whose last element is ≥ id). */
+function gallop(ids: Int32Array, id: number, from: number): number {
+  if (ids[from]! >= id) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < ids.length && ids[hi]! < id) {
+    lo = hi;
+    step *= 2;
+    hi = Math.min(ids.length, hi + step);
+  }
+  return lowerBound(ids, id, lo + 1, hi);
 }

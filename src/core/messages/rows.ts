@@ -188,37 +188,49 @@ export function insertRows(rows: UserRows, ids: ArrayLike<number>, flags: ArrayL
 
 /**
  * Removes the rows of the given message ids; untouched chunks are shared. Costs one binary search
- * per id plus the size of the chunks that lose a row.
+ * per id plus a block copy of the chunks that lose a row.
  */
 export function deleteRows(rows: UserRows, ids: ReadonlySet<number>): UserRows {
   if (rows.count === 0) return rows;
-  const touched = new Set<number>();
+  // chunk index → positions of the rows that go
+  const touched = new Map<number, number[]>();
   for (const id of ids) {
     const idx = chunkIndexFor(rows, id);
     const chunk = rows.chunks[idx]!;
     const i = lowerBound(chunk.ids, id);
-    if (i < chunk.ids.length && chunk.ids[i] === id) touched.add(idx);
+    if (i >= chunk.ids.length || chunk.ids[i] !== id) continue;
+    const positions = touched.get(idx);
+    if (positions) positions.push(i);
+    else touched.set(idx, [i]);
   }
   if (touched.size === 0) return rows;
-  let count = 0;
+  let count = rows.count;
   const chunks: RowChunk[] = [];
-  rows.chunks.forEach((chunk, idx) => {
-    if (!touched.has(idx)) {
+  for (let idx = 0; idx < rows.chunks.length; idx++) {
+    const chunk = rows.chunks[idx]!;
+    const positions = touched.get(idx);
+    if (positions === undefined) {
       chunks.push(chunk);
-      count += chunk.ids.length;
-      return;
+      continue;
     }
-    const keep: number[] = [];
-    for (let i = 0; i < chunk.ids.length; i++) if (!ids.has(chunk.ids[i]!)) keep.push(i);
-    if (keep.length === 0) return;
-    const c = { ids: new Int32Array(keep.length), flags: new Uint16Array(keep.length) };
-    keep.forEach((i, j) => {
-      c.ids[j] = chunk.ids[i]!;
-      c.flags[j] = chunk.flags[i]!;
-    });
+    count -= positions.length;
+    const n = chunk.ids.length - positions.length;
+    if (n === 0) continue;
+    positions.sort((a, b) => a - b);
+    const c = { ids: new Int32Array(n), flags: new Uint16Array(n) };
+    // Copy the runs between removed rows as blocks.
+    let from = 0;
+    let j = 0;
+    for (const p of positions) {
+      c.ids.set(chunk.ids.subarray(from, p), j);
+      c.flags.set(chunk.flags.subarray(from, p), j);
+      j += p - from;
+      from = p + 1;
+    }
+    c.ids.set(chunk.ids.subarray(from), j);
+    c.flags.set(chunk.flags.subarray(from), j);
     chunks.push(c);
-    count += keep.length;
-  });
+  }
   return { chunks, count };
 }
 

@@ -12,6 +12,7 @@ import {
 import { MESSAGE_BITS } from './flags';
 import { buildRows, deleteRows, lowerBound, type UserRows } from './rows';
 import { buildIdList, removeIds, type IdList } from './idlist';
+import { carryRowHolders, rowHolderCandidates } from './row-holders';
 
 /**
  * The message store: messages as columns in fixed-size chunks ordered by id, each user's flags as
@@ -387,78 +388,74 @@ export function maxMessageId(store: MessageStore): number {
 }
 
 /**
- * Removes messages and every user's rows for them. Chunks without a deleted message are shared;
- * the cost is proportional to the chunks touched plus one binary search per user with rows.
+ * Removes messages and every user's rows for them. Each id's chunk is found by binary search; only
+ * the chunks (and index-list chunks) that lose a message are rebuilt, the rest are shared, and only
+ * the rows of the messages' possible holders (`row-holders.ts`) are touched: the cost follows the
+ * deleted messages, not the organization's message or user count.
  */
 export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): MessageStore {
   if (ids.size === 0) return store;
-  const chunks: MessageChunk[] = [];
-  let count = 0;
-  // Which index lists lose ids: channel → folded topics, and conversations.
-  const channels = new Map<number, Set<number>>();
-  const conversations = new Set<number>();
-  const senders = new Set<number>();
-  for (const c of store.chunks) {
-    let hits = 0;
-    for (let i = 0; i < c.ids.length; i++) {
-      if (!ids.has(c.ids[i]!)) continue;
-      hits++;
-      senders.add(c.sender[i]!);
-      const r = c.recipient[i]!;
-      if (r > 0) {
-        let topics = channels.get(r);
-        if (!topics) channels.set(r, (topics = new Set()));
-        topics.add(c.topicKey[i]!);
-      } else conversations.add(-r);
+  // chunk index → positions of its deleted messages
+  const perChunk = new Map<number, number[]>();
+  // Which index lists lose which ids: channel (and its folded topics), conversation, sender.
+  const channels = new Map<number, { ids: Set<number>; topics: Map<number, Set<number>> }>();
+  const conversations = new Map<number, Set<number>>();
+  const senders = new Map<number, Set<number>>();
+  let found = 0;
+  for (const id of ids) {
+    const ci = chunkIndexOf(store.chunks, id);
+    if (ci < 0) continue;
+    const c = store.chunks[ci]!;
+    const i = lowerBound(c.ids, id);
+    if (i >= c.ids.length || c.ids[i] !== id) continue;
+    found++;
+    pushTo(perChunk, ci, i);
+    addTo(senders, c.sender[i]!, id);
+    const r = c.recipient[i]!;
+    if (r > 0) {
+      let channel = channels.get(r);
+      if (!channel) channels.set(r, (channel = { ids: new Set(), topics: new Map() }));
+      channel.ids.add(id);
+      addTo(channel.topics, c.topicKey[i]!, id);
+    } else addTo(conversations, -r, id);
+  }
+  let chunks = store.chunks;
+  if (perChunk.size > 0) {
+    const next = store.chunks.slice();
+    // Descending, so removing an emptied chunk does not shift the ones still to rebuild.
+    for (const ci of [...perChunk.keys()].sort((a, b) => b - a)) {
+      const rebuilt = withoutPositions(store.chunks[ci]!, perChunk.get(ci)!);
+      if (rebuilt === undefined) next.splice(ci, 1);
+      else next[ci] = rebuilt;
     }
-    if (hits === 0) {
-      chunks.push(c);
-      count += c.ids.length;
-      continue;
-    }
-    const n = c.ids.length - hits;
-    if (n === 0) continue;
-    const out = allocChunk(n);
-    const content: string[] = [];
-    let j = 0;
-    for (let i = 0; i < c.ids.length; i++) {
-      if (ids.has(c.ids[i]!)) continue;
-      out.ids[j] = c.ids[i]!;
-      out.recipient[j] = c.recipient[i]!;
-      out.topic[j] = c.topic[i]!;
-      out.topicKey[j] = c.topicKey[i]!;
-      out.sender[j] = c.sender[i]!;
-      out.timestamp[j] = c.timestamp[i]!;
-      out.bits[j] = c.bits[i]!;
-      content.push(c.content[i]!);
-      j++;
-    }
-    chunks.push({ ...out, content });
-    count += n;
+    chunks = next;
   }
   let rows = store.rows;
-  for (const [userId, r] of store.rows) {
+  for (const userId of rowHolderCandidates(store, ids)) {
+    const r = rows.get(userId);
+    if (r === undefined) continue;
     const next = deleteRows(r, ids);
     if (next !== r) rows = next.count === 0 ? rows.delete(userId) : rows.set(userId, next);
   }
+  carryRowHolders(store, rows);
   let reactions = store.reactions;
   for (const id of ids) reactions = reactions.delete(id);
   let byChannel = store.byChannel;
   let byTopic = store.byTopic;
-  for (const [streamId, topics] of channels) {
-    byChannel = shrink(byChannel, streamId, ids);
+  for (const [streamId, channel] of channels) {
+    byChannel = shrink(byChannel, streamId, channel.ids);
     let perTopic = byTopic.get(streamId) ?? IntMap.empty<IdList>();
-    for (const t of topics) perTopic = shrink(perTopic, t, ids);
+    for (const [t, topicIds] of channel.topics) perTopic = shrink(perTopic, t, topicIds);
     byTopic = perTopic.size === 0 ? byTopic.delete(streamId) : byTopic.set(streamId, perTopic);
   }
   let byConversation = store.byConversation;
-  for (const cid of conversations) byConversation = shrink(byConversation, cid, ids);
+  for (const [cid, convIds] of conversations) byConversation = shrink(byConversation, cid, convIds);
   let bySender = store.bySender;
-  for (const sender of senders) bySender = shrink(bySender, sender, ids);
+  for (const [sender, senderIds] of senders) bySender = shrink(bySender, sender, senderIds);
   return Object.freeze({
     ...store,
     chunks,
-    count,
+    count: store.count - found,
     rows,
     reactions,
     byChannel,
@@ -466,6 +463,53 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
     byConversation,
     bySender,
   });
+}
+
+/** The chunk that would hold `id` (the last one whose first id is ≤ id), or -1 when there are none. */
+function chunkIndexOf(chunks: readonly MessageChunk[], id: number): number {
+  let lo = 0;
+  let hi = chunks.length - 1;
+  if (hi < 0) return -1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (chunks[mid]!.ids[0]! <= id) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** A copy of chunk `c` without the messages at `positions` (any order), or undefined when none is left. */
+function withoutPositions(c: MessageChunk, positions: number[]): MessageChunk | undefined {
+  const n = c.ids.length - positions.length;
+  if (n === 0) return undefined;
+  positions.sort((a, b) => a - b);
+  const out = allocChunk(n);
+  const content = new Array<string>(n);
+  // Copy the runs between removed messages as blocks.
+  let from = 0;
+  let j = 0;
+  const copyRun = (to: number) => {
+    out.ids.set(c.ids.subarray(from, to), j);
+    out.recipient.set(c.recipient.subarray(from, to), j);
+    out.topic.set(c.topic.subarray(from, to), j);
+    out.topicKey.set(c.topicKey.subarray(from, to), j);
+    out.sender.set(c.sender.subarray(from, to), j);
+    out.timestamp.set(c.timestamp.subarray(from, to), j);
+    out.bits.set(c.bits.subarray(from, to), j);
+    for (let i = from; i < to; i++) content[j++] = c.content[i]!;
+  };
+  for (const p of positions) {
+    copyRun(p);
+    from = p + 1;
+  }
+  copyRun(c.ids.length);
+  return { ...out, content };
+}
+
+function addTo(map: Map<number, Set<number>>, key: number, id: number): void {
+  const set = map.get(key);
+  if (set) set.add(id);
+  else map.set(key, new Set([id]));
 }
 
 function shrink(map: IntMap<IdList>, key: number, ids: ReadonlySet<number>): IntMap<IdList> {
@@ -483,6 +527,9 @@ export function usersWithRow(
   hasRow: (rows: UserRows, id: number) => boolean,
 ): number[] {
   const out: number[] = [];
-  for (const [userId, r] of store.rows) if (hasRow(r, id)) out.push(userId);
-  return out;
+  for (const userId of rowHolderCandidates(store, [id])) {
+    const r = store.rows.get(userId);
+    if (r !== undefined && hasRow(r, id)) out.push(userId);
+  }
+  return out.sort((a, b) => a - b);
 }

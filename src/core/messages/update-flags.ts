@@ -1,4 +1,5 @@
 import { FLAG_BITS } from './flags';
+import { carryRowHolders } from './row-holders';
 import { EMPTY_ROWS, insertRows, updateRowFlags, type RowChunk, type UserRows } from './rows';
 import type { MessageStore } from './store';
 
@@ -78,5 +79,8 @@ export function changeFlag(
   let rows: UserRows = chunks ? { chunks, count: before.count } : before;
   if (existing.length > 0) rows = updateRowFlags(rows, existing, add ? bit : 0, add ? 0 : bit);
   if (created.length > 0) rows = insertRows(rows, created, createdFlags);
-  return { store: { ...store, rows: store.rows.set(userId, rows) }, changed, created };
+  const rowsByUser = store.rows.set(userId, rows);
+  // Created rows may make the user a holder of a channel they had no row in.
+  carryRowHolders(store, rowsByUser, userId, created);
+  return { store: { ...store, rows: rowsByUser }, changed, created };
 }

@@ -166,7 +166,8 @@ export function viewOf(state: RealmState, userId: number): ClientView {
       name: g.name,
       description: g.description,
       deactivated: g.deactivated,
-      members: [...g.members].sort((a, b) => a - b),
+      // As register sends them: deactivated users are left out of a group's members.
+      members: g.members.filter((id) => state.users.get(id)?.is_active === true).sort((a, b) => a - b),
       direct_subgroup_ids: [...g.direct_subgroup_ids].sort((a, b) => a - b),
       settings: Object.fromEntries(USER_GROUP_SETTING_NAMES.map((n) => [n, settingApiValue(state, g[n])])),
     };

@@ -90,7 +90,7 @@ export function loadSubscriptions(
       user_id: sub.user_id,
       stream_id: sub.stream_id,
       active: sub.active ?? true,
-      color: (sub.color ?? DEFAULT_SUBSCRIPTION_COLOR).toLowerCase(),
+      color: sub.color ?? DEFAULT_SUBSCRIPTION_COLOR,
       is_muted: sub.is_muted ?? false,
       pin_to_top: sub.pin_to_top ?? false,
       desktop_notifications: sub.desktop_notifications ?? null,

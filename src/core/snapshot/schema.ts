@@ -6,7 +6,8 @@ import { USER_SETTING_DEFAULTS } from '../model/user-settings';
  * Cross-record checks (unique ids, references) live in validate.ts. Messages are checked by hand
  * in messages.ts: a million of them through zod would take minutes.
  */
-const id = z.int().positive();
+/** Ids are positive and fit the engine's 31-bit maps (Zulip's ids are PostgreSQL integers too). */
+const id = z.int().positive().max(0x7fffffff);
 const ts = z.int().nonnegative();
 
 export const groupSettingInput = z.union([
@@ -169,9 +170,10 @@ export const subscriptionSchema = z
     user_id: id,
     stream_id: id,
     active: z.boolean().optional(),
+    // What PATCH subscription properties accepts: 3 to 6 hex digits (Python's `$` allows a final newline).
     color: z
       .string()
-      .regex(/^#[0-9a-fA-F]{6}$/, 'must be #rrggbb')
+      .regex(/^#[0-9a-fA-F]{3,6}\n?$/, 'must be # and 3 to 6 hex digits')
       .optional(),
     is_muted: z.boolean().optional(),
     pin_to_top: z.boolean().optional(),

@@ -178,9 +178,3 @@ export function codePointLength(s: string): number {
   return n;
 }
 
-/** A string of at most `max` code points, with Zulip's "too long" message. */
-export function maxLengthString(max: number): z.ZodType<string> {
-  return z.string().superRefine((s, ctx) => {
-    if (codePointLength(s) > max) zulipIssue(ctx, `{var} is too long (limit: ${max} characters)`);
-  });
-}

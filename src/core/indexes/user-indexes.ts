@@ -94,11 +94,6 @@ export function carryUserIndexes(from: Users, to: Users, before: User | undefine
   for (const index of Object.values(USER_INDEXES)) index.carry(from, to, change);
 }
 
-/** Active user ids by system-group rank (index 1 owners … 6 guests; index 0 is empty). */
-export function usersByRank(state: RealmState): readonly IdSet[] {
-  return ranks.get(state.users);
-}
-
 /**
  * Active users in the system group of rank `maxRank` (`SYSTEM_GROUP_RANK`: everyone of rank ≤ it),
  * ascending. O(answer).

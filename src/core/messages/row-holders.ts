@@ -113,34 +113,28 @@ export function buildRowHolders(store: MessageStore): RowHolders {
       }
     }
   }
-  // recipient → 1 + the last user added for it (so each pair is added once per user)
-  const streamStamp = new Int32Array(maxStream + 1);
-  const conversationStamp = new Int32Array(maxConversation + 1);
-  let missingStamp = 0;
+  // (recipient + maxConversation) → 1 + the last user added for it: each pair is added once.
+  const offset = maxConversation;
+  const stamps = new Int32Array(maxStream + maxConversation + 1);
+  const dense = table;
+  const recipientOf: (id: number) => number =
+    dense === undefined
+      ? recipientCursor(chunks)
+      : (id) => {
+          const k = id - first;
+          return k >= 0 && k < span ? dense[k]! : 0;
+        };
   for (const [userId, rows] of store.rows) {
     const stamp = userId + 1;
-    const locate = table === undefined ? recipientCursor(chunks) : undefined;
     let last = NaN;
     for (const c of rows.chunks) {
       const ids = c.ids;
       for (let i = 0; i < ids.length; i++) {
-        let r: number;
-        if (table !== undefined) {
-          const k = ids[i]! - first;
-          r = k >= 0 && k < span ? table[k]! : 0;
-        } else r = locate!(ids[i]!);
+        const r = recipientOf(ids[i]!);
         if (r === last) continue;
         last = r;
-        if (r > 0) {
-          if (streamStamp[r] === stamp) continue;
-          streamStamp[r] = stamp;
-        } else if (r < 0) {
-          if (conversationStamp[-r] === stamp) continue;
-          conversationStamp[-r] = stamp;
-        } else {
-          if (missingStamp === stamp) continue;
-          missingStamp = stamp;
-        }
+        if (stamps[r + offset] === stamp) continue;
+        stamps[r + offset] = stamp;
         holdersFor(index, r).add(userId);
       }
     }

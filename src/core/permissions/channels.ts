@@ -6,10 +6,6 @@ import { settingValueMembers } from './groups';
 import { hasPermission, CHANNEL_SETTING_RULES } from './setting-rules';
 import { isGuest, isRealmAdmin } from './roles';
 
-export function getChannel(state: RealmState, streamId: number): Channel | undefined {
-  return state.channels.get(streamId);
-}
-
 export function getChannelByName(state: RealmState, name: string): Channel | undefined {
   const id = state.channelsByName.get(name.toLowerCase());
   return id === undefined ? undefined : state.channels.get(id);

@@ -1,21 +1,9 @@
 import { isAnonymousGroup, type GroupSettingValue, type SystemGroupName } from '../model/group-setting';
-import type { User, UserGroup } from '../model/records';
+import type { User } from '../model/records';
 import { sortUniqueIds } from '../indexes/id-sets';
 import { activeUserIdsUpToRank } from '../indexes/user-indexes';
 import type { RealmState } from '../state';
 import { SYSTEM_GROUP_RANK, systemGroupRank } from './roles';
-
-export function getGroup(state: RealmState, id: number): UserGroup | undefined {
-  return state.groups.get(id);
-}
-
-export function systemGroupId(state: RealmState, name: SystemGroupName): number {
-  return state.systemGroups[name];
-}
-
-export function systemGroupName(group: UserGroup): SystemGroupName | undefined {
-  return group.is_system_group ? (group.name as SystemGroupName) : undefined;
-}
 
 /**
  * Whether an active user is in a group, directly or through subgroups at any depth. Each group is

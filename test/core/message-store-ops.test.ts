@@ -420,7 +420,7 @@ describe('unreadInChannel / markChannelsRead', () => {
             updateRowFlags(expectedRows.get(user.user_id)!, unread, FLAG_BITS.read, 0),
           );
         }
-        expect(r.events.map((e) => e.event['messages'])).toEqual(messages);
+        expect(r.events.map((e) => (e.event as { messages?: unknown }).messages)).toEqual(messages);
         expect(contents(r.store)).toEqual(contents({ ...store, rows: expectedRows }));
         for (const { user, channel } of removals)
           expect(unreadInChannel(r.store, user.user_id, channel.stream_id)).toEqual([]);

@@ -20,7 +20,10 @@ export default tseslint.config(
     // The core is pure and runtime-agnostic: no Node built-ins, no clock, no ambient randomness.
     files: ['src/core/**/*.ts', 'src/ops/**/*.ts', 'src/wire/**/*.ts', 'src/narrow/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'crypto', 'better-sqlite3', 'pg'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['node:*', 'fs', 'path', 'crypto', 'better-sqlite3', 'pg'] },
+      ],
       'no-restricted-properties': [
         'error',
         { object: 'Math', property: 'random', message: 'Randomness comes from ctx.random.' },

@@ -2,7 +2,12 @@
  * A plain JSON snapshot of a given size, generated deterministically, for measuring createRealm on
  * the snapshot path (simulateRealm builds states directly and is measured elsewhere).
  */
-export function generateSnapshot(users: number, channels: number, messages: number, maxSubscribers = 200): Record<string, unknown> {
+export function generateSnapshot(
+  users: number,
+  channels: number,
+  messages: number,
+  maxSubscribers = 200,
+): Record<string, unknown> {
   let seed = 12345;
   const rnd = (n: number) => {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -15,7 +20,11 @@ export function generateSnapshot(users: number, channels: number, messages: numb
     role: i === 0 ? 100 : i < 5 ? 200 : i % 50 === 0 ? 600 : 400,
     api_key: `k${String(i + 1).padStart(31, '0')}`,
   }));
-  const channelList = Array.from({ length: channels }, (_, i) => ({ stream_id: i + 1, name: `channel ${i + 1}`, invite_only: i % 10 === 0 }));
+  const channelList = Array.from({ length: channels }, (_, i) => ({
+    stream_id: i + 1,
+    name: `channel ${i + 1}`,
+    invite_only: i % 10 === 0,
+  }));
   // Channel sizes with a long tail: channel k has about users / (1 + k/4) subscribers, capped.
   const subscriptions: Array<{ user_id: number; stream_id: number }> = [];
   for (let c = 1; c <= channels; c++) {
@@ -30,7 +39,21 @@ export function generateSnapshot(users: number, channels: number, messages: numb
   });
   const msgs = Array.from({ length: messages }, (_, i) => {
     const stream = 1 + (rnd(channels) % Math.max(1, Math.floor(channels / 3) + 1));
-    return { id: i + 1, sender_id: 1 + rnd(users), stream_id: stream, topic: `topic ${rnd(20)}`, content: 'x', timestamp: 1_700_000_000 + i };
+    return {
+      id: i + 1,
+      sender_id: 1 + rnd(users),
+      stream_id: stream,
+      topic: `topic ${rnd(20)}`,
+      content: 'x',
+      timestamp: 1_700_000_000 + i,
+    };
   });
-  return { format: 'chat-realm.snapshot/1', now: 1_795_219_200, users: userList, channels: channelList, subscriptions: subs, messages: msgs };
+  return {
+    format: 'chat-realm.snapshot/1',
+    now: 1_795_219_200,
+    users: userList,
+    channels: channelList,
+    subscriptions: subs,
+    messages: msgs,
+  };
 }

@@ -29,7 +29,10 @@ function writeSection(name: string, markdown: string): void {
 }
 
 // `--only=flags,ops,persistence,small-change` runs a subset.
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 const wanted = (name: string) => !only || only.includes(name);
 
 if (wanted('flags')) {

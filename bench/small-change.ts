@@ -27,10 +27,12 @@ function timeUs(fn: () => void, reps: number): number {
   return ((performance.now() - t0) / reps) * 1000;
 }
 
-export function measureSmallChange(scales: Array<{ name: string; k: number }> = [
-  { name: 'small', k: 1 },
-  { name: 'large (100×)', k: 100 },
-]): SmallChangeRow[] {
+export function measureSmallChange(
+  scales: Array<{ name: string; k: number }> = [
+    { name: 'small', k: 1 },
+    { name: 'large (100×)', k: 100 },
+  ],
+): SmallChangeRow[] {
   const rows: SmallChangeRow[] = [];
   for (const { name, k } of scales) {
     const snapshot = generateSnapshot(100 * k, 10 * k, 10_000 * k, 30);
@@ -41,16 +43,30 @@ export function measureSmallChange(scales: Array<{ name: string; k: number }> = 
     let flip = false;
     const ours = timeUs(() => {
       flip = !flip;
-      const next = edit(state, (d) => putUser(d, editRecord(target, (u) => void (u.full_name = flip ? 'A' : 'B'))));
+      const next = edit(state, (d) =>
+        putUser(
+          d,
+          editRecord(target, (u) => void (u.full_name = flip ? 'A' : 'B')),
+        ),
+      );
       if (next.messages !== state.messages) throw new Error('the message store was copied');
     }, 2000);
     // Baseline: the same users as a plain object keyed by id, changed with immer.
-    const plain = { users: Object.fromEntries([...state.users.values()].map((u) => [u.user_id, u])) as Record<number, User> };
+    const plain = {
+      users: Object.fromEntries([...state.users.values()].map((u) => [u.user_id, u])) as Record<number, User>,
+    };
     const baseline = timeUs(() => {
       flip = !flip;
       produce(plain, (d) => void (d.users[7]!.full_name = flip ? 'A' : 'B'));
     }, 200);
-    rows.push({ scale: name, users: state.users.size, messages: state.messages.count, createMs, oursUs: ours, baselineUs: baseline });
+    rows.push({
+      scale: name,
+      users: state.users.size,
+      messages: state.messages.count,
+      createMs,
+      oursUs: ours,
+      baselineUs: baseline,
+    });
   }
   return rows;
 }
@@ -72,7 +88,10 @@ export function smallChangeMarkdown(rows: readonly SmallChangeRow[]): string {
     ),
   ];
   if (a && b) {
-    lines.push('', `Growth large ÷ small: chat-realm ${(b.oursUs / a.oursUs).toFixed(2)}×, plain-object baseline ${(b.baselineUs / a.baselineUs).toFixed(1)}×. The message store is never copied (checked on every run).`);
+    lines.push(
+      '',
+      `Growth large ÷ small: chat-realm ${(b.oursUs / a.oursUs).toFixed(2)}×, plain-object baseline ${(b.baselineUs / a.baselineUs).toFixed(1)}×. The message store is never copied (checked on every run).`,
+    );
   }
   return lines.join('\n');
 }
@@ -82,7 +101,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.table(rows);
   const [a, b] = rows;
   if (a && b) {
-    console.log(`ours: large/small = ${(b.oursUs / a.oursUs).toFixed(2)}×; plain-object baseline: ${(b.baselineUs / a.baselineUs).toFixed(2)}×`);
-    console.log(`at the large scale ours is ${(b.baselineUs / b.oursUs).toFixed(1)}× faster than the baseline`);
+    console.log(
+      `ours: large/small = ${(b.oursUs / a.oursUs).toFixed(2)}×; plain-object baseline: ${(b.baselineUs / a.baselineUs).toFixed(2)}×`,
+    );
+    console.log(
+      `at the large scale ours is ${(b.baselineUs / b.oursUs).toFixed(1)}× faster than the baseline`,
+    );
   }
 }

@@ -7,8 +7,14 @@ import { dirname, join } from 'node:path';
 const [tarball, tmp] = process.argv.slice(2);
 const project = join(tmp, 'consumer');
 mkdirSync(project, { recursive: true });
-writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=peer', tarball], { cwd: project, stdio: 'ignore' });
+writeFileSync(
+  join(project, 'package.json'),
+  JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+);
+execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=peer', tarball], {
+  cwd: project,
+  stdio: 'ignore',
+});
 // The optional peers (drivers, fast-check) come from this checkout, linked rather than rebuilt.
 for (const peer of ['better-sqlite3', 'pg', 'fast-check', '@electric-sql/pglite']) {
   const from = join(process.cwd(), 'node_modules', peer);
@@ -22,9 +28,15 @@ let failed = 0;
 for (const sub of subpaths) {
   const spec = sub === '.' ? 'chat-realm' : `chat-realm/${sub.slice(2)}`;
   for (const mode of ['import', 'require']) {
-    const code = mode === 'import' ? `await import(${JSON.stringify(spec)})` : `require(${JSON.stringify(spec)})`;
+    const code =
+      mode === 'import' ? `await import(${JSON.stringify(spec)})` : `require(${JSON.stringify(spec)})`;
     const file = join(project, mode === 'import' ? 'check.mjs' : 'check.cjs');
-    writeFileSync(file, mode === 'import' ? `const m = ${code}; if (!Object.keys(m).length) throw new Error('empty');` : `const m = ${code}; if (!Object.keys(m).length) throw new Error('empty');`);
+    writeFileSync(
+      file,
+      mode === 'import'
+        ? `const m = ${code}; if (!Object.keys(m).length) throw new Error('empty');`
+        : `const m = ${code}; if (!Object.keys(m).length) throw new Error('empty');`,
+    );
     try {
       execFileSync('node', [file], { cwd: project, stdio: 'pipe' });
       console.log(`ok   ${mode.padEnd(7)} ${spec}`);

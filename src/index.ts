@@ -29,6 +29,20 @@ export type { UserSettings, UserSettingName } from './core/model/user-settings';
 export { handleApiRequest, type ApiRequest } from './wire/handle';
 export { basicAuthHeader } from './wire/auth';
 export * from './ops/index';
-export { simulateRealm, PRESETS, HEAVY_USER_ID, type SimulateOptions, type Preset } from './simulate/simulate';
+export {
+  simulateRealm,
+  PRESETS,
+  HEAVY_USER_ID,
+  type SimulateOptions,
+  type Preset,
+} from './simulate/simulate';
 export { snapshotText } from './simulate/snapshot-text';
-export { parseNarrow, buildNarrow, selectWindow, firstUnreadAnchor, type NarrowTerm, type NarrowPlan, type Selection } from './narrow';
+export {
+  parseNarrow,
+  buildNarrow,
+  selectWindow,
+  firstUnreadAnchor,
+  type NarrowTerm,
+  type NarrowPlan,
+  type Selection,
+} from './narrow';

@@ -177,4 +177,3 @@ export function codePointLength(s: string): number {
   for (const _ of s) n++;
   return n;
 }
-

@@ -29,7 +29,8 @@ export function authenticate(state: RealmState, header: string | undefined): Act
   }
   if (state.realm.deactivated) return errors.unauthorized('This organization has been deactivated');
   if (!user.is_active) return errors.unauthorized('Account is deactivated');
-  if (user.is_bot && user.bot_type === 2) return errors.unauthorized('This API is not available to incoming webhook bots.');
+  if (user.is_bot && user.bot_type === 2)
+    return errors.unauthorized('This API is not available to incoming webhook bots.');
   return { userId: user.user_id };
 }
 

@@ -29,5 +29,7 @@ export function matchRoute(method: string, path: string): RouteMatch {
     if (route.op.def.method === method) return { kind: 'found', op: route.op, pathParams: { ...m.groups } };
     allowed.push(route.op.def.method);
   }
-  return allowed.length > 0 ? { kind: 'wrong_method', allowed: [...new Set(allowed)].sort() } : { kind: 'not_found' };
+  return allowed.length > 0
+    ? { kind: 'wrong_method', allowed: [...new Set(allowed)].sort() }
+    : { kind: 'not_found' };
 }

@@ -33,45 +33,62 @@ describe('the core in a browser', () => {
     const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
     const offenders: string[] = [];
     for (const [file, input] of Object.entries(metafile.inputs)) {
-      for (const imp of input.imports) if (imp.path.startsWith('node:') || builtins.has(imp.path)) offenders.push(`${file} → ${imp.path}`);
+      for (const imp of input.imports)
+        if (imp.path.startsWith('node:') || builtins.has(imp.path)) offenders.push(`${file} → ${imp.path}`);
     }
     expect(offenders).toEqual([]);
   });
 
-  it.skipIf(!existsSync(CHROMIUM))('runs createRealm and an operation in headless Chromium, as in Node', async () => {
-    const { code } = await bundleCore();
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    try {
-      const page = await browser.newPage();
-      await page.setContent('<!doctype html><title>chat-realm</title>');
-      await page.addScriptTag({ content: code });
-      const request = {
-        method: 'PATCH',
-        url: '/api/v1/settings',
-        headers: { authorization: basicAuthHeader('hamlet@zulip.com', 'hamletKKKKKKKKKKKKKKKKKKKKApiKey') },
-        body: 'twenty_four_hour_time=true',
-      };
-      const inBrowser = await page.evaluate(
-        ({ fixture, request }) => {
-          type Lib = { createRealm: typeof createRealm; handleApiRequest: typeof handleApiRequest; seededRandom: typeof seededRandom };
-          const lib = (globalThis as unknown as { ChatRealm: Lib }).ChatRealm;
-          const realm = lib.createRealm(JSON.parse(fixture), { random: lib.seededRandom(1) });
-          const r = lib.handleApiRequest(realm, request, { now: 1795219200, random: lib.seededRandom(2) });
-          return { status: r.status, body: r.body, events: r.events, ua: navigator.userAgent };
-        },
-        { fixture, request },
-      );
-      const realm = createRealm(JSON.parse(fixture), { random: seededRandom(1) });
-      const inNode = handleApiRequest(realm, request, { now: 1795219200, random: seededRandom(2) });
-      expect(inBrowser.ua).toMatch(/Chrome/);
-      expect({ status: inBrowser.status, body: inBrowser.body, events: inBrowser.events }).toEqual(
-        JSON.parse(JSON.stringify({ status: inNode.status, body: inNode.body, events: inNode.events })),
-      );
-    } finally {
-      await browser.close();
-    }
-  });
+  it.skipIf(!existsSync(CHROMIUM))(
+    'runs createRealm and an operation in headless Chromium, as in Node',
+    async () => {
+      const { code } = await bundleCore();
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        await page.setContent('<!doctype html><title>chat-realm</title>');
+        await page.addScriptTag({ content: code });
+        const request = {
+          method: 'PATCH',
+          url: '/api/v1/settings',
+          headers: { authorization: basicAuthHeader('hamlet@zulip.com', 'hamletKKKKKKKKKKKKKKKKKKKKApiKey') },
+          body: 'twenty_four_hour_time=true',
+        };
+        const inBrowser = await page.evaluate(
+          ({ fixture, request }) => {
+            type Lib = {
+              createRealm: typeof createRealm;
+              handleApiRequest: typeof handleApiRequest;
+              seededRandom: typeof seededRandom;
+            };
+            const lib = (globalThis as unknown as { ChatRealm: Lib }).ChatRealm;
+            const realm = lib.createRealm(JSON.parse(fixture), { random: lib.seededRandom(1) });
+            const r = lib.handleApiRequest(realm, request, { now: 1795219200, random: lib.seededRandom(2) });
+            return { status: r.status, body: r.body, events: r.events, ua: navigator.userAgent };
+          },
+          { fixture, request },
+        );
+        const realm = createRealm(JSON.parse(fixture), { random: seededRandom(1) });
+        const inNode = handleApiRequest(realm, request, { now: 1795219200, random: seededRandom(2) });
+        expect(inBrowser.ua).toMatch(/Chrome/);
+        expect({ status: inBrowser.status, body: inBrowser.body, events: inBrowser.events }).toEqual(
+          JSON.parse(JSON.stringify({ status: inNode.status, body: inNode.body, events: inNode.events })),
+        );
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -1,8 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildRows, deleteRows, forEachRow, getRowFlags, insertRows, updateRowFlags, ROW_CHUNK } from '../../src/core/messages/rows';
+import {
+  buildRows,
+  deleteRows,
+  forEachRow,
+  getRowFlags,
+  insertRows,
+  updateRowFlags,
+  ROW_CHUNK,
+} from '../../src/core/messages/rows';
 
-const sortedIds = fc.uniqueArray(fc.integer({ min: 1, max: 20_000 }), { maxLength: 3 * ROW_CHUNK }).map((a) => a.sort((x, y) => x - y));
+const sortedIds = fc
+  .uniqueArray(fc.integer({ min: 1, max: 20_000 }), { maxLength: 3 * ROW_CHUNK })
+  .map((a) => a.sort((x, y) => x - y));
 const toList = (r: ReturnType<typeof buildRows>) => {
   const out: Array<[number, number]> = [];
   forEachRow(r, (id, f) => out.push([id, f]));
@@ -12,17 +22,30 @@ const toList = (r: ReturnType<typeof buildRows>) => {
 describe('UserRows', () => {
   it('updates flags copy-on-write: the old rows are unchanged, untouched chunks are shared', () => {
     fc.assert(
-      fc.property(sortedIds, fc.array(fc.nat()), fc.nat({ max: 255 }), fc.nat({ max: 255 }), (ids, picks, set, clear) => {
-        const rows = buildRows(ids, ids.map(() => 0));
-        const before = toList(rows);
-        const chosen = [...new Set(picks.map((p) => ids[p % Math.max(1, ids.length)]).filter((x): x is number => x !== undefined))].sort((a, b) => a - b);
-        const next = updateRowFlags(rows, chosen, set, clear);
-        expect(toList(rows)).toEqual(before);
-        const chosenSet = new Set(chosen);
-        for (const [id, f] of toList(next)) expect(f).toBe(chosenSet.has(id) ? (0 | set) & ~clear : 0);
-        const touched = next.chunks.filter((c, i) => c !== rows.chunks[i]).length;
-        expect(touched).toBeLessThanOrEqual(chosen.length);
-      }),
+      fc.property(
+        sortedIds,
+        fc.array(fc.nat()),
+        fc.nat({ max: 255 }),
+        fc.nat({ max: 255 }),
+        (ids, picks, set, clear) => {
+          const rows = buildRows(
+            ids,
+            ids.map(() => 0),
+          );
+          const before = toList(rows);
+          const chosen = [
+            ...new Set(
+              picks.map((p) => ids[p % Math.max(1, ids.length)]).filter((x): x is number => x !== undefined),
+            ),
+          ].sort((a, b) => a - b);
+          const next = updateRowFlags(rows, chosen, set, clear);
+          expect(toList(rows)).toEqual(before);
+          const chosenSet = new Set(chosen);
+          for (const [id, f] of toList(next)) expect(f).toBe(chosenSet.has(id) ? (0 | set) & ~clear : 0);
+          const touched = next.chunks.filter((c, i) => c !== rows.chunks[i]).length;
+          expect(touched).toBeLessThanOrEqual(chosen.length);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -31,7 +54,14 @@ describe('UserRows', () => {
     fc.assert(
       fc.property(sortedIds, sortedIds, (a, b) => {
         const extra = b.filter((x) => !a.includes(x));
-        const rows = insertRows(buildRows(a, a.map(() => 1)), extra, extra.map(() => 2));
+        const rows = insertRows(
+          buildRows(
+            a,
+            a.map(() => 1),
+          ),
+          extra,
+          extra.map(() => 2),
+        );
         const merged = [...a, ...extra].sort((x, y) => x - y);
         expect(toList(rows).map(([id]) => id)).toEqual(merged);
         for (const id of extra) expect(getRowFlags(rows, id)).toBe(2);

@@ -71,7 +71,12 @@ describe('createRealm / snapshotRealm', () => {
   it('writes default flags from subscriptions when a message has none', () => {
     const c = roundTrip({
       format: 'chat-realm.snapshot/1',
-      users: [1, 2, 3].map((id) => ({ user_id: id, email: `${id}@x.y`, full_name: `U${id}`, api_key: String(id).repeat(32) })),
+      users: [1, 2, 3].map((id) => ({
+        user_id: id,
+        email: `${id}@x.y`,
+        full_name: `U${id}`,
+        api_key: String(id).repeat(32),
+      })),
       channels: [{ stream_id: 1, name: 'x' }],
       subscriptions: [
         { user_id: 1, stream_id: 1 },
@@ -84,7 +89,8 @@ describe('createRealm / snapshotRealm', () => {
 });
 
 describe('SnapshotError', () => {
-  const base = () => devSnapshot() as Record<string, unknown> & Record<string, Array<Record<string, unknown>>>;
+  const base = () =>
+    devSnapshot() as Record<string, unknown> & Record<string, Array<Record<string, unknown>>>;
 
   it('lists every problem with its path and builds nothing', () => {
     const s = base();
@@ -129,7 +135,9 @@ describe('SnapshotError', () => {
     const s = base();
     s['users']!.push({ ...s['users']![0]!, api_key: 'Z'.repeat(32) });
     s['channels']!.push({ stream_id: 77, name: 'VERONA' });
-    expect(() => createRealm(s)).toThrow(/duplicate user_id 1[\s\S]*duplicate email[\s\S]*duplicate name "verona"/);
+    expect(() => createRealm(s)).toThrow(
+      /duplicate user_id 1[\s\S]*duplicate email[\s\S]*duplicate name "verona"/,
+    );
   });
 
   it('refuses any mutation of a valid snapshot into an invalid one, with a path', () => {

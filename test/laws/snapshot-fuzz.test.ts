@@ -331,4 +331,3 @@ describe('states made by operations', () => {
     expect(snapshotRealm(createRealm(JSON.parse(JSON.stringify(exported)), opts))).toEqual(exported);
   });
 });
-

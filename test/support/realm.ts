@@ -43,7 +43,11 @@ export type CastName = keyof typeof cast;
 export const as = (name: CastName) => ({ userId: cast[name] });
 
 /** A deterministic context for tests. */
-export const testCtx = (over: OpContext = {}): OpContext => ({ now: 1795219200, random: seededRandom(42), ...over });
+export const testCtx = (over: OpContext = {}): OpContext => ({
+  now: 1795219200,
+  random: seededRandom(42),
+  ...over,
+});
 
 /** Calls the wire layer as a user of the realm, with params as form fields. */
 export function wire(
@@ -55,7 +59,9 @@ export function wire(
   ctx: OpContext = testCtx(),
 ): OpResult {
   const user = who === null ? undefined : state.users.get(cast[who]);
-  const headers: Record<string, string> = user ? { authorization: basicAuthHeader(user.delivery_email, user.api_key) } : {};
+  const headers: Record<string, string> = user
+    ? { authorization: basicAuthHeader(user.delivery_email, user.api_key) }
+    : {};
   const isGet = method === 'GET';
   const qs = new URLSearchParams(params).toString();
   return handleApiRequest(

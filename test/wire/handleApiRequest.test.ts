@@ -31,9 +31,17 @@ describe('handleApiRequest', () => {
   });
 
   it('refuses a non-Basic scheme with 400', () => {
-    const r = handleApiRequest(state, { method: 'GET', url: '/api/v1/users/me', headers: { Authorization: 'Bearer x' } });
+    const r = handleApiRequest(state, {
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: { Authorization: 'Bearer x' },
+    });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ result: 'error', msg: 'This endpoint requires HTTP basic authentication.', code: 'BAD_REQUEST' });
+    expect(r.body).toEqual({
+      result: 'error',
+      msg: 'This endpoint requires HTTP basic authentication.',
+      code: 'BAD_REQUEST',
+    });
   });
 
   it.each([

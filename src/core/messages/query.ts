@@ -84,17 +84,25 @@ function sortedProbe(chunks: readonly Int32Array[]) {
     chunk: 0,
     index: 0,
     seek(id: number): boolean {
-      while (state.chunk < chunks.length) {
-        const c = chunks[state.chunk]!;
-        if (c.length === 0 || id > c[c.length - 1]!) {
-          state.chunk++;
-          state.index = 0;
-          continue;
+      let c = chunks[state.chunk];
+      if (c === undefined) return false;
+      if (id > c[c.length - 1]!) {
+        // Past this chunk: binary search the later chunks for the first whose last id is ≥ id.
+        let lo = state.chunk + 1;
+        let hi = chunks.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          const m = chunks[mid]!;
+          if (m[m.length - 1]! < id) lo = mid + 1;
+          else hi = mid;
         }
-        state.index = gallop(c, id, state.index);
-        return c[state.index] === id;
+        state.chunk = lo;
+        state.index = 0;
+        c = chunks[lo];
+        if (c === undefined) return false;
       }
-      return false;
+      state.index = gallop(c, id, state.index);
+      return c[state.index] === id;
     },
   };
   return state;

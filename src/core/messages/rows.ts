@@ -111,38 +111,6 @@ export function updateRowFlags(rows: UserRows, ids: ArrayLike<number>, set: numb
 }
 
 /**
- * Like `updateRowFlags`, for rows whose positions are already known (`chunk * 65536 + index`, as
- * the narrow engine reports them): no search at all, one copy per touched chunk.
- */
-export function updateRowFlagsAt(
-  rows: UserRows,
-  positions: ArrayLike<number>,
-  set: number,
-  clear: number,
-): UserRows {
-  let chunks: RowChunk[] | undefined;
-  let copiedAt = -1;
-  let copy: Uint16Array | undefined;
-  for (let k = 0; k < positions.length; k++) {
-    const p = positions[k]!;
-    if (p < 0) continue;
-    const idx = p >>> 16;
-    const pos = p & 0xffff;
-    if (idx !== copiedAt) {
-      chunks ??= rows.chunks.slice();
-      const current = chunks[idx]!;
-      if (current === rows.chunks[idx]) {
-        copy = current.flags.slice();
-        chunks[idx] = { ids: current.ids, flags: copy };
-      } else copy = current.flags;
-      copiedAt = idx;
-    }
-    copy![pos] = (copy![pos]! | set) & ~clear;
-  }
-  return chunks ? { chunks, count: rows.count } : rows;
-}
-
-/**
  * Inserts rows (ascending ids not already present) with their flags. Only the chunks receiving
  * rows are rebuilt (a chunk grown past twice the chunk size is split), so inserting k rows costs
  * O(k + touched chunks), not O(all rows).

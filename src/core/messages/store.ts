@@ -344,14 +344,6 @@ export class MessageCursor {
   }
 }
 
-/** `MessageCursor` as a function returning the location (allocates one object per answer). */
-export function ascendingLocator(
-  store: MessageStore,
-): (id: number) => { chunk: MessageChunk; index: number } | undefined {
-  const cursor = new MessageCursor(store);
-  return (id) => (cursor.seek(id) ? { chunk: cursor.chunk!, index: cursor.index } : undefined);
-}
-
 export function getMessage(store: MessageStore, id: number): MessageRecord | undefined {
   const at = locateMessage(store, id);
   return at && decode(store, at.chunk, at.index);
@@ -379,12 +371,6 @@ function decode(store: MessageStore, c: MessageChunk, i: number): MessageRecord 
 /** Every message in ascending id order. */
 export function* allMessages(store: MessageStore): IterableIterator<MessageRecord> {
   for (const c of store.chunks) for (let i = 0; i < c.ids.length; i++) yield decode(store, c, i);
-}
-
-/** The largest message id, or 0 (the "max_message_id" of an empty realm). */
-export function maxMessageId(store: MessageStore): number {
-  const last = store.chunks[store.chunks.length - 1];
-  return last ? last.ids[last.ids.length - 1]! : 0;
 }
 
 /**

@@ -17,7 +17,7 @@ import { snapshotRealm } from '../../src/core/snapshot/export';
 import { seededRandom } from '../../src/core/context';
 import { createSavedSnippet, updateMessageFlagsForNarrow, updateSettings } from '../../src/ops/index';
 import { basicAuthHeader } from '../../src/wire/auth';
-import { devRealm, devSnapshot, cast, testCtx, wire } from '../support/realm';
+import { devRealm, devSnapshot, cast } from '../support/realm';
 import { ALL_OPS, appendMark, randomSnippet } from '../support/host-ops';
 
 const hamlet = { userId: cast.hamlet };
@@ -202,8 +202,6 @@ describe('realm handle', () => {
 });
 
 describe('realm handle: the Zulip operations', () => {
-  // Each runs once its operation works in the checkout (several were 501 stubs when this was written).
-  const works = (r: { status: number }) => r.status === 200;
   const flagParams = {
     anchor: 'oldest',
     num_before: 0,
@@ -212,12 +210,7 @@ describe('realm handle: the Zulip operations', () => {
     op: 'add',
     flag: 'starred',
   };
-  const ready =
-    works(updateSettings(devRealm(), hamlet, { full_name: 'Hamlet II' }, testCtx())) &&
-    works(createSavedSnippet(devRealm(), hamlet, { title: 't', content: 'c' }, testCtx())) &&
-    works(updateMessageFlagsForNarrow(devRealm(), hamlet, flagParams, testCtx()));
-
-  it.skipIf(!ready)('persists and replays them to the same realm', async () => {
+  it('persists and replays them to the same realm', async () => {
     const { handle, store } = await fresh();
     const events: string[] = [];
     handle.subscribe((n) => events.push(...n.events.map((e) => e.event.type)));
@@ -259,36 +252,29 @@ describe('realm handle: wire requests', () => {
     expect(await store.changesSince(0)).toEqual([]);
   });
 
-  // Runs once a state-changing wire operation exists (createSavedSnippet answers 501 until it lands).
-  const working =
-    wire(devRealm(), 'hamlet', 'POST', '/saved_snippets', { title: 't', content: 'c' }, testCtx()).status ===
-    200;
-  it.skipIf(!working)(
-    'stores a request without its credentials and replays it as the same user',
-    async () => {
-      const { handle, store } = await fresh();
-      const r = await handle.request({
-        method: 'POST',
-        url: '/api/v1/saved_snippets',
-        headers: headers(cast.hamlet),
-        body: 'title=Hello&content=World',
-      });
-      expect(r.status).toBe(200);
-      expect(r.version).toBe(1);
-      const [stored] = await store.changesSince(0);
-      expect(stored!.payload).not.toContain('authorization');
-      expect(openChange(stored!, 'test').input).toEqual({
-        kind: 'request',
-        actor: hamlet,
-        method: 'POST',
-        url: '/api/v1/saved_snippets',
-        body: 'title=Hello&content=World',
-      });
-      const again = await openRealm({ store, operations: ALL_OPS });
-      expect(snapshotRealm(again.state)).toEqual(snapshotRealm(handle.state));
-      void createSavedSnippet;
-    },
-  );
+  it('stores a request without its credentials and replays it as the same user', async () => {
+    const { handle, store } = await fresh();
+    const r = await handle.request({
+      method: 'POST',
+      url: '/api/v1/saved_snippets',
+      headers: headers(cast.hamlet),
+      body: 'title=Hello&content=World',
+    });
+    expect(r.status).toBe(200);
+    expect(r.version).toBe(1);
+    const [stored] = await store.changesSince(0);
+    expect(stored!.payload).not.toContain('authorization');
+    expect(openChange(stored!, 'test').input).toEqual({
+      kind: 'request',
+      actor: hamlet,
+      method: 'POST',
+      url: '/api/v1/saved_snippets',
+      body: 'title=Hello&content=World',
+    });
+    const again = await openRealm({ store, operations: ALL_OPS });
+    expect(snapshotRealm(again.state)).toEqual(snapshotRealm(handle.state));
+    void createSavedSnippet;
+  });
 });
 
 describe('realm handle: refusing bad stores', () => {

@@ -3,7 +3,10 @@
  * public entry points (`chat-realm` = src/index.ts, `chat-realm/testing` = src/testing/index.ts,
  * `chat-realm/testing/arbitraries` = src/testing/arbitraries.ts), requires each to carry at least
  * one `@example`, type-checks every example against the real declarations and then runs it. The
- * TypeScript blocks of docs/testing.md are type-checked too (not run: they are test suites).
+ * TypeScript blocks of docs/testing.md, README.md, docs/persistence.md and docs/ARCHITECTURE.md are
+ * type-checked too (not run: they are test suites or fragments of a host). Their imports of the
+ * package's subpaths (`chat-realm/host`, `chat-realm/stores/sqlite`...) point at the sources, and the
+ * few free names a fragment uses (`snapshot`, `deliver`, `headers`...) are declared in HOST_PRELUDE.
  *
  * Conventions for examples (so they stay short):
  * - They may use, without declaring them: `realm` (the dev-realm fixture, test/fixtures/dev-realm.json:
@@ -154,9 +157,9 @@ function typeCheck(sources: readonly VirtualSource[]): Record<string, string[]> 
       ...checkProgram.getSemanticDiagnostics(sf),
     ]) {
       const line = d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line - src.offset;
-      (errors[src.key] ??= []).push(
-        `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
-      );
+      // Negative: the preamble, where a guide's imports are moved.
+      const where = line < 0 ? 'preamble/imports' : `line ${line + 1}`;
+      (errors[src.key] ??= []).push(`${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     }
   }
   return errors;
@@ -188,31 +191,57 @@ function apiExampleSources(): VirtualSource[] {
   }));
 }
 
-/** The TypeScript blocks of a Markdown guide, its `chat-realm` imports pointed at the sources. */
-function guideSources(guide: string): VirtualSource[] {
+/** Where each public import specifier points, from test/docs (package.json `exports`). */
+const SPECIFIERS: Readonly<Record<string, string>> = {
+  'chat-realm': '../../src/index',
+  'chat-realm/testing': '../../src/testing/index',
+  'chat-realm/testing/arbitraries': '../../src/testing/arbitraries',
+  'chat-realm/host': '../../src/host/index',
+  'chat-realm/server': '../../src/server/index',
+  'chat-realm/stores/memory': '../../src/stores/memory/index',
+  'chat-realm/stores/sqlite': '../../src/stores/sqlite/index',
+  'chat-realm/stores/postgres': '../../src/stores/postgres/index',
+};
+
+/** Import declarations of a block (possibly over several lines). */
+const IMPORT_DECL = /^import\s[^;]*?from\s+'[^']+';[^\S\n]*(\/\/.*)?$/gm;
+
+/**
+ * The TypeScript blocks of a Markdown document, its `chat-realm` imports pointed at the sources.
+ * `prelude` declares the free names that the document's fragments use (and the guides' `realm`).
+ */
+function guideSources(
+  guide: string,
+  prelude: readonly string[] = [],
+  /** The source folder a block's relative imports start from (the file the block shows). */
+  base = 'src',
+): VirtualSource[] {
   const text = readFileSync(join(ROOT, guide), 'utf8');
   return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m, i) => {
-    const lines = m[1]!.split('\n');
-    const imports = lines
-      .filter((l) => l.startsWith('import '))
-      .map((l) =>
-        l.replace(
-          /'chat-realm(\/testing(\/arbitraries)?)?'/,
-          (_, sub: string | undefined) =>
-            `'../../src/${sub === undefined ? 'index' : sub === '/testing' ? 'testing/index' : 'testing/arbitraries'}'`,
-        ),
-      );
-    const body = lines.filter((l) => !l.startsWith('import '));
-    const preamble = [
-      `import type { RealmState as __RealmState } from '../../src/index';`,
+    const block = m[1]!;
+    const imports = [...block.matchAll(IMPORT_DECL)].map((d) =>
+      d[0].replace(/'([^']*)'/, (whole, spec: string) => {
+        if (spec.startsWith('.')) return `'${relative(join(ROOT, 'test/docs'), join(ROOT, base, spec))}'`;
+        const target = SPECIFIERS[spec];
+        // An unknown subpath stays as written, so it fails to resolve (it is not exported either).
+        return target === undefined ? whole : `'${target}'`;
+      }),
+    );
+    // The block becomes a function body: an exported declaration is declared locally instead.
+    const body = block
+      .replace(IMPORT_DECL, '')
+      .replace(/^export (?=const |function |interface |type )/gm, '');
+    const header = [
       ...imports,
       ...(imports.some((l) => l.includes(`'vitest'`)) ? [] : [`import { expect } from 'vitest';`]),
-      `declare const realm: __RealmState;`,
-      `export async function example(): Promise<void> {`,
+      ...prelude,
+      `void expect;`,
     ];
+    const preamble = [...header.join('\n').split('\n'), `export async function example(): Promise<void> {`];
     return {
       key: `${guide} block ${i + 1}`,
-      text: `${preamble.join('\n')}\n${body.join('\n')}\n}\n`,
+      text: `${preamble.join('\n')}\n${body}\n}\n`,
+      // Imports move up, leaving blank lines: positions are the block's own lines (single-line imports).
       offset: preamble.length,
     };
   });
@@ -238,8 +267,35 @@ describe('API examples', () => {
   });
 
   it('type-checks the code of docs/testing.md', () => {
-    const sources = guideSources('docs/testing.md');
+    const sources = guideSources('docs/testing.md', [
+      `import type { RealmState as __RealmState } from '../../src/index';`,
+      `declare const realm: __RealmState;`,
+    ]);
     expect(sources.length).toBeGreaterThan(3);
+    expect(typeCheck(sources)).toEqual({});
+  });
+
+  // The free names the fragments of README.md and the architecture/persistence guides use: what a
+  // host has at hand (a snapshot, its delivery function, request headers, an API key, the time).
+  const HOST_PRELUDE = [
+    `import type { RealmState as __RealmState } from '../../src/index';`,
+    `declare const state: __RealmState;`,
+    `declare const snapshot: unknown;`,
+    `declare const initialSnapshot: unknown;`,
+    `declare function deliver(...a: unknown[]): void;`,
+    `declare const headers: Record<string, string>;`,
+    `declare const apiKey: string;`,
+    `declare const now: number;`,
+  ];
+
+  // ARCHITECTURE.md shows an operation file: its relative imports start at src/ops/channels.
+  it.each([
+    ['README.md', 4, 'src'],
+    ['docs/persistence.md', 2, 'src'],
+    ['docs/ARCHITECTURE.md', 1, 'src/ops/channels'],
+  ])('type-checks the code of %s', (doc, blocks, base) => {
+    const sources = guideSources(doc, HOST_PRELUDE, base);
+    expect(sources.length).toBe(blocks);
     expect(typeCheck(sources)).toEqual({});
   });
 

@@ -11,65 +11,33 @@
  *   process appended first) is retried on the caught-up state, up to `maxRetries` times.
  * - Secrets never reach the store: password parameters are redacted and the hasher's answers are
  *   recorded instead; a redacted change is replayed once before it is stored, to prove it loads.
+ *
+ * The pieces live beside it: handle-queue (one task at a time), handle-input (what is stored and
+ * how it runs), record-change (a live run as a change), replay (stored changes back to a realm),
+ * checkpoint-policy (when to checkpoint) and listeners (subscribers).
  */
-import {
-  cryptoRandom,
-  defaultPasswordHasher,
-  type DeleteTopicOptions,
-  type OpContext,
-  type PasswordHasher,
-  type RandomSource,
-} from '../core/context';
-import type { AddressedEvent } from '../core/events';
 import type { Actor, DefinedOperation } from '../core/operation';
 import type { OpResult } from '../core/result';
 import { createRealm, type RealmOptions } from '../core/snapshot/create';
 import type { RealmState } from '../core/state';
 import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
-import { basicAuthHeader } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
-import { openChange, sealChange, type Change, type ChangeInput } from './change';
+import type { ChangeInput } from './change';
 import { openCheckpoint, sealRealmCheckpoint } from './checkpoint';
-import {
-  CorruptStoreError,
-  PersistError,
-  RealmClosedError,
-  ReplayMismatchError,
-  VersionConflictError,
-} from './errors';
-import { PlaybackPasswordHasher, RecordingPasswordHasher } from './passwords';
-import { PlaybackRandom, RecordingRandom } from './random';
-import { redactInput } from './redact';
+import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
+import { CorruptStoreError, PersistError, RealmClosedError, VersionConflictError } from './errors';
+import { clock, opContext, type HandleContext } from './handle-context';
+import { applyInput, headerOf, plainActor, requestInput } from './handle-input';
+import { TaskQueue } from './handle-queue';
+import { Listeners, type ChangeListener } from './listeners';
+import { ChangeRecorder } from './record-change';
+import { proveReplay, replayStored, type ReplayEnv } from './replay';
 import type { RealmStore, SealedChange } from './store';
 
-/** What the host lends operations. Unlike `OpContext`, `now` may be a clock. */
-export interface HandleContext {
-  /** UNIX seconds, or a clock returning them. Default: the system clock. */
-  readonly now?: number | (() => number);
-  readonly random?: RandomSource;
-  /**
-   * Hashes and verifies passwords when operations run. Replays answer from the recorded answers,
-   * so only changes written in format 1 (which replay with this hasher) need the same one.
-   */
-  readonly passwords?: PasswordHasher;
-  readonly deleteTopic?: DeleteTopicOptions;
-}
-
-export interface CheckpointPolicy {
-  /** Write a checkpoint after this many changes since the last one. Default 10 000. */
-  readonly everyChanges?: number;
-  /**
-   * Or when replaying the changes since the last checkpoint would take longer than this many
-   * milliseconds, or than writing the last checkpoint took (whichever is larger). Default 2000.
-   */
-  readonly replayBudgetMs?: number;
-  /**
-   * Write a checkpoint on `close()` when there are changes since the last one. Default true: a
-   * store closed cleanly needs no replay, so an upgraded library never replays an older one's changes.
-   */
-  readonly onClose?: boolean;
-}
+export type { HandleContext } from './handle-context';
+export type { CheckpointPolicy } from './checkpoint-policy';
+export type { ChangeListener, ChangeNotice } from './listeners';
 
 export interface OpenRealmOptions {
   readonly store: RealmStore;
@@ -90,14 +58,6 @@ export interface OpenRealmOptions {
    */
   readonly onBackgroundError?: (error: unknown) => void;
 }
-
-export interface ChangeNotice {
-  /** The realm's version after the change. */
-  readonly version: number;
-  readonly events: readonly AddressedEvent[];
-}
-
-export type ChangeListener = (notice: ChangeNotice) => void;
 
 /** An operation's result, with the realm version it left (unchanged when nothing was written). */
 export type HandleResult = OpResult & { readonly version: number };
@@ -127,27 +87,23 @@ export async function openRealm(options: OpenRealmOptions): Promise<RealmHandle>
   return handle;
 }
 
-const DEFAULT_EVERY = 10_000;
-const DEFAULT_BUDGET_MS = 2000;
-
 class Handle implements RealmHandle {
   private current!: RealmState;
   private ver = 0;
-  private tail: Promise<unknown> = Promise.resolve();
-  private closed = false;
-  private readonly listeners = new Set<ChangeListener>();
+  private readonly queue = new TaskQueue();
+  private readonly listeners = new Listeners((error) => this.reportBackgroundError(error));
   private readonly ops = new Map<string, DefinedOperation>();
   private readonly store: RealmStore;
+  private readonly env: ReplayEnv;
+  private readonly checkpoints: CheckpointSchedule;
   private stopWatching: (() => Promise<void>) | undefined;
   private catchUpQueued = false;
-  // Checkpoint bookkeeping.
-  private checkpointVersion = 0;
-  private replayCostMs = 0;
-  private lastCheckpointMs = 0;
 
   constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot'>) {
     this.store = options.store;
     for (const op of options.operations ?? OPERATIONS) this.ops.set(op.def.name, op);
+    this.env = { ops: this.ops, ctx: options.ctx, store: this.store };
+    this.checkpoints = new CheckpointSchedule(options.checkpoints);
   }
 
   get state(): RealmState {
@@ -175,7 +131,7 @@ class Handle implements RealmHandle {
     const cpWhere = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
     this.current = openCheckpoint(stored.checkpoint, cpWhere);
     this.ver = stored.checkpoint.version;
-    this.checkpointVersion = this.ver;
+    this.checkpoints.loaded(this.ver);
     this.applyStored(stored.changes, false);
     if (this.store.watch) {
       this.stopWatching = await this.store.watch(() => this.scheduleCatchUp());
@@ -183,10 +139,7 @@ class Handle implements RealmHandle {
   }
 
   subscribe(listener: ChangeListener): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.listeners.add(listener);
   }
 
   run(op: DefinedOperation | string, actor: Actor, params: unknown = {}): Promise<HandleResult> {
@@ -204,54 +157,34 @@ class Handle implements RealmHandle {
     } catch (cause) {
       return Promise.reject(new TypeError('params must be JSON-serializable to be persisted', { cause }));
     }
-    return this.enqueue(() =>
+    return this.queue.enqueue(() =>
       this.execute({ kind: 'call', op: name, actor: plainActor(actor), params: normalized }),
     );
   }
 
   request(request: ApiRequest): Promise<HandleResult> {
-    return this.enqueue(async () => {
+    return this.queue.enqueue(async () => {
       await this.catchUpNow();
       const actor = authenticate(this.current, headerOf(request.headers, 'authorization'));
       // Not authenticated: the wire layer answers the error without touching the realm.
-      if ('code' in actor)
-        return {
-          ...handleApiRequest(this.current, request, this.opContext(this.clock(), undefined)),
-          version: this.ver,
-        };
-      const input: ChangeInput = {
-        kind: 'request',
-        actor,
-        method: request.method,
-        url: request.url,
-        ...(request.body === undefined
-          ? {}
-          : { body: typeof request.body === 'string' ? request.body : { ...request.body } }),
-      };
-      return this.execute(input, request);
+      if ('code' in actor) return this.answerUnchanged(request);
+      return this.execute(requestInput(actor, request), request);
     });
   }
 
   catchUp(): Promise<void> {
-    return this.enqueue(() => this.catchUpNow());
+    return this.queue.enqueue(() => this.catchUpNow());
   }
 
   checkpoint(): Promise<void> {
-    return this.enqueue(() => this.writeCheckpoint());
+    return this.queue.enqueue(() => this.writeCheckpoint());
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    await this.enqueue(async () => {
-      const policy = this.options.checkpoints;
-      if (policy !== false && policy?.onClose !== false) {
-        try {
-          await this.writeCheckpoint();
-        } catch (error) {
-          this.reportBackgroundError(error);
-        }
-      }
-      this.closed = true;
+    if (this.queue.closed) return;
+    await this.queue.enqueue(async () => {
+      if (this.checkpoints.onClose) await this.checkpointInBackground();
+      this.queue.close();
       await this.stopWatching?.();
     });
     await this.store.close();
@@ -259,78 +192,26 @@ class Handle implements RealmHandle {
 
   // --- internals ------------------------------------------------------------------------------
 
-  private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new RealmClosedError());
-    const next = this.tail.then(() => {
-      if (this.closed) throw new RealmClosedError();
-      return task();
-    });
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-
   private scheduleCatchUp(): void {
-    if (this.catchUpQueued || this.closed) return;
+    if (this.catchUpQueued || this.queue.closed) return;
     this.catchUpQueued = true;
-    this.enqueue(async () => {
-      this.catchUpQueued = false;
-      await this.catchUpNow();
-    }).catch((error: unknown) => {
-      if (!(error instanceof RealmClosedError)) this.reportBackgroundError(error);
-    });
+    this.queue
+      .enqueue(async () => {
+        this.catchUpQueued = false;
+        await this.catchUpNow();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof RealmClosedError)) this.reportBackgroundError(error);
+      });
   }
 
-  private clock(): number {
-    const now = this.options.ctx?.now;
-    if (typeof now === 'number') return now;
-    if (typeof now === 'function') return now();
-    return Math.floor(Date.now() / 1000);
+  /** A request that failed authentication, answered by the wire layer on the current realm. */
+  private answerUnchanged(request: ApiRequest): HandleResult {
+    const ctx = opContext(this.options.ctx, clock(this.options.ctx), undefined);
+    return { ...handleApiRequest(this.current, request, ctx), version: this.ver };
   }
 
-  private opContext(
-    now: number,
-    random: RandomSource | undefined,
-    deleteTopic?: Change['deleteTopic'],
-    passwords?: PasswordHasher,
-  ): OpContext {
-    const dt = deleteTopic
-      ? { batchSize: deleteTopic.batchSize, maxBatches: deleteTopic.maxBatches ?? Number.POSITIVE_INFINITY }
-      : this.options.ctx?.deleteTopic;
-    return {
-      now,
-      random: random ?? this.options.ctx?.random ?? cryptoRandom,
-      passwords: passwords ?? this.liveHasher(),
-      ...(dt ? { deleteTopic: dt } : {}),
-    };
-  }
-
-  private liveHasher(): PasswordHasher {
-    return this.options.ctx?.passwords ?? defaultPasswordHasher;
-  }
-
-  private apply(state: RealmState, input: ChangeInput, ctx: OpContext, original?: ApiRequest): OpResult {
-    if (input.kind === 'call') {
-      const op = this.ops.get(input.op);
-      if (!op) throw new Error(`unknown operation ${input.op}`);
-      return op(state, input.actor, input.params, ctx);
-    }
-    let request: ApiRequest = original ?? {
-      method: input.method,
-      url: input.url,
-      ...(input.body === undefined ? {} : { body: input.body }),
-    };
-    if (!original && 'userId' in input.actor) {
-      // Present the credentials the actor had at this version (headers are never stored).
-      const user = state.users.get(input.actor.userId);
-      if (user)
-        request = {
-          ...request,
-          headers: { authorization: basicAuthHeader(user.delivery_email, user.api_key) },
-        };
-    }
-    return handleApiRequest(state, request, ctx);
-  }
-
+  /** Runs, records, persists, and only then acknowledges one change (retrying lost races). */
   private async execute(first: ChangeInput, original?: ApiRequest): Promise<HandleResult> {
     const maxRetries = this.options.maxRetries ?? 10;
     let input = first;
@@ -339,42 +220,22 @@ class Handle implements RealmHandle {
       if (input.kind === 'request' && original && attempt > 0) {
         // The caught-up realm may authenticate differently (a key regenerated by another process).
         const actor = authenticate(this.current, headerOf(original.headers, 'authorization'));
-        if ('code' in actor)
-          return {
-            ...handleApiRequest(this.current, original, this.opContext(this.clock(), undefined)),
-            version: this.ver,
-          };
+        if ('code' in actor) return this.answerUnchanged(original);
         input = { ...input, actor };
       }
       const base = this.current;
       const version = this.ver;
-      const now = this.clock();
-      const source = this.options.ctx?.random ?? cryptoRandom;
-      const random = new RecordingRandom(source);
-      const passwords = new RecordingPasswordHasher(this.liveHasher(), source);
+      const now = clock(this.options.ctx);
+      const recorder = new ChangeRecorder(this.options.ctx);
       const started = performance.now();
-      const result = this.apply(base, input, this.opContext(now, random, undefined, passwords), original);
+      const ctx = opContext(this.options.ctx, now, recorder.random, undefined, recorder.passwords);
+      const result = applyInput(this.ops, base, input, ctx, original);
       const cost = performance.now() - started;
       if (result.state === base) return { ...result, version };
 
-      const dt = this.options.ctx?.deleteTopic;
-      const stored = redactInput(input);
-      const calls = passwords.recorded();
-      const change: Change = {
-        version: version + 1,
-        input: stored.input,
-        now,
-        random: random.recorded(),
-        ...(dt
-          ? { deleteTopic: { batchSize: dt.batchSize ?? 100, maxBatches: finiteOrNull(dt.maxBatches) } }
-          : {}),
-        ...(calls.length > 0 ? { passwords: calls } : {}),
-        ...(stored.redacted ? { redacted: true as const } : {}),
-        status: result.status,
-      };
-      const sealed = sealChange(change);
+      const { sealed, redacted } = recorder.seal(version + 1, input, now, result.status);
       try {
-        if (stored.redacted) this.proveReplay(base, sealed, result.state);
+        if (redacted) proveReplay(this.env, base, sealed, result.state);
         await this.store.append(sealed, version);
       } catch (error) {
         if (error instanceof VersionConflictError && attempt < maxRetries) continue;
@@ -382,8 +243,8 @@ class Handle implements RealmHandle {
       }
       this.current = result.state;
       this.ver = version + 1;
-      this.replayCostMs += cost;
-      this.notify(this.ver, result.events);
+      this.checkpoints.spent(cost);
+      this.listeners.notify(this.ver, result.events);
       await this.maybeCheckpoint();
       return { ...result, version: this.ver };
     }
@@ -394,74 +255,13 @@ class Handle implements RealmHandle {
     if (changes.length > 0) this.applyStored(changes, true);
   }
 
-  /** Replays stored changes in order; any damage or divergence refuses the store (nothing half-applied). */
+  /** Replays stored changes; any damage or divergence refuses the store (nothing half-applied). */
   private applyStored(changes: readonly SealedChange[], notify: boolean): void {
-    let state = this.current;
-    let version = this.ver;
-    const notices: ChangeNotice[] = [];
-    for (const sealed of changes) {
-      const where = `${this.store.describe}, change ${sealed.version}`;
-      if (sealed.version !== version + 1) {
-        throw new CorruptStoreError(where, `expected change ${version + 1} next (a change is missing)`);
-      }
-      const change = openChange(sealed, where);
-      const started = performance.now();
-      const result = this.replay(state, change);
-      this.replayCostMs += performance.now() - started;
-      state = result.state;
-      version = change.version;
-      if (notify) notices.push({ version, events: result.events });
-    }
-    this.current = state;
-    this.ver = version;
-    for (const n of notices) this.notify(n.version, n.events);
-  }
-
-  /** Replays one stored change on `state`; a different outcome is a `ReplayMismatchError`. */
-  private replay(state: RealmState, change: Change): OpResult {
-    const random = new PlaybackRandom(change.random, change.version);
-    const passwords = change.liveHasher
-      ? undefined
-      : new PlaybackPasswordHasher(change.passwords ?? [], change.version);
-    const ctx = this.opContext(change.now, random, change.deleteTopic, passwords);
-    const result = this.apply(state, change.input, ctx);
-    if (result.status !== change.status) {
-      throw new ReplayMismatchError(change.version, `status ${result.status}, recorded ${change.status}`);
-    }
-    if (result.state === state) throw new ReplayMismatchError(change.version, 'the replay changed nothing');
-    if (!random.exhausted)
-      throw new ReplayMismatchError(change.version, 'the replay used fewer random bytes than recorded');
-    if (passwords && !passwords.exhausted)
-      throw new ReplayMismatchError(
-        change.version,
-        'the replay made fewer password hasher calls than recorded',
-      );
-    return result;
-  }
-
-  /**
-   * A change stored with its secrets redacted is replayed, from its sealed bytes, before it is
-   * stored: it must pass every check a load makes and give the same users as the original run (the
-   * password hash lives there). So a redacted change that would not load, e.g. because the
-   * operation looked at the value it can no longer see, is refused (PersistError) instead of
-   * acknowledged. It costs one more run of the operation, with the hasher answered from memory.
-   */
-  private proveReplay(base: RealmState, sealed: SealedChange, expected: RealmState): void {
-    const change = openChange(sealed, `${this.store.describe}, change ${sealed.version} (before storing)`);
-    const trial = this.replay(base, change).state;
-    if (!sameUsers(base, trial, expected)) {
-      throw new ReplayMismatchError(change.version, 'the replay with redacted secrets gave other users');
-    }
-  }
-
-  private notify(version: number, events: readonly AddressedEvent[]): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener({ version, events });
-      } catch (error) {
-        this.reportBackgroundError(error);
-      }
-    }
+    const from = { state: this.current, version: this.ver };
+    const replayed = replayStored(this.env, from, changes, notify, (ms) => this.checkpoints.spent(ms));
+    this.current = replayed.state;
+    this.ver = replayed.version;
+    for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
   }
 
   private reportBackgroundError(error: unknown): void {
@@ -470,54 +270,20 @@ class Handle implements RealmHandle {
   }
 
   private async maybeCheckpoint(): Promise<void> {
-    const policy = this.options.checkpoints;
-    if (policy === false) return;
-    const every = policy?.everyChanges ?? DEFAULT_EVERY;
-    const budget = Math.max(policy?.replayBudgetMs ?? DEFAULT_BUDGET_MS, this.lastCheckpointMs);
-    if (this.ver - this.checkpointVersion >= every || this.replayCostMs >= budget) {
-      try {
-        await this.writeCheckpoint();
-      } catch (error) {
-        // The change itself is persisted; a failed checkpoint only makes the next load slower.
-        this.reportBackgroundError(error);
-      }
+    if (this.checkpoints.due(this.ver)) await this.checkpointInBackground();
+  }
+
+  /** A checkpoint nobody asked for: its failure is reported, never thrown. */
+  private async checkpointInBackground(): Promise<void> {
+    try {
+      await this.writeCheckpoint();
+    } catch (error) {
+      // The changes are persisted; a failed checkpoint only makes the next load slower.
+      this.reportBackgroundError(error);
     }
   }
 
-  private async writeCheckpoint(): Promise<void> {
-    if (this.ver === this.checkpointVersion) return;
-    const started = performance.now();
-    const version = this.ver;
-    await this.store.writeCheckpoint(sealRealmCheckpoint(version, this.current));
-    this.lastCheckpointMs = performance.now() - started;
-    this.checkpointVersion = version;
-    this.replayCostMs = 0;
+  private writeCheckpoint(): Promise<void> {
+    return this.checkpoints.write(this.store, this.ver, this.current);
   }
-}
-
-/** Whether two results of one base state hold the same user records (unchanged ones by identity). */
-function sameUsers(base: RealmState, a: RealmState, b: RealmState): boolean {
-  if (a.users === b.users) return true;
-  if (a.users.size !== b.users.size) return false;
-  for (const [id, user] of a.users) {
-    const other = b.users.get(id);
-    if (other === user) continue;
-    if (other === undefined || user === base.users.get(id) || other === base.users.get(id)) return false;
-    if (JSON.stringify(user) !== JSON.stringify(other)) return false;
-  }
-  return true;
-}
-
-function plainActor(actor: Actor): Actor {
-  return 'anonymous' in actor ? { anonymous: true } : { userId: actor.userId };
-}
-
-function finiteOrNull(n: number | undefined): number | null {
-  return n === undefined || !Number.isFinite(n) ? null : n;
-}
-
-function headerOf(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
-  return undefined;
 }

@@ -1,0 +1,53 @@
+/**
+ * Recording a live run as a change: the randomness and password hasher answers it used (so a
+ * replay needs neither the host's random source nor its hasher), the time, the delete-topic limits,
+ * and the input with its secrets redacted.
+ */
+import { sealChange, type Change, type ChangeInput } from './change';
+import { liveHasher, randomSource, type HandleContext } from './handle-context';
+import { RecordingPasswordHasher } from './passwords';
+import { RecordingRandom } from './random';
+import { redactInput } from './redact';
+import type { SealedChange } from './store';
+
+/** One per attempt: lend `random` and `passwords` to the run, then `seal` what it did. */
+export class ChangeRecorder {
+  readonly random: RecordingRandom;
+  readonly passwords: RecordingPasswordHasher;
+
+  constructor(private readonly ctx: HandleContext | undefined) {
+    const source = randomSource(ctx);
+    this.random = new RecordingRandom(source);
+    this.passwords = new RecordingPasswordHasher(liveHasher(ctx), source);
+  }
+
+  /** The stored change; `redacted` says it lost secrets, so it must be proven to replay first. */
+  seal(
+    version: number,
+    input: ChangeInput,
+    now: number,
+    status: Change['status'],
+  ): { readonly sealed: SealedChange; readonly redacted: boolean } {
+    const dt = this.ctx?.deleteTopic;
+    const stored = redactInput(input);
+    const calls = this.passwords.recorded();
+    const change: Change = {
+      version,
+      input: stored.input,
+      now,
+      random: this.random.recorded(),
+      ...(dt
+        ? { deleteTopic: { batchSize: dt.batchSize ?? 100, maxBatches: finiteOrNull(dt.maxBatches) } }
+        : {}),
+      ...(calls.length > 0 ? { passwords: calls } : {}),
+      ...(stored.redacted ? { redacted: true as const } : {}),
+      status,
+    };
+    return { sealed: sealChange(change), redacted: stored.redacted };
+  }
+}
+
+/** JSON has no infinity: an unbounded limit is stored as `null`. */
+function finiteOrNull(n: number | undefined): number | null {
+  return n === undefined || !Number.isFinite(n) ? null : n;
+}

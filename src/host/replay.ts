@@ -1,0 +1,113 @@
+/**
+ * Replaying stored changes: loading, catching up with other writers, and proving a redacted change
+ * loads before it is stored. A replay answers randomness and password hashing from what the change
+ * recorded, so it must reach the recorded outcome exactly; anything else refuses the store.
+ */
+import type { OpResult } from '../core/result';
+import type { RealmState } from '../core/state';
+import { openChange, type Change } from './change';
+import { CorruptStoreError, ReplayMismatchError } from './errors';
+import { opContext, type HandleContext } from './handle-context';
+import { applyInput, type OperationsByName } from './handle-input';
+import type { ChangeNotice } from './listeners';
+import { PlaybackPasswordHasher } from './passwords';
+import { PlaybackRandom } from './random';
+import type { RealmStore, SealedChange } from './store';
+
+export interface ReplayEnv {
+  readonly ops: OperationsByName;
+  readonly ctx: HandleContext | undefined;
+  /** Named in errors. */
+  readonly store: Pick<RealmStore, 'describe'>;
+}
+
+interface Replayed {
+  readonly state: RealmState;
+  readonly version: number;
+  /** The changes' events, when asked for; the caller tells subscribers once it has moved on. */
+  readonly notices: readonly ChangeNotice[];
+}
+
+/**
+ * Replays stored changes in order from `state` at `version`; any damage or divergence throws, so
+ * nothing is half-applied. `spent` gets each change's replay time (the checkpoint policy's input).
+ */
+export function replayStored(
+  env: ReplayEnv,
+  from: { readonly state: RealmState; readonly version: number },
+  changes: readonly SealedChange[],
+  notify: boolean,
+  spent: (ms: number) => void,
+): Replayed {
+  let { state, version } = from;
+  const notices: ChangeNotice[] = [];
+  for (const sealed of changes) {
+    const where = `${env.store.describe}, change ${sealed.version}`;
+    if (sealed.version !== version + 1) {
+      throw new CorruptStoreError(where, `expected change ${version + 1} next (a change is missing)`);
+    }
+    const change = openChange(sealed, where);
+    const started = performance.now();
+    const result = replayChange(env, state, change);
+    spent(performance.now() - started);
+    state = result.state;
+    version = change.version;
+    if (notify) notices.push({ version, events: result.events });
+  }
+  return { state, version, notices };
+}
+
+/** Replays one stored change on `state`; a different outcome is a `ReplayMismatchError`. */
+function replayChange(env: ReplayEnv, state: RealmState, change: Change): OpResult {
+  const random = new PlaybackRandom(change.random, change.version);
+  const passwords = change.liveHasher
+    ? undefined
+    : new PlaybackPasswordHasher(change.passwords ?? [], change.version);
+  const ctx = opContext(env.ctx, change.now, random, change.deleteTopic, passwords);
+  const result = applyInput(env.ops, state, change.input, ctx);
+  if (result.status !== change.status) {
+    throw new ReplayMismatchError(change.version, `status ${result.status}, recorded ${change.status}`);
+  }
+  if (result.state === state) throw new ReplayMismatchError(change.version, 'the replay changed nothing');
+  if (!random.exhausted)
+    throw new ReplayMismatchError(change.version, 'the replay used fewer random bytes than recorded');
+  if (passwords && !passwords.exhausted)
+    throw new ReplayMismatchError(
+      change.version,
+      'the replay made fewer password hasher calls than recorded',
+    );
+  return result;
+}
+
+/**
+ * A change stored with its secrets redacted is replayed, from its sealed bytes, before it is
+ * stored: it must pass every check a load makes and give the same users as the original run (the
+ * password hash lives there). So a redacted change that would not load, e.g. because the
+ * operation looked at the value it can no longer see, is refused (PersistError) instead of
+ * acknowledged. It costs one more run of the operation, with the hasher answered from memory.
+ */
+export function proveReplay(
+  env: ReplayEnv,
+  base: RealmState,
+  sealed: SealedChange,
+  expected: RealmState,
+): void {
+  const change = openChange(sealed, `${env.store.describe}, change ${sealed.version} (before storing)`);
+  const trial = replayChange(env, base, change).state;
+  if (!sameUsers(base, trial, expected)) {
+    throw new ReplayMismatchError(change.version, 'the replay with redacted secrets gave other users');
+  }
+}
+
+/** Whether two results of one base state hold the same user records (unchanged ones by identity). */
+function sameUsers(base: RealmState, a: RealmState, b: RealmState): boolean {
+  if (a.users === b.users) return true;
+  if (a.users.size !== b.users.size) return false;
+  for (const [id, user] of a.users) {
+    const other = b.users.get(id);
+    if (other === user) continue;
+    if (other === undefined || user === base.users.get(id) || other === base.users.get(id)) return false;
+    if (JSON.stringify(user) !== JSON.stringify(other)) return false;
+  }
+  return true;
+}

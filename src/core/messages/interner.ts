@@ -3,7 +3,8 @@ import { StrMap } from '../collections/str-map';
 
 /**
  * A persistent string ↔ small-integer table. Topics and direct-message conversations are stored as
- * ids in the message columns; interning a new string yields a new interner, older states keep theirs.
+ * ids in the message columns. A store's tables are built in bulk with it (`store-build.ts`); no
+ * operation adds to them.
  */
 export interface Interner {
   readonly ids: StrMap<number>;
@@ -11,13 +12,6 @@ export interface Interner {
 }
 
 export const emptyInterner: Interner = { ids: StrMap.empty(), names: IntMap.empty() };
-
-export function intern(table: Interner, name: string): [Interner, number] {
-  const existing = table.ids.get(name);
-  if (existing !== undefined) return [table, existing];
-  const id = table.names.maxKey() + 1;
-  return [{ ids: table.ids.set(name, id), names: table.names.set(id, name) }, id];
-}
 
 export function nameOf(table: Interner, id: number): string {
   const name = table.names.get(id);

@@ -1,6 +1,6 @@
 import { idListToArray } from './idlist';
 import { FLAG_BITS } from './flags';
-import { getRowFlags, lowerBound } from './rows';
+import { getRowFlags, lowerBound, type UserRows } from './rows';
 import { rowHolderCandidates } from './row-holders';
 import type { MessageStore } from './store';
 
@@ -34,10 +34,28 @@ export function firstMessageIdInChannel(store: MessageStore, streamId: number): 
  */
 export function usersWithRows(store: MessageStore, ids: readonly number[]): number[] {
   if (ids.length === 0) return [];
+  return holdersWhere(store, ids, (rows) => ids.some((id) => getRowFlags(rows, id) !== undefined));
+}
+
+/** Users who have a row for message `id` (Zulip's UserMessage holders), ascending. */
+export function usersWithRow(
+  store: MessageStore,
+  id: number,
+  hasRow: (rows: UserRows, id: number) => boolean,
+): number[] {
+  return holdersWhere(store, [id], (rows) => hasRow(rows, id));
+}
+
+/** The possible holders of `ids` (`row-holders.ts`) whose rows pass `holds`, ascending. */
+function holdersWhere(
+  store: MessageStore,
+  ids: readonly number[],
+  holds: (rows: UserRows) => boolean,
+): number[] {
   const out: number[] = [];
   for (const userId of rowHolderCandidates(store, ids)) {
     const rows = store.rows.get(userId);
-    if (rows !== undefined && ids.some((id) => getRowFlags(rows, id) !== undefined)) out.push(userId);
+    if (rows !== undefined && holds(rows)) out.push(userId);
   }
   return out.sort((a, b) => a - b);
 }

@@ -1,0 +1,40 @@
+import { lowerBound } from './rows';
+import { chunkIndexOf } from './store-chunks';
+import type { MessageChunk, MessageStore } from './store-types';
+
+/**
+ * A cursor for ids asked in ascending order (the usual case: a selection of messages): it steps
+ * from the previous answer instead of searching from scratch, and allocates nothing per lookup.
+ * Any order works; out-of-order ids fall back to a binary search.
+ */
+export class MessageCursor {
+  private ci = 0;
+  /** After a successful `seek`: the chunk and index of the message. */
+  chunk: MessageChunk | undefined;
+  index = 0;
+
+  constructor(private readonly store: MessageStore) {}
+
+  seek(id: number): boolean {
+    const chunks = this.store.chunks;
+    let c = chunks[this.ci];
+    if (c === undefined) return false;
+    if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
+      // Not in the current chunk: chunks is non-empty here, so the index is never -1.
+      this.ci = chunkIndexOf(chunks, id);
+      c = chunks[this.ci]!;
+      this.index = lowerBound(c.ids, id);
+    } else if (c.ids[this.index] !== id) {
+      this.index = c.ids[this.index + 1] === id ? this.index + 1 : lowerBound(c.ids, id);
+    }
+    this.chunk = c;
+    return c.ids[this.index] === id;
+  }
+
+  /** The channel of message `id` (a stream id), 0 for a direct message, -1 when there is no such message. */
+  channelOf(id: number): number {
+    if (!this.seek(id)) return -1;
+    const r = this.chunk!.recipient[this.index]!;
+    return r > 0 ? r : 0;
+  }
+}

@@ -1,0 +1,60 @@
+import { IntMap } from '../collections/int-map';
+import type { Reaction } from '../model/records';
+import { emptyInterner, type Interner } from './interner';
+import type { UserRows } from './rows';
+import type { IdList } from './idlist';
+
+/**
+ * The message store: messages as columns in fixed-size chunks ordered by id, each user's flags as
+ * `UserRows`. Chunks are never mutated once built; a change replaces the chunks it touches.
+ */
+export const MESSAGE_CHUNK = 4096;
+
+export interface MessageChunk {
+  readonly ids: Int32Array;
+  /** A channel message's stream_id, or minus the conversation id of a direct message. */
+  readonly recipient: Int32Array;
+  /** Interned exact topic (0 for direct messages). */
+  readonly topic: Int32Array;
+  /** Interned lower-cased topic in `MessageStore.foldedTopics` (Zulip compares topics case-insensitively); 0 for DMs. */
+  readonly topicKey: Int32Array;
+  readonly sender: Int32Array;
+  readonly timestamp: Float64Array;
+  /** `MESSAGE_BITS`. */
+  readonly bits: Uint8Array;
+  readonly content: readonly string[];
+}
+
+export interface MessageStore {
+  readonly chunks: readonly MessageChunk[];
+  readonly count: number;
+  readonly topics: Interner;
+  readonly conversations: Interner;
+  readonly reactions: IntMap<readonly Reaction[]>;
+  /** user id → that user's UserMessage rows. */
+  readonly rows: IntMap<UserRows>;
+  /** Lower-cased topics (ids start at 1), the keys of `byTopic` and the `topicKey` column. */
+  readonly foldedTopics: Interner;
+  /** stream id → ids of its messages. */
+  readonly byChannel: IntMap<IdList>;
+  /** stream id → folded topic id → ids of the topic's messages. */
+  readonly byTopic: IntMap<IntMap<IdList>>;
+  /** conversation id → ids of the direct messages of that conversation. */
+  readonly byConversation: IntMap<IdList>;
+  /** sender id → ids of the messages they sent. */
+  readonly bySender: IntMap<IdList>;
+}
+
+export const EMPTY_STORE: MessageStore = {
+  chunks: [],
+  count: 0,
+  topics: emptyInterner,
+  conversations: emptyInterner,
+  reactions: IntMap.empty(),
+  rows: IntMap.empty(),
+  foldedTopics: emptyInterner,
+  byChannel: IntMap.empty(),
+  byTopic: IntMap.empty(),
+  byConversation: IntMap.empty(),
+  bySender: IntMap.empty(),
+};

@@ -1,0 +1,28 @@
+import type { NarrowContext } from './context';
+import { CHANNEL_OPS, CHANNELS_OPS } from './build-channel';
+import { findChannel } from './resolve';
+import type { NarrowTerm } from './terms';
+
+/**
+ * §3.2, Zulip's "include history": a non-negated accessible channel term (the last one wins) or
+ * `channels:public`, and no `is:` other than resolved. Decided over all terms up front, before any
+ * term is applied, because later terms can switch it back off.
+ */
+export function includeHistory(ctx: NarrowContext, terms: readonly NarrowTerm[]): boolean {
+  let include = false;
+  for (const t of terms) {
+    if (t.negated) continue;
+    if (CHANNEL_OPS.has(t.operator)) {
+      const channel = findChannel(ctx.state, t.operand);
+      include = channel !== undefined && ctx.canReadHistory(channel);
+    } else if (
+      CHANNELS_OPS.has(t.operator) &&
+      (t.operand === 'public' || t.operand === 'web-public') &&
+      !ctx.guest
+    ) {
+      include = true;
+    }
+  }
+  if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved')) include = false;
+  return include;
+}

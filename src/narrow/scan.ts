@@ -1,0 +1,140 @@
+import { FLAG_BITS } from '../core/messages/flags';
+import type { MessageChunk } from '../core/messages/store';
+import { MessageCursor, RowCursor } from './cursors';
+import { foldFlagTests } from './flag-masks';
+import type { NarrowPlan } from './plan';
+import { backwardStart, forwardStart } from './scan-start';
+import type { Source } from './source';
+
+/**
+ * The scan at the heart of evaluation: walks a source's ids from a start in one direction and
+ * keeps those that pass the plan's flag tests, the access rule and the message tests, in that
+ * order (cheapest first). Flags come from the user's rows through a cursor that only moves one
+ * way, so a window of k messages costs O(k) plus a few binary searches. The loop is written out
+ * in one function on purpose: it runs once per candidate row.
+ */
+
+/** Flags of a message the user has no row for (Zulip treats it as read and historical). */
+export const NO_ROW_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
+
+/** Where a scan writes: typed buffers filled from `at`, one step of `step` (+1 or -1) per match. */
+export interface Out {
+  readonly ids: Int32Array;
+  readonly flags: Int32Array;
+  readonly positions: Int32Array;
+  at: number;
+  readonly step: 1 | -1;
+}
+
+/** A one-slot `Out`, for scans that want the first match only. */
+export function singleOut(): Out {
+  return { ids: new Int32Array(1), flags: new Int32Array(1), positions: new Int32Array(1), at: 0, step: 1 };
+}
+
+/** Scans the source from `start` in direction `dir`, writing up to `limit` matching rows into `out`. */
+export function scan(
+  plan: NarrowPlan,
+  src: Source,
+  start: number,
+  dir: 1 | -1,
+  inclusive: boolean,
+  limit: number,
+  out: Out,
+): number {
+  if (limit <= 0 || src.chunks.length === 0) return 0;
+  const { ctx, messageTests, history } = plan;
+  const masks = foldFlagTests(plan.flagTests);
+  const needAll = masks.all;
+  const needNone = masks.none;
+  const anyMasks = masks.any;
+  const nAny = anyMasks.length;
+  const nMsg = messageTests.length;
+  const rowCursor = src.flags === null ? new RowCursor(ctx.rows.chunks) : null;
+  const msgCursor =
+    src.messages === null && (nMsg > 0 || src.accessPerRow)
+      ? new MessageCursor(ctx.state.messages.chunks)
+      : null;
+  const accessPerRow = src.accessPerRow;
+  const chunks = src.chunks;
+  const from = dir === 1 ? forwardStart(chunks, start, inclusive) : backwardStart(chunks, start, inclusive);
+  if (from === null) return 0;
+  let { ci, i } = from;
+  const outIds = out.ids;
+  const outFlags = out.flags;
+  const outPos = out.positions;
+  const step = out.step;
+  let at = out.at;
+  let found = 0;
+  for (; ci >= 0 && ci < chunks.length; ci += dir, i = dir === 1 ? 0 : (chunks[ci]?.length ?? 0) - 1) {
+    const ids = chunks[ci]!;
+    const flagChunk = src.flags?.[ci];
+    const msgChunk = src.messages?.[ci];
+    const base = ci * 65536;
+    for (; i >= 0 && i < ids.length; i += dir) {
+      const id = ids[i]!;
+      let flags: number;
+      let pos: number;
+      if (flagChunk !== undefined) {
+        flags = flagChunk[i]!;
+        pos = base + i;
+      } else {
+        flags = rowCursor!.flagsOf(id);
+        if (flags < 0) {
+          // Outside history mode only the user's own rows are candidates.
+          if (!history) continue;
+          pos = -1;
+        } else pos = rowCursor!.ci * 65536 + rowCursor!.i;
+      }
+      const f = flags < 0 ? NO_ROW_FLAGS : flags;
+      if ((f & needAll) !== needAll || (f & needNone) !== 0) continue;
+      if (nAny > 0) {
+        let ok = true;
+        for (let t = 0; t < nAny; t++) if ((f & anyMasks[t]!) === 0) ok = false;
+        if (!ok) continue;
+      }
+      // Direct messages the user holds a row for are always readable; channel rows may not be.
+      const needAccess = accessPerRow && (flags < 0 || (flags & FLAG_BITS.is_private) === 0);
+      if (nMsg > 0 || needAccess) {
+        let c: MessageChunk;
+        let k: number;
+        if (msgChunk !== undefined) {
+          c = msgChunk;
+          k = i;
+        } else {
+          if (!msgCursor!.seek(id)) continue;
+          c = msgCursor!.chunk!;
+          k = msgCursor!.index;
+        }
+        if (needAccess) {
+          const r = c.recipient[k]!;
+          if (r > 0 && !ctx.rowChannelReadable(r)) continue;
+        }
+        let ok = true;
+        for (let t = 0; t < nMsg; t++) {
+          if (!messageTests[t]!(c, k)) {
+            ok = false;
+            break;
+          }
+        }
+        if (!ok) continue;
+      }
+      outIds[at] = id;
+      outFlags[at] = flags;
+      outPos[at] = pos;
+      at += step;
+      if (++found >= limit) {
+        out.at = at;
+        return found;
+      }
+    }
+  }
+  out.at = at;
+  return found;
+}
+
+/** Whether message `id` is in the narrow: its flags (-1: no row) and row position, or undefined. */
+export function lookup(plan: NarrowPlan, src: Source, id: number): [number, number] | undefined {
+  const out = singleOut();
+  scan(plan, src, id, 1, true, 1, out);
+  return out.at === 1 && out.ids[0] === id ? [out.flags[0]!, out.positions[0]!] : undefined;
+}

@@ -1,4 +1,4 @@
-import { lowerBound } from '../core/messages/rows';
+import { chunkContaining, lowerBound } from '../core/messages/rows';
 import type { MessageChunk } from '../core/messages/store';
 
 /**
@@ -24,7 +24,7 @@ export class RowCursor {
     if (chunks.length === 0) return -1;
     let c = chunks[this.ci]!;
     if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
-      this.ci = idChunkForRows(chunks, id);
+      this.ci = Math.max(0, chunkContaining(chunks, id));
       c = chunks[this.ci]!;
       this.i = 0;
     }
@@ -53,7 +53,7 @@ export class MessageCursor {
     if (chunks.length === 0) return false;
     let c = chunks[this.ci]!;
     if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
-      this.ci = idChunkForRows(chunks, id);
+      this.ci = Math.max(0, chunkContaining(chunks, id));
       c = chunks[this.ci]!;
       this.index = 0;
     }
@@ -68,16 +68,4 @@ export class MessageCursor {
     this.chunk = c;
     return i < ids.length && ids[i] === id;
   }
-}
-
-/** The last chunk whose first id is ≤ `id` (the first chunk when none is). */
-function idChunkForRows(chunks: ReadonlyArray<{ readonly ids: Int32Array }>, id: number): number {
-  let lo = 0;
-  let hi = chunks.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (chunks[mid]!.ids[0]! <= id) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }

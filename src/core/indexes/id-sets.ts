@@ -74,3 +74,17 @@ export function sortUniqueIds(ids: readonly number[]): number[] {
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) out.push(sorted[i]!);
   return out;
 }
+
+/** Whether an ascending list of ids contains `x` (binary search). */
+export function sortedIncludes(sorted: ArrayLike<number>, x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid]!;
+    if (v === x) return true;
+    if (v < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}

@@ -1,5 +1,5 @@
 import type { IntMap } from '../collections/int-map';
-import { lowerBound, type UserRows } from './rows';
+import { chunkContaining, lowerBound, type UserRows } from './rows';
 import type { MessageChunk, MessageStore } from './store';
 
 /**
@@ -160,15 +160,8 @@ function recipientCursor(chunks: readonly MessageChunk[]): (id: number) => numbe
     let c = chunks[ci];
     if (c === undefined) return 0;
     if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
-      let lo = 0;
-      let hi = chunks.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (chunks[mid]!.ids[0]! <= id) lo = mid;
-        else hi = mid - 1;
-      }
-      ci = lo;
-      c = chunks[lo]!;
+      ci = chunkContaining(chunks, id);
+      c = chunks[ci]!;
       pos = 0;
     }
     const ids = c.ids;

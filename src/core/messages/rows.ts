@@ -34,11 +34,20 @@ export function buildRows(ids: ArrayLike<number>, flags: ArrayLike<number>): Use
 
 /** The chunk that would hold `id`: the last chunk whose first id is ≤ id (0 when none). */
 export function chunkIndexFor(rows: UserRows, id: number): number {
+  return Math.max(0, chunkContaining(rows.chunks, id));
+}
+
+/**
+ * The last chunk whose first id is ≤ `id` (0 when `id` precedes them all), or -1 when there are no
+ * chunks: the one binary search over id-sorted chunks, shared by rows, messages and the narrow cursors.
+ */
+export function chunkContaining(chunks: ReadonlyArray<{ readonly ids: Int32Array }>, id: number): number {
   let lo = 0;
-  let hi = rows.chunks.length - 1;
+  let hi = chunks.length - 1;
+  if (hi < 0) return -1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (rows.chunks[mid]!.ids[0]! <= id) lo = mid;
+    if (chunks[mid]!.ids[0]! <= id) lo = mid;
     else hi = mid - 1;
   }
   return lo;

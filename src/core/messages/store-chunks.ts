@@ -1,3 +1,4 @@
+import { chunkContaining } from './rows';
 import type { MessageChunk } from './store-types';
 
 /** Column arrays for a chunk of `n` messages (content is filled separately: it is not a typed array). */
@@ -15,15 +16,7 @@ export function allocChunk(n: number) {
 
 /** The chunk that would hold `id` (the last one whose first id is ≤ id), or -1 when there are none. */
 export function chunkIndexOf(chunks: readonly MessageChunk[], id: number): number {
-  let lo = 0;
-  let hi = chunks.length - 1;
-  if (hi < 0) return -1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (chunks[mid]!.ids[0]! <= id) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return chunkContaining(chunks, id);
 }
 
 /** A copy of chunk `c` without the messages at `positions` (any order), or undefined when none is left. */

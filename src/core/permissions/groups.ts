@@ -1,6 +1,6 @@
 import { isAnonymousGroup, type GroupSettingValue, type SystemGroupName } from '../model/group-setting';
 import type { User } from '../model/records';
-import { sortUniqueIds } from '../indexes/id-sets';
+import { sortUniqueIds, sortedIncludes } from '../indexes/id-sets';
 import { activeUserIdsUpToRank } from '../indexes/user-indexes';
 import type { RealmState } from '../state';
 import { SYSTEM_GROUP_RANK, systemGroupRank } from './roles';
@@ -25,23 +25,10 @@ function inGroups(state: RealmState, user: User, ids: Iterable<number>, seen: Se
     if (group.is_system_group) {
       const rank = SYSTEM_GROUP_RANK[group.name as SystemGroupName];
       if (rank !== undefined && systemGroupRank(user) <= rank) return true;
-    } else if (binaryIncludes(group.members, user.user_id)) {
+    } else if (sortedIncludes(group.members, user.user_id)) {
       return true;
     }
     stack.push(...group.direct_subgroup_ids);
-  }
-  return false;
-}
-
-function binaryIncludes(sorted: readonly number[], x: number): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = sorted[mid]!;
-    if (v === x) return true;
-    if (v < x) lo = mid + 1;
-    else hi = mid - 1;
   }
   return false;
 }

@@ -4,6 +4,7 @@ import { buildMessageStore, EMPTY_STORE, type MessageStore } from '../messages/s
 import type { User } from '../model/records';
 import type { IssueList } from './issues';
 import type { MessageSnapshotInput } from './messages';
+import { sortedIncludes } from '../indexes/id-sets';
 
 /**
  * Builds the message store from checked snapshot messages. Rows without explicit `flags` are the ones
@@ -75,7 +76,7 @@ export function loadMessages(
       m.flags === undefined &&
       m.stream_id !== undefined &&
       userIds.has(m.sender_id) &&
-      !binaryHas(h, m.sender_id)
+      !sortedIncludes(h, m.sender_id)
     ) {
       senderExtra[k] = 1;
       counts[m.sender_id]!++;
@@ -120,16 +121,3 @@ export function loadMessages(
 }
 
 const EMPTY = new Int32Array(0);
-
-function binaryHas(sorted: ArrayLike<number>, x: number): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = sorted[mid]!;
-    if (v === x) return true;
-    if (v < x) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}

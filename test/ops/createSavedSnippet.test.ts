@@ -6,6 +6,7 @@ import { seededRandom } from '../../src/core/context';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
+import { expectRefused } from '../support/expect-result';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire } from '../support/realm';
 
@@ -19,19 +20,8 @@ function ok(r: OpResult): void {
   for (const e of r.events) expectValidEvent(e.event);
 }
 
-function refused(
-  r: OpResult,
-  before: RealmState,
-  msg: string,
-  code = 'BAD_REQUEST',
-  extra: object = {},
-): void {
-  expect(r.status).toBe(400);
-  expect(r.body).toEqual({ result: 'error', msg, code, ...extra });
-  expectValidResponse(OP, 400, r.body);
-  expect(r.state).toBe(before);
-  expect(r.events).toEqual([]);
-  expect(r.effects).toEqual([]);
+function refused(r: OpResult, before: RealmState, msg: string, code?: string, extra?: object): void {
+  expectRefused(OP, r, before, msg, code, extra);
 }
 
 const post = (

@@ -9,6 +9,7 @@ import { channelMessageIds, firstMessageIdInChannel } from '../../src/core/messa
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
+import { expectRefused } from '../support/expect-result';
 import { CAST_NAMES, arbParams, checkLibraryLaws, expectLawful } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 
@@ -24,19 +25,8 @@ function ok(r: OpResult, complete = true): void {
   expect(r.effects).toEqual([]);
 }
 
-function refused(
-  r: OpResult,
-  before: RealmState,
-  msg: string,
-  code = 'BAD_REQUEST',
-  extra: object = {},
-): void {
-  expect(r.body).toEqual({ result: 'error', msg, code, ...extra });
-  expect(r.status).toBe(400);
-  expectValidResponse(OP, 400, r.body);
-  expect(r.state).toBe(before);
-  expect(r.events).toEqual([]);
-  expect(r.effects).toEqual([]);
+function refused(r: OpResult, before: RealmState, msg: string, code?: string, extra?: object): void {
+  expectRefused(OP, r, before, msg, code, extra);
 }
 
 const del = (

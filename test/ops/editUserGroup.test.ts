@@ -9,6 +9,7 @@ import { createRealm } from '../../src/core/snapshot/create';
 import type { RealmState } from '../../src/core/state';
 import { editUserGroup } from '../../src/ops/groups/editUserGroup';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
+import { expectRefused } from '../support/expect-result';
 import { ACTORS, arbParams, expectLawful } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 
@@ -73,19 +74,8 @@ function ok(r: OpResult): OpResult {
   return r;
 }
 
-function refused(
-  r: OpResult,
-  before: RealmState,
-  msg: string,
-  code = 'BAD_REQUEST',
-  extra: object = {},
-): void {
-  expect(r.body).toEqual({ result: 'error', msg, code, ...extra });
-  expect(r.status).toBe(400);
-  expectValidResponse(OP, 400, r.body);
-  expect(r.state).toBe(before);
-  expect(r.events).toEqual([]);
-  expect(r.effects).toEqual([]);
+function refused(r: OpResult, before: RealmState, msg: string, code?: string, extra?: object): void {
+  expectRefused(OP, r, before, msg, code, extra);
 }
 
 const edit = (s: RealmState, who: CastName, params: Record<string, unknown>) =>

@@ -7,6 +7,7 @@ import { seededRandom } from '../../src/core/context';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { expectValidResponse } from '../support/openapi';
+import { expectRefused } from '../support/expect-result';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire } from '../support/realm';
 
@@ -32,19 +33,8 @@ function ok(r: OpResult): void {
   expect(r.events).toEqual([]);
 }
 
-function refused(
-  r: OpResult,
-  before: RealmState,
-  msg: string,
-  code = 'BAD_REQUEST',
-  extra: object = {},
-): void {
-  expect(r.status).toBe(400);
-  expect(r.body).toEqual({ result: 'error', msg, code, ...extra });
-  expectValidResponse(OP, 400, r.body);
-  expect(r.state).toBe(before);
-  expect(r.events).toEqual([]);
-  expect(r.effects).toEqual([]);
+function refused(r: OpResult, before: RealmState, msg: string, code?: string, extra?: object): void {
+  expectRefused(OP, r, before, msg, code, extra);
 }
 
 const tokens = (s: RealmState, id: number) =>

@@ -10,6 +10,7 @@ import { isSubscribed } from '../../src/core/permissions/channels';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
+import { expectRefused } from '../support/expect-result';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 
@@ -28,19 +29,8 @@ function ok(r: OpResult, removed: string[], notRemoved: string[] = []): void {
   expect(r.effects).toEqual([]);
 }
 
-function refused(
-  r: OpResult,
-  before: RealmState,
-  msg: string,
-  code = 'BAD_REQUEST',
-  extra: object = {},
-): void {
-  expect(r.body).toEqual({ result: 'error', msg, code, ...extra });
-  expect(r.status).toBe(400);
-  expectValidResponse(OP, 400, r.body);
-  expect(r.state).toBe(before);
-  expect(r.events).toEqual([]);
-  expect(r.effects).toEqual([]);
+function refused(r: OpResult, before: RealmState, msg: string, code?: string, extra?: object): void {
+  expectRefused(OP, r, before, msg, code, extra);
 }
 
 const del = (s: RealmState, params: Record<string, string>, who: CastName = 'hamlet') =>

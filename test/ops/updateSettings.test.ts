@@ -13,6 +13,7 @@ import type { RealmState } from '../../src/core/state';
 import { canonicalizeTimezone, isKnownTimezone } from '../../src/core/users/timezones';
 import { updateSettings } from '../../src/ops/settings/updateSettings';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
+import { expectRefused } from '../support/expect-result';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 
@@ -27,19 +28,8 @@ function ok(r: OpResult, body: object = SUCCESS): void {
   for (const e of r.events) expectValidEvent(e.event);
 }
 
-function refused(
-  r: OpResult,
-  before: RealmState,
-  msg: string,
-  code = 'BAD_REQUEST',
-  extra: object = {},
-): void {
-  expect(r.body).toEqual({ result: 'error', msg, code, ...extra });
-  expect(r.status).toBe(400);
-  expectValidResponse(OP, 400, r.body);
-  expect(r.state).toBe(before);
-  expect(r.events).toEqual([]);
-  expect(r.effects).toEqual([]);
+function refused(r: OpResult, before: RealmState, msg: string, code?: string, extra?: object): void {
+  expectRefused(OP, r, before, msg, code, extra);
 }
 
 const patch = (s: RealmState, who: CastName, params: Record<string, string>) =>

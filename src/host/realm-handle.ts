@@ -24,16 +24,22 @@ import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import type { ChangeInput } from './change';
-import { openCheckpoint, sealRealmCheckpoint } from './checkpoint';
+import { readCheckpoint, sealRealmCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
-import { CorruptStoreError, PersistError, RealmClosedError, VersionConflictError } from './errors';
+import {
+  ChangeTooLargeError,
+  CorruptStoreError,
+  PersistError,
+  RealmClosedError,
+  VersionConflictError,
+} from './errors';
 import { clock, opContext, type HandleContext } from './handle-context';
 import { applyInput, headerOf, plainActor, requestInput } from './handle-input';
 import { TaskQueue } from './handle-queue';
 import { Listeners, type ChangeListener } from './listeners';
 import { ChangeRecorder } from './record-change';
 import { proveReplay, replayStored, type ReplayEnv } from './replay';
-import type { RealmStore, SealedChange } from './store';
+import type { RealmStore, SealedChange, StoredRealm } from './store';
 
 export type { HandleContext } from './handle-context';
 export type { CheckpointPolicy } from './checkpoint-policy';
@@ -50,6 +56,12 @@ export interface OpenRealmOptions {
   readonly checkpoints?: CheckpointPolicy | false;
   /** Retries of an operation that lost a race with another writer. Default 10. */
   readonly maxRetries?: number;
+  /**
+   * The largest stored change, in bytes of its record (UTF-8). A change beyond it is not stored or
+   * acknowledged: the call rejects with `PersistError` (cause: `ChangeTooLargeError`). Default
+   * 1 MiB, the Node server's default body limit.
+   */
+  readonly maxChangeBytes?: number;
   /** Passed to `createRealm` for the initial snapshot. */
   readonly realmOptions?: RealmOptions;
   /**
@@ -90,6 +102,12 @@ export async function openRealm(options: OpenRealmOptions): Promise<RealmHandle>
 class Handle implements RealmHandle {
   private current!: RealmState;
   private ver = 0;
+  /** The checksum of the latest change (the chain value the next change continues). */
+  private chain = 0;
+  /** Checkpoint writes, one at a time, outside the queue. */
+  private checkpointTail: Promise<void> = Promise.resolve();
+  private checkpointsPending = 0;
+  private closing = false;
   private readonly queue = new TaskQueue();
   private readonly listeners = new Listeners((error) => this.reportBackgroundError(error));
   private readonly ops = new Map<string, DefinedOperation>();
@@ -129,10 +147,13 @@ class Handle implements RealmHandle {
     if (stored.checkpoint === null)
       throw new CorruptStoreError(this.store.describe, 'changes without a checkpoint');
     const cpWhere = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
-    this.current = openCheckpoint(stored.checkpoint, cpWhere);
+    const loaded = readCheckpoint(stored.checkpoint, cpWhere);
+    this.current = loaded.state;
     this.ver = stored.checkpoint.version;
+    this.chain = loaded.chain ?? (await this.legacyChain(this.ver));
     this.checkpoints.loaded(this.ver);
     this.applyStored(stored.changes, false);
+    this.checkHead(stored);
     if (this.store.watch) {
       this.stopWatching = await this.store.watch(() => this.scheduleCatchUp());
     }
@@ -176,14 +197,18 @@ class Handle implements RealmHandle {
     return this.queue.enqueue(() => this.catchUpNow());
   }
 
-  checkpoint(): Promise<void> {
-    return this.queue.enqueue(() => this.writeCheckpoint());
+  async checkpoint(): Promise<void> {
+    // The version is taken in the queue; the writing happens outside it.
+    const at = await this.queue.enqueue(async () => this.startCheckpoint());
+    await at;
   }
 
   async close(): Promise<void> {
     if (this.queue.closed) return;
     await this.queue.enqueue(async () => {
+      this.closing = true;
       if (this.checkpoints.onClose) await this.checkpointInBackground();
+      await this.checkpointTail;
       this.queue.close();
       await this.stopWatching?.();
     });
@@ -233,9 +258,11 @@ class Handle implements RealmHandle {
       const cost = performance.now() - started;
       if (result.state === base) return { ...result, version };
 
-      const { sealed, redacted } = recorder.seal(version + 1, input, now, result.status);
+      const chain = this.chain;
+      const { sealed, redacted } = recorder.seal(chain, version + 1, input, now, result.status);
       try {
-        if (redacted) proveReplay(this.env, base, sealed, result.state);
+        this.checkSize(sealed);
+        if (redacted) proveReplay(this.env, base, sealed, chain, result.state);
         await this.store.append(sealed, version);
       } catch (error) {
         if (error instanceof VersionConflictError && attempt < maxRetries) continue;
@@ -243,9 +270,10 @@ class Handle implements RealmHandle {
       }
       this.current = result.state;
       this.ver = version + 1;
+      this.chain = sealed.checksum;
       this.checkpoints.spent(cost);
       this.listeners.notify(this.ver, result.events);
-      await this.maybeCheckpoint();
+      this.maybeCheckpoint();
       return { ...result, version: this.ver };
     }
   }
@@ -257,10 +285,11 @@ class Handle implements RealmHandle {
 
   /** Replays stored changes; any damage or divergence refuses the store (nothing half-applied). */
   private applyStored(changes: readonly SealedChange[], notify: boolean): void {
-    const from = { state: this.current, version: this.ver };
+    const from = { state: this.current, version: this.ver, chain: this.chain };
     const replayed = replayStored(this.env, from, changes, notify, (ms) => this.checkpoints.spent(ms));
     this.current = replayed.state;
     this.ver = replayed.version;
+    this.chain = replayed.chain;
     for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
   }
 
@@ -269,21 +298,108 @@ class Handle implements RealmHandle {
     else console.error('chat-realm: realm handle background error', error);
   }
 
-  private async maybeCheckpoint(): Promise<void> {
-    if (this.checkpoints.due(this.ver)) await this.checkpointInBackground();
+  /**
+   * The chain value at a checkpoint of format 1 or 2 (0.1.0), which did not record it: the
+   * checksum of the stored change of that version (kept: pruning keeps the change at the oldest
+   * checkpoint), or 0 at version 0.
+   */
+  private async legacyChain(version: number): Promise<number> {
+    if (version === 0) return 0;
+    const [change] = await this.store.changesSince(version - 1);
+    return change?.version === version ? change.checksum : 0;
   }
 
-  /** A checkpoint nobody asked for: its failure is reported, never thrown. */
-  private async checkpointInBackground(): Promise<void> {
-    try {
-      await this.writeCheckpoint();
-    } catch (error) {
-      // The changes are persisted; a failed checkpoint only makes the next load slower.
-      this.reportBackgroundError(error);
+  /** The loaded log must end where the store's own head record says its last append is. */
+  private checkHead(stored: StoredRealm): void {
+    const head = stored.head;
+    const where = this.store.describe;
+    if (head === undefined) return; // a store that keeps no head record
+    if (head === null) {
+      if (stored.changes.length > 0)
+        throw new CorruptStoreError(where, `the head record is missing (changes up to ${this.ver} are stored)`);
+      return;
+    }
+    if (head.version > this.ver) {
+      throw new CorruptStoreError(
+        `${where}, change ${this.ver + 1}`,
+        `the change log ends at change ${this.ver}, but the store's head is change ${head.version} (changes ${this.ver + 1}–${head.version} are missing)`,
+      );
+    }
+    if (head.version < this.ver) {
+      throw new CorruptStoreError(
+        `${where}, change ${head.version}`,
+        `the store's head record says change ${head.version}, but the log holds changes up to ${this.ver} (the head record is damaged)`,
+      );
+    }
+    if (head.checksum !== this.chain) {
+      throw new CorruptStoreError(
+        `${where}, change ${head.version}`,
+        `the last change does not match the store's head record (checksum ${this.chain}, head ${head.checksum})`,
+      );
     }
   }
 
-  private writeCheckpoint(): Promise<void> {
-    return this.checkpoints.write(this.store, this.ver, this.current);
+  /** The record's size in UTF-8 bytes, against `maxChangeBytes`. */
+  private checkSize(sealed: SealedChange): void {
+    const limit = this.options.maxChangeBytes ?? 1 << 20;
+    const text = sealed.payload;
+    if (text.length <= limit / 3) return; // at most 3 UTF-8 bytes per UTF-16 unit
+    const bytes = utf8Length(text);
+    if (bytes > limit) throw new ChangeTooLargeError(sealed.version, bytes, limit);
   }
+
+  /** Starts an automatic checkpoint when the policy wants one and none is being written. */
+  private maybeCheckpoint(): void {
+    if (this.closing || this.checkpointsPending > 0 || !this.checkpoints.due(this.ver)) return;
+    void this.checkpointInBackground().then((written) => {
+      // Changes acknowledged meanwhile may already call for the next one (not after a failure:
+      // the next change tries again).
+      if (written) this.maybeCheckpoint();
+    });
+  }
+
+  /** A checkpoint nobody asked for: its failure is reported, never thrown. */
+  private async checkpointInBackground(): Promise<boolean> {
+    try {
+      await this.startCheckpoint();
+      return true;
+    } catch (error) {
+      // The changes are persisted; a failed checkpoint only makes the next load slower.
+      this.reportBackgroundError(error);
+      return false;
+    }
+  }
+
+  /**
+   * Writes a checkpoint of the current version after the ones already being written, without
+   * holding the queue: the realm is immutable, so it is encoded and written while later changes run.
+   */
+  private startCheckpoint(): Promise<void> {
+    const { ver, current, chain } = this;
+    this.checkpointsPending++;
+    const written = this.checkpointTail
+      .then(() => this.checkpoints.write(this.store, ver, current, chain))
+      .finally(() => {
+        this.checkpointsPending--;
+      });
+    this.checkpointTail = written.catch(() => undefined);
+    return written;
+  }
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d < 0xe000) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }

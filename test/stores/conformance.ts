@@ -327,9 +327,9 @@ export function storeConformance(name: string, factory: BackingFactory): void {
     it('writes a checkpoint handed over in parts and reads it back whole', async () => {
       const b = await fresh();
       const store = await open(b);
-      const bytes = new Uint8Array(2_500_000).map((_, i) => (i * 7) & 0xff);
+      const bytes = new Uint8Array(150_000).map((_, i) => (i * 7) & 0xff);
       async function* parts() {
-        for (let at = 0; at < bytes.length; at += 1 << 20) yield bytes.subarray(at, at + (1 << 20));
+        for (let at = 0; at < bytes.length; at += 1 << 16) yield bytes.subarray(at, at + (1 << 16));
       }
       await store.writeCheckpoint({ version: 0, format: 3, parts: parts(), checksum: () => 42 });
       const loaded = await (await open(b)).load();

@@ -199,8 +199,8 @@ class Handle implements RealmHandle {
 
   async checkpoint(): Promise<void> {
     // The version is taken in the queue; the writing happens outside it.
-    const at = await this.queue.enqueue(async () => this.startCheckpoint());
-    await at;
+    const { written } = await this.queue.enqueue(async () => ({ written: this.startCheckpoint() }));
+    await written;
   }
 
   async close(): Promise<void> {

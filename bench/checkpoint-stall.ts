@@ -76,9 +76,13 @@ async function main(): Promise<void> {
 
     const load = loadavg().map((l) => l.toFixed(2));
     console.log(`load average ${load.join(', ')}`);
-    console.log(`baseline (no checkpoint): ${summary(baseline)}; longest event-loop gap ${baselineGap.toFixed(1)} ms`);
+    console.log(
+      `baseline (no checkpoint): ${summary(baseline)}; longest event-loop gap ${baselineGap.toFixed(1)} ms`,
+    );
     console.log(`checkpoint written in ${(checkpointMs / 1000).toFixed(2)} s while operations ran`);
-    console.log(`during the checkpoint:    ${summary(during)}; longest event-loop gap ${maxGap.toFixed(1)} ms`);
+    console.log(
+      `during the checkpoint:    ${summary(during)}; longest event-loop gap ${maxGap.toFixed(1)} ms`,
+    );
     await realm.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

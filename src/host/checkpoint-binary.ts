@@ -137,7 +137,9 @@ export function decodeCheckpoint3(payload: Uint8Array): {
   const jsonLength = readU32(payload, payload.length - 8);
   const jsonStart = payload.length - 8 - jsonLength;
   if (jsonStart < 4) throw new Error('the checkpoint ends early');
-  const header = JSON.parse(utf8().decode(payload.subarray(jsonStart, jsonStart + jsonLength))) as BinaryHeader;
+  const header = JSON.parse(
+    utf8().decode(payload.subarray(jsonStart, jsonStart + jsonLength)),
+  ) as BinaryHeader;
   if (typeof header.version !== 'number' || typeof header.chain !== 'number')
     throw new Error('the checkpoint header has no version or chain');
   const state = decodeSections(payload, 4, jsonStart, header);

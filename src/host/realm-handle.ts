@@ -24,7 +24,7 @@ import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import type { ChangeInput } from './change';
-import { readCheckpoint, sealRealmCheckpoint } from './checkpoint';
+import { checkpointStream, readCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
 import {
   ChangeTooLargeError,
@@ -140,7 +140,8 @@ class Handle implements RealmHandle {
       }
       // Validate (createRealm) before storing: version 0 is a realm that loads.
       const initial = createRealm(snapshot, this.options.realmOptions);
-      await this.store.writeCheckpoint(sealRealmCheckpoint(0, initial));
+      // Streamed like every checkpoint, so that pruning it later goes part by part.
+      await this.store.writeCheckpoint(checkpointStream(0, initial, 0));
       // Another process may have initialized the store first: load what is there.
       stored = await this.store.load();
     }
@@ -316,7 +317,10 @@ class Handle implements RealmHandle {
     if (head === undefined) return; // a store that keeps no head record
     if (head === null) {
       if (stored.changes.length > 0)
-        throw new CorruptStoreError(where, `the head record is missing (changes up to ${this.ver} are stored)`);
+        throw new CorruptStoreError(
+          where,
+          `the head record is missing (changes up to ${this.ver} are stored)`,
+        );
       return;
     }
     if (head.version > this.ver) {

@@ -49,18 +49,21 @@ describe('checkpoints', () => {
     const store = memoryStore();
     await store.writeCheckpoint(sealCheckpoint(0, snapshotRealm(devRealm())));
     await store.append(
-      sealChange({
-        version: 1,
-        input: {
-          kind: 'call',
-          op: appendMark.def.name,
-          actor: { userId: cast.hamlet },
-          params: { mark: '+' },
+      sealChange(
+        {
+          version: 1,
+          input: {
+            kind: 'call',
+            op: appendMark.def.name,
+            actor: { userId: cast.hamlet },
+            params: { mark: '+' },
+          },
+          now: 1795219200,
+          random: '',
+          status: 200,
         },
-        now: 1795219200,
-        random: '',
-        status: 200,
-      }, 0),
+        0,
+      ),
       0,
     );
     const handle = await openRealm({ store, operations: ALL_OPS });

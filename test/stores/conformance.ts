@@ -35,13 +35,16 @@ const iago = { userId: cast.iago };
 const ctx = (seed = 7) => ({ now: 1795219200, random: seededRandom(seed) });
 
 function change(version: number, mark: string): SealedChange {
-  return sealChange({
-    version,
-    input: { kind: 'call', op: appendMark.def.name, actor: hamlet, params: { mark } },
-    now: 1795219200,
-    random: '',
-    status: 200,
-  }, 0);
+  return sealChange(
+    {
+      version,
+      input: { kind: 'call', op: appendMark.def.name, actor: hamlet, params: { mark } },
+      now: 1795219200,
+      random: '',
+      status: 200,
+    },
+    0,
+  );
 }
 
 export function storeConformance(name: string, factory: BackingFactory): void {

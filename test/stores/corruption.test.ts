@@ -107,15 +107,21 @@ describe('sqlite corruption', () => {
 describe('sqlite: a damaged store is refused, never loaded at an older version', () => {
   it('refuses or fully loads after a bit flip anywhere in the changes table (never an older version)', async () => {
     const filename = await populated();
-    const good = await openRealm({ store: sqliteStore({ filename }), operations: ALL_OPS, checkpoints: false });
+    const good = await openRealm({
+      store: sqliteStore({ filename }),
+      operations: ALL_OPS,
+      checkpoints: false,
+    });
     const head = good.version;
     const expected = snapshotRealm(good.state);
     await good.close();
     const db = new Database(filename, { readonly: true });
     const pageSize = db.pragma('page_size', { simple: true }) as number;
-    const pages = (db.prepare("SELECT pageno FROM dbstat WHERE name = 'changes'").all() as Array<{
-      pageno: number;
-    }>).map((r) => r.pageno);
+    const pages = (
+      db.prepare("SELECT pageno FROM dbstat WHERE name = 'changes'").all() as Array<{
+        pageno: number;
+      }>
+    ).map((r) => r.pageno);
     db.close();
     expect(pages.length).toBeGreaterThan(5);
     const original = readFileSync(filename);
@@ -129,7 +135,11 @@ describe('sqlite: a damaged store is refused, never loaded at an older version',
       const damaged = Buffer.from(original);
       damaged[at] = damaged[at]! ^ (1 << next(8));
       writeFileSync(filename, damaged);
-      const outcome = await openRealm({ store: sqliteStore({ filename }), operations: ALL_OPS, checkpoints: false })
+      const outcome = await openRealm({
+        store: sqliteStore({ filename }),
+        operations: ALL_OPS,
+        checkpoints: false,
+      })
         .then(async (h) => {
           const loaded = { version: h.version, state: snapshotRealm(h.state) };
           await h.close();

@@ -39,7 +39,11 @@ describe('a store written by 0.1.0', () => {
     const before = snapshotRealm(h.state);
     await h.close();
     // Old changes (plain checksums) and the new one (chained) load together.
-    const again = await openRealm({ store: sqliteStore({ filename }), operations: ALL_OPS, checkpoints: false });
+    const again = await openRealm({
+      store: sqliteStore({ filename }),
+      operations: ALL_OPS,
+      checkpoints: false,
+    });
     expect(again.version).toBe(5);
     expect(snapshotRealm(again.state)).toEqual(before);
     // Its first new checkpoint is format 3; the change at the oldest kept checkpoint stays.
@@ -68,6 +72,8 @@ describe('a store written by 0.1.0', () => {
     const tail = await openRealm({ store: sqliteStore({ filename: lost }), operations: ALL_OPS }).catch(
       (e: unknown) => e,
     );
-    expect((tail as Error).message).toMatch(/change 4: the change log ends at change 3, but the store's head is change 4/);
+    expect((tail as Error).message).toMatch(
+      /change 4: the change log ends at change 3, but the store's head is change 4/,
+    );
   });
 });

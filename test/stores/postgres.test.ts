@@ -31,10 +31,10 @@ storeConformance(usingServer ? 'postgres (DATABASE_URL)' : 'postgres (PGlite)', 
       );
     },
     dropChangesFrom: async (version) => {
-      await db.client.query(
-        `DELETE FROM "${schema}".chat_realm_changes WHERE realm = $1 AND version >= $2`,
-        ['conformance', version],
-      );
+      await db.client.query(`DELETE FROM "${schema}".chat_realm_changes WHERE realm = $1 AND version >= $2`, [
+        'conformance',
+        version,
+      ]);
     },
     cleanup: async () => {
       await db.client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

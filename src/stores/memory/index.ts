@@ -5,13 +5,7 @@
  */
 import { collectCheckpoint } from '../../host/checkpoint';
 import { VersionConflictError } from '../../host/errors';
-import type {
-  RealmStore,
-  SealedChange,
-  SealedCheckpoint,
-  StoredHead,
-  StoredRealm,
-} from '../../host/store';
+import type { RealmStore, SealedChange, SealedCheckpoint, StoredHead, StoredRealm } from '../../host/store';
 
 export interface MemoryStore extends RealmStore {
   /** The stored records, for inspection (and for tests that damage them on purpose). */

@@ -65,8 +65,9 @@ export interface PostgresStoreOptions {
 }
 
 const SCHEMA_VERSION = 2;
-/** Rows deleted per statement when pruning. */
+/** Rows deleted per statement when pruning: changes are small, checkpoint parts ~1 MiB each. */
 const PRUNE_BATCH = 500;
+const PRUNE_PARTS = 2;
 const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
 
 export async function postgresStore(options: PostgresStoreOptions): Promise<RealmStore> {
@@ -147,9 +148,9 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     return out;
   };
   const prune = async () => {
-    const step = async (sql: string) => {
+    const step = async (sql: string, batch: number) => {
       for (;;) {
-        const { rows } = await db.query(sql, [realm, PRUNE_BATCH]);
+        const { rows } = await db.query(sql, [realm, batch]);
         if (Number((rows[0] as { n: unknown } | undefined)?.n ?? 0) === 0) return;
       }
     };
@@ -160,6 +161,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
            (SELECT 1 FROM ${t('checkpoints')} c WHERE c.realm = p.realm AND c.version = p.version
                AND c.parts_key = p.parts_key) LIMIT $2) RETURNING 1)
        SELECT count(*) AS n FROM gone`,
+      PRUNE_PARTS,
     );
     if (!Number.isFinite(keep)) return;
     await step(
@@ -168,6 +170,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
            (SELECT min(version) FROM ${t('checkpoints')} WHERE realm = $1) ORDER BY version LIMIT $2)
          RETURNING 1)
        SELECT count(*) AS n FROM gone`,
+      PRUNE_BATCH,
     );
   };
   const commitCheckpoint = async (
@@ -286,7 +289,8 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
 
 /** PostgreSQL text cannot hold NUL; sealed records are JSON, which escapes it, so this never fires. */
 function noNul(text: string, describe: string): void {
-  if (text.includes('\0')) throw new TypeError(`${describe}: a text record holds NUL, which PostgreSQL cannot store`);
+  if (text.includes('\0'))
+    throw new TypeError(`${describe}: a text record holds NUL, which PostgreSQL cannot store`);
 }
 
 /** Tells one checkpoint write's parts from another's (two processes may write the same version). */

@@ -66,8 +66,9 @@ const SCHEMA_STEPS: Readonly<Record<number, string>> = {
       data BLOB NOT NULL, PRIMARY KEY (realm, version, parts_key, part));`,
 };
 
-/** Rows deleted per step when pruning. */
+/** Rows deleted per step when pruning: changes are small, checkpoint parts ~1 MiB each. */
 const PRUNE_BATCH = 500;
+const PRUNE_PARTS = 2;
 
 interface ChangeRow {
   version: number;
@@ -171,7 +172,11 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     upsertHead.run(realm, change.version, change.checksum);
   });
   const commitCheckpoint = db.transaction(
-    (cp: { version: number; format: number; payload: string | Buffer; checksum: number }, parts: number, key: number) => {
+    (
+      cp: { version: number; format: number; payload: string | Buffer; checksum: number },
+      parts: number,
+      key: number,
+    ) => {
       insertCheckpoint.run(realm, cp.version, cp.format, cp.payload, cp.checksum, parts, key);
       pruneCheckpoints.run(realm, realm, keep);
     },
@@ -187,7 +192,7 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
   };
   /** Retention, a batch at a time between turns of the event loop. */
   const prune = async () => {
-    while (guard(() => pruneParts.run(realm, realm, PRUNE_BATCH).changes) > 0) await nextTurn();
+    while (guard(() => pruneParts.run(realm, realm, PRUNE_PARTS).changes) > 0) await nextTurn();
     if (!Number.isFinite(keep)) return;
     while (guard(() => pruneChanges.run(realm, realm, realm, PRUNE_BATCH).changes) > 0) await nextTurn();
   };
@@ -244,7 +249,12 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
         const key = partsKey();
         let part = 0;
         for await (const data of cp.parts) guard(() => writePart(cp.version, key, part++, data));
-        const row = { version: cp.version, format: cp.format, payload: Buffer.alloc(0), checksum: cp.checksum() };
+        const row = {
+          version: cp.version,
+          format: cp.format,
+          payload: Buffer.alloc(0),
+          checksum: cp.checksum(),
+        };
         guard(() => commitCheckpoint.immediate(row, part, key));
       }
       await prune();

@@ -83,12 +83,26 @@ describe('sqlite corruption', () => {
   it('refuses a damaged checkpoint, naming it', async () => {
     const filename = await populated();
     const db = new Database(filename);
-    db.prepare('UPDATE checkpoints SET payload = substr(payload, 1, 5000) WHERE version = 0').run();
+    // Checkpoints are stored in parts; cut the first one short.
+    db.prepare(
+      'UPDATE checkpoint_parts SET data = substr(data, 1, 5000) WHERE version = 0 AND part = 0',
+    ).run();
     db.close();
     const error = await openError(filename);
     expect(error).toBeInstanceOf(CorruptStoreError);
     expect((error as Error).message).toBe(
       `Corrupt realm store at sqlite ${filename}, realm "default", checkpoint 0: checksum mismatch (the checkpoint is damaged or truncated)`,
+    );
+  });
+
+  it('refuses a checkpoint whose parts are not all stored, naming it', async () => {
+    const filename = await populated();
+    const db = new Database(filename);
+    db.prepare('DELETE FROM checkpoint_parts WHERE version = 0 AND part = 0').run();
+    db.close();
+    const error = await openError(filename);
+    expect((error as Error).message).toBe(
+      `Corrupt realm store at sqlite ${filename}, realm "default", checkpoint 0: 0 of its 1 parts are stored`,
     );
   });
 

@@ -57,6 +57,17 @@ export class CheckpointSchedule {
   }
 
   /**
+   * Whether the changes since the last written checkpoint reached twice the policy's count: the
+   * background checkpoint is not keeping up (a caller that never yields to the event loop), and
+   * the handle waits for it rather than let the log to replay grow without bound.
+   */
+  overdue(version: number): boolean {
+    const policy = this.policy;
+    if (policy === false) return false;
+    return version - this.checkpointVersion >= 2 * (policy?.everyChanges ?? DEFAULT_EVERY);
+  }
+
+  /**
    * Writes `state` as the checkpoint of `version` (`chain`: the log's chain value there), unless
    * it is not newer than the last one written. Changes may run meanwhile: their cost stays counted.
    */

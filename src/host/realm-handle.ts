@@ -275,6 +275,8 @@ class Handle implements RealmHandle {
       this.checkpoints.spent(cost);
       this.listeners.notify(this.ver, result.events);
       this.maybeCheckpoint();
+      // Back-pressure: only when the background checkpoint fell far behind.
+      if (this.checkpointsPending > 0 && this.checkpoints.overdue(this.ver)) await this.checkpointTail;
       return { ...result, version: this.ver };
     }
   }

@@ -2,7 +2,7 @@
  * The change log stores only what a replay needs, and one stored change has a size bound
  * (`maxChangeBytes`) with a clear error (docs/persistence.md, "Retention and size").
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openChange } from '../../src/host/change';
 import { ChangeTooLargeError, PersistError } from '../../src/host/errors';
 import { openRealm } from '../../src/host/realm-handle';
@@ -65,5 +65,43 @@ describe('what a stored change holds', () => {
     expect(h.version).toBe(1);
     expect((await store.changesSince(0)).map((c) => c.version)).toEqual([1]);
     await h.close();
+  });
+});
+
+describe('the change log stays bounded', () => {
+  it('prunes as checkpoints are written, so a load replays at most `everyChanges` changes', async () => {
+    const store = memoryStore();
+    const h = await openRealm({
+      store,
+      snapshot: devSnapshot(),
+      ctx,
+      operations: ALL_OPS,
+      checkpoints: { everyChanges: 10, onClose: false },
+    });
+    for (let i = 0; i < 95; i++) {
+      await h.run(appendMark, hamlet, { mark: String(i % 10) });
+      // Requests arrive in turns of their own, which is when background checkpoints progress.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Checkpoints are written in the background: wait for the one that covers version 90.
+    await vi.waitFor(async () => expect((await store.load()).checkpoint?.version).toBeGreaterThanOrEqual(90));
+    await h.close();
+    const loaded = await store.load();
+    expect(loaded.changes.length).toBeLessThanOrEqual(10);
+    // A caller that never yields to the event loop still gets its checkpoints: the handle waits
+    // for a background checkpoint that fell two policy counts behind.
+    const busy = await openRealm({
+      store,
+      ctx,
+      operations: ALL_OPS,
+      checkpoints: { everyChanges: 10, onClose: false },
+    });
+    for (let i = 0; i < 95; i++) await busy.run(appendMark, hamlet, { mark: 'b' });
+    expect(busy.version - (await store.load()).checkpoint!.version).toBeLessThanOrEqual(20);
+    await busy.close();
+    // Two checkpoints kept, and the changes from the older one on: never the whole log.
+    expect(store.records.checkpoints).toHaveLength(2);
+    expect(store.records.changes.length).toBeLessThanOrEqual(2 * 10 + 1);
+    expect(store.records.changes[0]!.version).toBe(store.records.checkpoints[0]!.version);
   });
 });

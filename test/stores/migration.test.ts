@@ -11,7 +11,9 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { openRealm } from '../../src/host/realm-handle';
+import { postgresStore } from '../../src/stores/postgres/index';
 import { sqliteStore } from '../../src/stores/sqlite/index';
+import { openDatabase, uniqueSchema } from './pg-backing';
 import { ALL_OPS, appendMark } from '../support/host-ops';
 import { cast } from '../support/realm';
 
@@ -76,4 +78,60 @@ describe('a store written by 0.1.0', () => {
       /change 4: the change log ends at change 3, but the store's head is change 4/,
     );
   });
+});
+
+describe('a PostgreSQL store written by 0.1.0', () => {
+  it('is upgraded at open (head from its last change) and loads at its version', async () => {
+    const db = await openDatabase();
+    const schema = uniqueSchema();
+    const t = (name: string) => `"${schema}".chat_realm_${name}`;
+    try {
+      // 0.1.0's tables, holding the 0.1.0 fixture's records.
+      for (const sql of [
+        `CREATE SCHEMA "${schema}"`,
+        `CREATE TABLE ${t('meta')} (key text PRIMARY KEY, value text NOT NULL)`,
+        `CREATE TABLE ${t('changes')} (realm text NOT NULL, version bigint NOT NULL, payload text NOT NULL,
+           checksum bigint NOT NULL, PRIMARY KEY (realm, version))`,
+        `CREATE TABLE ${t('checkpoints')} (realm text NOT NULL, version bigint NOT NULL, format integer NOT NULL,
+           payload_text text, payload_bin bytea, checksum bigint NOT NULL, PRIMARY KEY (realm, version))`,
+        `INSERT INTO ${t('meta')} (key, value) VALUES ('schema_version', '1')`,
+      ])
+        await db.client.query(sql);
+      const fixture = new Database('test/fixtures/stores/store-0.1.0.db', { readonly: true });
+      for (const r of fixture.prepare('SELECT version, payload, checksum FROM changes').all() as Array<{
+        version: number;
+        payload: string;
+        checksum: number;
+      }>)
+        await db.client.query(`INSERT INTO ${t('changes')} VALUES ('old', $1, $2, $3)`, [
+          r.version,
+          r.payload,
+          r.checksum,
+        ]);
+      for (const r of fixture
+        .prepare('SELECT version, format, payload, checksum FROM checkpoints')
+        .all() as Array<{ version: number; format: number; payload: Buffer; checksum: number }>)
+        await db.client.query(
+          `INSERT INTO ${t('checkpoints')} (realm, version, format, payload_bin, checksum) VALUES ('old', $1, $2, $3, $4)`,
+          [r.version, r.format, new Uint8Array(r.payload), r.checksum],
+        );
+      fixture.close();
+      const open = () => postgresStore({ client: db.client, realm: 'old', schema, listen: false });
+      const h = await openRealm({ store: await open(), operations: ALL_OPS, checkpoints: false });
+      expect(h.version).toBe(4);
+      expect(h.state.users.get(cast.iago)?.full_name).toBe('Iago the Old');
+      const { rows } = await db.client.query(`SELECT value FROM ${t('meta')} WHERE key = 'schema_version'`);
+      expect(rows).toEqual([{ value: '2' }]);
+      await h.run(appendMark, { userId: cast.hamlet }, { mark: 'C' });
+      const before = snapshotRealm(h.state);
+      await h.close();
+      const again = await openRealm({ store: await open(), operations: ALL_OPS });
+      expect(again.version).toBe(5);
+      expect(snapshotRealm(again.state)).toEqual(before);
+      await again.close();
+    } finally {
+      await db.client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await db.end();
+    }
+  }, 120_000);
 });

@@ -172,6 +172,25 @@ describe('sqlite: a damaged store is refused, never loaded at an older version',
     expect(refused).toBeGreaterThan(0);
   });
 
+  it('refuses, instead of loading version 99 of 200, when a bit flip in one key hides the rows after it', async () => {
+    // The issue's reproduction: one flipped bit in a row's realm key ("default" → "defaulu") puts
+    // that row out of order, so SQLite's range scan for the realm stops there and returns a
+    // consistent-looking prefix of the log. Only the head record tells it is not the end.
+    const filename = await populated();
+    const bytes = readFileSync(filename);
+    const payload = bytes.indexOf(Buffer.from('{"format":3,"version":100,'));
+    expect(payload).toBeGreaterThan(0);
+    const key = bytes.lastIndexOf(Buffer.from('default'), payload);
+    expect(payload - key).toBeLessThan(16);
+    bytes[key + 6] = bytes[key + 6]! ^ 0x01;
+    writeFileSync(filename, bytes);
+    const error = await openError(filename);
+    expect(error).toBeInstanceOf(CorruptStoreError);
+    expect((error as Error).message).toBe(
+      `Corrupt realm store at sqlite ${filename}, realm "default", change 100: the change log ends at change 99, but the store's head is change 200 (changes 100–200 are missing)`,
+    );
+  });
+
   it('refuses a log whose last rows were deleted, naming the first missing change', async () => {
     const filename = await populated();
     const db = new Database(filename);

@@ -283,6 +283,25 @@ class Handle implements RealmHandle {
 
   private async catchUpNow(): Promise<void> {
     const changes = await this.store.changesSince(this.ver);
+    if (changes.length > 0 && changes[0]!.version > this.ver + 1) {
+      // Another writer's checkpoints pruned the changes this handle still needed (it was idle
+      // for two checkpoints): start again from the store's latest checkpoint. Subscribers hear
+      // only the changes after it.
+      const stored = await this.store.load();
+      if (stored.checkpoint !== null && stored.checkpoint.version > this.ver) {
+        const where = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
+        const loaded = readCheckpoint(stored.checkpoint, where);
+        const chain = loaded.chain ?? (await this.legacyChain(stored.checkpoint.version));
+        const from = { state: loaded.state, version: stored.checkpoint.version, chain };
+        const replayed = replayStored(this.env, from, stored.changes, true, () => undefined);
+        this.current = replayed.state;
+        this.ver = replayed.version;
+        this.chain = replayed.chain;
+        this.checkpoints.loaded(from.version);
+        for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
+        return;
+      }
+    }
     if (changes.length > 0) this.applyStored(changes, true);
   }
 

@@ -105,3 +105,33 @@ describe('the change log stays bounded', () => {
     expect(store.records.changes[0]!.version).toBe(store.records.checkpoints[0]!.version);
   });
 });
+
+describe('a handle that fell behind the pruning', () => {
+  it('catches up from the latest checkpoint when the changes it needed were pruned', async () => {
+    const store = memoryStore();
+    const a = await openRealm({
+      store,
+      snapshot: devSnapshot(),
+      ctx,
+      operations: ALL_OPS,
+      checkpoints: false,
+    });
+    const b = await openRealm({ store, ctx, operations: ALL_OPS, checkpoints: false });
+    for (let round = 0; round < 3; round++) {
+      for (const mark of 'xy') await a.run(appendMark, hamlet, { mark });
+      await a.checkpoint();
+    }
+    expect(store.records.changes[0]!.version).toBe(4); // 1–3 pruned; b is at 0
+    const heard: number[] = [];
+    b.subscribe((n) => heard.push(n.version));
+    const r = await b.run(appendMark, hamlet, { mark: 'z' });
+    expect(r.version).toBe(7);
+    expect(b.state.users.get(cast.hamlet)?.full_name).toMatch(/xyxyxyz$/);
+    expect(heard).toEqual([7]);
+    await a.catchUp();
+    expect(a.state).not.toBe(b.state);
+    expect(a.state.users.get(cast.hamlet)).toEqual(b.state.users.get(cast.hamlet));
+    await a.close();
+    await b.close();
+  });
+});

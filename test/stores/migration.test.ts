@@ -97,7 +97,7 @@ describe('a PostgreSQL store written by 0.1.0', () => {
         `INSERT INTO ${t('meta')} (key, value) VALUES ('schema_version', '1')`,
       ])
         await db.client.query(sql);
-      const fixture = new Database('test/fixtures/stores/store-0.1.0.db', { readonly: true });
+      const fixture = new Database(copy('pg-source.db'), { readonly: true });
       for (const r of fixture.prepare('SELECT version, payload, checksum FROM changes').all() as Array<{
         version: number;
         payload: string;

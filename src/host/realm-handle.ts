@@ -26,20 +26,15 @@ import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import type { ChangeInput } from './change';
 import { checkpointStream, readCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
-import {
-  ChangeTooLargeError,
-  CorruptStoreError,
-  PersistError,
-  RealmClosedError,
-  VersionConflictError,
-} from './errors';
+import { CorruptStoreError, PersistError, RealmClosedError, VersionConflictError } from './errors';
 import { clock, opContext, type HandleContext } from './handle-context';
 import { applyInput, headerOf, plainActor, requestInput } from './handle-input';
+import { checkChangeSize, checkHead, DEFAULT_MAX_CHANGE_BYTES } from './load-checks';
 import { TaskQueue } from './handle-queue';
 import { Listeners, type ChangeListener } from './listeners';
 import { ChangeRecorder } from './record-change';
 import { proveReplay, replayStored, type ReplayEnv } from './replay';
-import type { RealmStore, SealedChange, StoredRealm } from './store';
+import type { RealmStore, SealedChange } from './store';
 
 export type { HandleContext } from './handle-context';
 export type { CheckpointPolicy } from './checkpoint-policy';
@@ -154,7 +149,7 @@ class Handle implements RealmHandle {
     this.chain = loaded.chain ?? (await this.legacyChain(this.ver));
     this.checkpoints.loaded(this.ver);
     this.applyStored(stored.changes, false);
-    this.checkHead(stored);
+    checkHead(this.store.describe, stored, this.ver, this.chain);
     if (this.store.watch) {
       this.stopWatching = await this.store.watch(() => this.scheduleCatchUp());
     }
@@ -262,7 +257,7 @@ class Handle implements RealmHandle {
       const chain = this.chain;
       const { sealed, redacted } = recorder.seal(chain, version + 1, input, now, result.status);
       try {
-        this.checkSize(sealed);
+        checkChangeSize(sealed, this.options.maxChangeBytes ?? DEFAULT_MAX_CHANGE_BYTES);
         if (redacted) proveReplay(this.env, base, sealed, chain, result.state);
         await this.store.append(sealed, version);
       } catch (error) {
@@ -331,48 +326,6 @@ class Handle implements RealmHandle {
     return change?.version === version ? change.checksum : 0;
   }
 
-  /** The loaded log must end where the store's own head record says its last append is. */
-  private checkHead(stored: StoredRealm): void {
-    const head = stored.head;
-    const where = this.store.describe;
-    if (head === undefined) return; // a store that keeps no head record
-    if (head === null) {
-      if (stored.changes.length > 0)
-        throw new CorruptStoreError(
-          where,
-          `the head record is missing (changes up to ${this.ver} are stored)`,
-        );
-      return;
-    }
-    if (head.version > this.ver) {
-      throw new CorruptStoreError(
-        `${where}, change ${this.ver + 1}`,
-        `the change log ends at change ${this.ver}, but the store's head is change ${head.version} (changes ${this.ver + 1}–${head.version} are missing)`,
-      );
-    }
-    if (head.version < this.ver) {
-      throw new CorruptStoreError(
-        `${where}, change ${head.version}`,
-        `the store's head record says change ${head.version}, but the log holds changes up to ${this.ver} (the head record is damaged)`,
-      );
-    }
-    if (head.checksum !== this.chain) {
-      throw new CorruptStoreError(
-        `${where}, change ${head.version}`,
-        `the last change does not match the store's head record (checksum ${this.chain}, head ${head.checksum})`,
-      );
-    }
-  }
-
-  /** The record's size in UTF-8 bytes, against `maxChangeBytes`. */
-  private checkSize(sealed: SealedChange): void {
-    const limit = this.options.maxChangeBytes ?? 1 << 20;
-    const text = sealed.payload;
-    if (text.length <= limit / 3) return; // at most 3 UTF-8 bytes per UTF-16 unit
-    const bytes = utf8Length(text);
-    if (bytes > limit) throw new ChangeTooLargeError(sealed.version, bytes, limit);
-  }
-
   /** Starts an automatic checkpoint when the policy wants one and none is being written. */
   private maybeCheckpoint(): void {
     if (this.closing || this.checkpointsPending > 0 || !this.checkpoints.due(this.ver)) return;
@@ -410,21 +363,4 @@ class Handle implements RealmHandle {
     this.checkpointTail = written.catch(() => undefined);
     return written;
   }
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d < 0xe000) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }

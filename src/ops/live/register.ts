@@ -20,13 +20,6 @@ interface Params {
   readonly queue_lifespan_secs?: number;
 }
 
-/** The parameters the host's queue needs besides the state: what it receives and for how long. */
-export interface QueueRequest {
-  readonly event_types: readonly string[] | null;
-  readonly lifespan_secs: number;
-  readonly capabilities: ClientCapabilities;
-}
-
 /**
  * POST /api/v1/register — https://zulip.com/api/register-queue
  *
@@ -69,15 +62,3 @@ export const register = defineOperation<Params>({
     return success(state, { data: { queue_id: null, ...data, last_event_id: -1 }, ignored });
   },
 });
-
-/** What a host reads from a register call's parameters to allocate the queue (already validated). */
-export function queueRequestOf(params: Readonly<Record<string, unknown>>): QueueRequest {
-  const list = (v: unknown): readonly string[] | null => (Array.isArray(v) ? v.map(String) : null);
-  const lifespan = Number(params['queue_lifespan_secs'] ?? 0);
-  const caps = params['client_capabilities'];
-  return {
-    event_types: list(params['event_types']),
-    lifespan_secs: Number.isFinite(lifespan) ? lifespan : 0,
-    capabilities: typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {},
-  };
-}

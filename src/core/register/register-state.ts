@@ -190,12 +190,12 @@ function starred(state: RealmState, userId: number): number[] {
   return out;
 }
 
-/** The legacy `muted_topics`: `[channel name, topic, last_updated]` for each muted topic. */
+/** The legacy `muted_topics` (Zulip's `get_topic_mutes`): muted topics of unarchived channels. */
 function mutedTopics(state: RealmState, userId: number): Array<[string, string, number]> {
   const out: Array<[string, string, number]> = [];
   for (const t of state.userTopics.get(userId) ?? []) {
     const channel = state.channels.get(t.stream_id);
-    if (t.visibility_policy === 1 && channel) out.push([channel.name, t.topic_name, t.last_updated]);
+    if (t.visibility_policy === 1 && channel && !channel.is_archived) out.push([channel.name, t.topic_name, t.last_updated]);
   }
   return out;
 }

@@ -80,6 +80,13 @@ export class EventQueues {
     return this.byId.size;
   }
 
+  /** Queues with a long-poll waiting on them. */
+  get waiting(): number {
+    let n = 0;
+    for (const queue of this.byId.values()) if (queue.waiter !== undefined) n++;
+    return n;
+  }
+
   /** Allocates a queue for `userId` (Zulip's `allocate_client_descriptor`). */
   create(userId: number, request: NewQueue): EventQueue {
     const idle = this.options.idleTimeoutSecs ?? 600;

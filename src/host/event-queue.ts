@@ -48,6 +48,9 @@ export class EventQueue {
     if (type === 'user_group') {
       const e = event as { op?: string; data?: Record<string, unknown> };
       if (e.op === 'remove') return this.capabilities.include_deactivated_groups !== true;
+      // A reactivated group comes back as `add` to clients that dropped it when it was deactivated.
+      if (e.op === 'add' && (event as { for_reactivation?: boolean }).for_reactivation === true)
+        return this.capabilities.include_deactivated_groups !== true;
       if (e.op === 'update' && e.data !== undefined && 'deactivated' in e.data)
         return this.capabilities.include_deactivated_groups === true;
     }

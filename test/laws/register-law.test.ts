@@ -34,7 +34,12 @@ const CAPS: ClientCapabilities = {
   archived_channels: true,
   empty_topic_name: true,
 };
-const OPTIONS = { include_subscribers: true, client_capabilities: CAPS } as const;
+const OPTIONS: { include_subscribers: boolean; client_capabilities: ClientCapabilities } = {
+  include_subscribers: true,
+  client_capabilities: CAPS,
+};
+/** A client without `user_settings_object`: the legacy top-level settings and their legacy events. */
+const LEGACY = { include_subscribers: false, client_capabilities: { ...CAPS, user_settings_object: false } };
 /** Channel fields no event keeps current (in Zulip as here): counts and traffic statistics. */
 const VOLATILE = ['subscriber_count', 'is_recently_active', 'first_message_id', 'stream_weekly_traffic'];
 
@@ -70,6 +75,12 @@ function normalize(state: Dict, bot: boolean): Dict {
     (u['huddles'] as Dict[]).sort((a, b) => String(a['user_ids_string']).localeCompare(String(b['user_ids_string'])));
     (u['mentions'] as number[]).sort((a, b) => a - b);
   }
+  // Known gap 5 (our updateProfileData): an emptied text field's event carries no `rendered_value`.
+  for (const k of ['realm_users', 'realm_non_active_users'])
+    for (const user of (out[k] as Dict[] | undefined) ?? []) {
+      const pd = user['profile_data'] as Record<string, Dict> | undefined;
+      for (const v of Object.values(pd ?? {})) if (v['value'] === '') delete v['rendered_value'];
+    }
   // Zulip sends every bot's key to a bot administrator at register, but key changes only to human
   // administrators and the owner.
   if (bot) delete out['realm_bots'];
@@ -82,7 +93,9 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
   const u = after.users.get(userId)!;
   for (const c of after.channels.values()) {
     if (c.invite_only !== before.channels.get(c.stream_id)?.invite_only) out.add(c.stream_id);
-    if (isGuest(u) && c.is_web_public && isSubscribed(before, c.stream_id, userId) !== isSubscribed(after, c.stream_id, userId))
+    // Zulip's channel events reach subscribed guests only, but register shows a guest every
+    // web-public channel (docs/differences/events.md).
+    if (isGuest(u) && c.is_web_public && !(isSubscribed(before, c.stream_id, userId) && isSubscribed(after, c.stream_id, userId)))
       out.add(c.stream_id);
   }
   return out;
@@ -107,8 +120,10 @@ function mutingChanged(before: RealmState, after: RealmState, userId: number): b
   return false;
 }
 
-function allowGaps(actual: Dict, expected: Dict, channels: Set<number>, deleted: Set<number>, mentions: boolean, guest: boolean): Dict {
+function allowGaps(actual: Dict, expected: Dict, channels: Set<number>, deleted: Set<number>, mentions: boolean, guest: boolean, renamed: boolean): Dict {
   const out = structuredClone(actual);
+  // Known gap 6: the legacy `muted_topics` names channels; a rename sends no new `muted_topics`.
+  if (renamed) out['muted_topics'] = expected['muted_topics'];
   for (const k of ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']) {
     const mine = (out[k] as Dict[] | undefined) ?? [];
     const theirs = (expected[k] as Dict[] | undefined) ?? [];
@@ -131,6 +146,9 @@ function allowGaps(actual: Dict, expected: Dict, channels: Set<number>, deleted:
     u['mentions'] = e['mentions'];
     u['count'] = e['count'];
   }
+  // Known gap 4: rows created (a flag on a message never received) or deleted change the user's
+  // newest row; Zulip's apply_event re-reads it from the database for delete_message, a client cannot.
+  out['max_message_id'] = expected['max_message_id'];
   if (guest) {
     // Known gap 3: a guest's client may lose a bot (realm_user/remove on a bot leaving a channel).
     out['realm_users'] = expected['realm_users'];
@@ -138,18 +156,18 @@ function allowGaps(actual: Dict, expected: Dict, channels: Set<number>, deleted:
   return out;
 }
 
-function check(before: RealmState, call: PlausibleCall): boolean {
+function check(before: RealmState, call: PlausibleCall, options: typeof OPTIONS = OPTIONS): boolean {
   const r = call.op(before, { userId: call.userId }, call.params, testCtx());
   if (r.body.result !== 'success') return false;
   const now = testCtx().now ?? 0;
   for (const u of before.users.values()) {
     if (!u.is_active || !r.state.users.get(u.user_id)?.is_active) continue;
-    const queue = new EventQueue('q', u.user_id, null, CAPS, 600, 0);
+    const queue = new EventQueue('q', u.user_id, null, options.client_capabilities, 600, 0);
     const mine = r.events
       .filter((e) => e.users.includes(u.user_id) && queue.accepts(e.event))
       .map((e) => e.event as ZulipEvent);
-    const initial = registerState(before, u.user_id, OPTIONS, now);
-    const expected = normalize(registerState(r.state, u.user_id, OPTIONS, now), u.is_bot);
+    const initial = registerState(before, u.user_id, options, now);
+    const expected = normalize(registerState(r.state, u.user_id, options, now), u.is_bot);
     const applied = normalize(applyRegisterEvents(initial, mine, u.user_id), u.is_bot);
     const actual = allowGaps(
       applied,
@@ -158,6 +176,7 @@ function check(before: RealmState, call: PlausibleCall): boolean {
       unannouncedDeletions(before, r.state, u.user_id),
       mutingChanged(before, r.state, u.user_id),
       isGuest(u) && !isRealmAdmin(u),
+      [...r.state.channels.values()].some((c) => before.channels.get(c.stream_id)?.name !== c.name),
     );
     expect(viewDiff(actual, expected, 'register'), `user ${u.user_id} after ${fc.stringify(call)}`).toEqual([]);
   }
@@ -183,6 +202,13 @@ describe('verify_action: registerState + events = registerState after', () => {
     fc.assert(
       fc.property(arb, ([realm, call]) => void (call !== null && check(realm.state, call))),
       fcParams(4),
+    );
+  });
+
+  it('legacy settings clients (no user_settings_object), updateSettings on the dev realm', () => {
+    fc.assert(
+      fc.property(devCalls.get('updateSettings')!, (call) => void check(dev.state, call, LEGACY)),
+      fcParams(15),
     );
   });
 });

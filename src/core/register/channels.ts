@@ -35,8 +35,8 @@ export interface SubscriptionLists {
 }
 
 /**
- * Zulip's `gather_subscriptions_helper`: the user's active subscriptions, the channels they left,
- * and the channels they can see but were never subscribed to, each sorted by name (Zulip's order)
+ * Zulip's `gather_subscriptions_helper`: the user's active subscriptions, the channels they left
+ * (while they can still see them), and the channels they can see but were never subscribed to, each sorted by name (Zulip's order)
  * and, on request, with `subscribers`. Archived channels are left out unless `archived` (the
  * `archived_channels` capability).
  */
@@ -50,7 +50,9 @@ export function subscriptionLists(
     if (channel.is_archived && !opts.archived) continue;
     const sub = state.subscriptions.get(channel.stream_id)?.get(user.user_id);
     const active = sub?.active === true;
-    if (sub === undefined && !hasMetadataAccess(state, user, channel)) continue;
+    // Channels one left appear only while one can still see them: losing access sends
+    // `stream/delete` (as for a private or web-public channel a guest leaves).
+    if (!active && !hasMetadataAccess(state, user, channel)) continue;
     const dict: Dict = streamToDict(state, channel, opts.now);
     // Never-subscribed objects carry the channel fields only.
     if (sub !== undefined) Object.assign(dict, subscriptionFields(sub));

@@ -4,7 +4,7 @@ import { isModerator, isRealmAdmin, isRealmOwner } from '../permissions/roles';
 import { hasRealmPermission } from '../permissions/setting-rules';
 import { canAccessUser, isUserAccessRestricted } from '../permissions/user-access';
 import type { RealmState } from '../state';
-import { apiEmail, avatarUrl, fakeEmailDomain, formatUser } from '../users/format';
+import { apiEmail, avatarUrl, fakeEmailDomain, formatUser, mediumAvatarUrl } from '../users/format';
 
 type Dict = Record<string, unknown>;
 
@@ -66,7 +66,7 @@ export function realmUserSection(
     realm_non_active_users: inactive,
     cross_realm_bots: [],
     avatar_source: me.avatar_source,
-    avatar_url_medium: avatarUrl(state, me, false),
+    avatar_url_medium: mediumAvatarUrl(avatarUrl(state, me, false) ?? ''),
     avatar_url: avatarUrl(state, me, false),
     can_create_private_streams: canCreatePrivate,
     can_create_public_streams: canCreatePublic,

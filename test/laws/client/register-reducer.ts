@@ -34,6 +34,10 @@ function apply(state: State, e: Dict, meId: number): void {
       if (prop === 'timezone') return; // raw value; the canonical zone arrives in realm_user
       const settings = state['user_settings'] as Dict | undefined;
       if (settings && prop in settings) settings[prop] = e['value'];
+      // A client without `user_settings_object` holds legacy top-level copies.
+      if (prop in state && prop !== 'user_settings') state[prop] = e['value'];
+      // Turning draft synchronization off deletes the server's drafts.
+      if (prop === 'enable_drafts_synchronization' && e['value'] === false && 'drafts' in state) state['drafts'] = [];
       return;
     }
     case 'update_display_settings':

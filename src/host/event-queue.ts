@@ -64,7 +64,8 @@ export class EventQueue {
   push(event: Readonly<Record<string, unknown>> & { readonly type: string }): void {
     if (event.type === 'delete_message' && this.capabilities.bulk_message_deletion !== true) {
       const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
-      for (const messageId of ids ?? []) this.events.push({ ...rest, message_id: messageId, id: this.nextEventId++ });
+      for (const messageId of ids ?? [])
+        this.events.push({ ...rest, message_id: messageId, id: this.nextEventId++ });
       return;
     }
     this.events.push({ ...event, id: this.nextEventId++ });

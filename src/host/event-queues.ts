@@ -154,7 +154,8 @@ export class EventQueues {
       queue = this.create(userId, newQueue);
       created = queue.id;
     } else {
-      if (lastEventId === undefined) return { kind: 'error', error: zulipError("Missing 'last_event_id' argument") };
+      if (lastEventId === undefined)
+        return { kind: 'error', error: zulipError("Missing 'last_event_id' argument") };
       const found = this.access(userId, queueId);
       if ('code' in found) return { kind: 'error', error: found };
       queue = found;

@@ -45,7 +45,10 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
 
   async function request(req: ApiRequest): Promise<OpResult> {
     const method = String(req.method).toUpperCase();
-    const path = String(req.url).split('?')[0]!.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/\/+$/, '');
+    const path = String(req.url)
+      .split('?')[0]!
+      .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
+      .replace(/\/+$/, '');
     if (path === '/api/v1/register' && method === 'POST') return register(req);
     if (path === '/api/v1/events' && (method === 'GET' || method === 'DELETE')) return events(req, method);
     return handle.request(req);
@@ -84,7 +87,13 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     if (method === 'DELETE') {
       const error = queues.delete(actor.userId, v.queue_id!);
       if (error) return refuse(error);
-      return { state, status: 200, body: { result: 'success', msg: '', ...ignored }, events: [], effects: [] };
+      return {
+        state,
+        status: 200,
+        body: { result: 'success', msg: '', ...ignored },
+        events: [],
+        effects: [],
+      };
     }
     const got = await queues.get(actor.userId, v.queue_id, v.last_event_id, v.dont_block ?? false, {
       ...queueRequest(input),
@@ -140,7 +149,8 @@ function inputOf(req: ApiRequest): Record<string, unknown> {
   if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) input[k] = v;
   const body = req.body;
   if (typeof body === 'string') for (const [k, v] of new URLSearchParams(body)) input[k] = v;
-  else if (body !== undefined && body !== null) for (const [k, v] of Object.entries(body)) input[k] = String(v);
+  else if (body !== undefined && body !== null)
+    for (const [k, v] of Object.entries(body)) input[k] = String(v);
   return input;
 }
 

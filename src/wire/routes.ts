@@ -14,7 +14,10 @@ function compile(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-export const ROUTES: readonly Route[] = [...OPERATIONS, ...LIVE_OPERATIONS].map((op) => ({ op, pattern: compile(op.def.path) }));
+export const ROUTES: readonly Route[] = [...OPERATIONS, ...LIVE_OPERATIONS].map((op) => ({
+  op,
+  pattern: compile(op.def.path),
+}));
 
 export type RouteMatch =
   | { readonly kind: 'found'; readonly op: DefinedOperation; readonly pathParams: Record<string, string> }

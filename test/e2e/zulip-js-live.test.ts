@@ -30,10 +30,11 @@ class ManualClock implements QueueClock {
   clearTimer = (id: unknown) => void this.timers.delete(id as number);
   advance(ms: number): void {
     this.t += ms;
-    for (const [id, timer] of [...this.timers]) if (timer.at <= this.t) {
-      this.timers.delete(id);
-      timer.fn();
-    }
+    for (const [id, timer] of [...this.timers])
+      if (timer.at <= this.t) {
+        this.timers.delete(id);
+        timer.fn();
+      }
   }
 }
 
@@ -43,7 +44,11 @@ let server: NodeServer;
 const clock = new ManualClock();
 
 beforeAll(async () => {
-  realm = await openRealm({ store: memoryStore(), snapshot: devSnapshot(), ctx: { now: () => Math.floor(clock.t / 1000) } });
+  realm = await openRealm({
+    store: memoryStore(),
+    snapshot: devSnapshot(),
+    ctx: { now: () => Math.floor(clock.t / 1000) },
+  });
   live = withEventQueues(realm, { clock, heartbeatSecs: () => 50 });
   server = await serveNode({ handler: createFetchHandler({ realm: live }) });
 });
@@ -64,7 +69,10 @@ const editDescription = async (who: CastName, description: string) =>
 
 describe('zulip-js against event queues', () => {
   it('server_settings answers without credentials', async () => {
-    const r = (await fetch(`${server.url}/api/v1/server_settings`).then((x) => x.json())) as Record<string, unknown>;
+    const r = (await fetch(`${server.url}/api/v1/server_settings`).then((x) => x.json())) as Record<
+      string,
+      unknown
+    >;
     expectValidResponse('get-server-settings', 200, r);
     expect(r['zulip_feature_level']).toBe(realm.state.server.feature_level);
   });
@@ -77,10 +85,20 @@ describe('zulip-js against event queues', () => {
     expect(Array.isArray(reg['streams'])).toBe(true);
     expect(reg).not.toHaveProperty('realm_users');
     expect((await editDescription('iago', 'Fair Verona, live')).result).toBe('success');
-    const got = await hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1, dont_block: true });
+    const got = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
     expectValidResponse('get-events', 200, got);
     expect(got['events']).toEqual([
-      expect.objectContaining({ id: 0, type: 'stream', op: 'update', property: 'description', value: 'Fair Verona, live' }),
+      expect.objectContaining({
+        id: 0,
+        type: 'stream',
+        op: 'update',
+        property: 'description',
+        value: 'Fair Verona, live',
+      }),
     ]);
   });
 
@@ -98,7 +116,11 @@ describe('zulip-js against event queues', () => {
     expect(got['events']).toEqual([expect.objectContaining({ id: 0, value: 'Long-polled' })]);
     // Acknowledged: the next non-blocking read is empty, and ids continue without a gap.
     await editDescription('iago', 'Again');
-    const next = await hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: 0, dont_block: true });
+    const next = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: 0,
+      dont_block: true,
+    });
     expect(next['events']).toEqual([expect.objectContaining({ id: 1, value: 'Again' })]);
   });
 
@@ -117,7 +139,11 @@ describe('zulip-js against event queues', () => {
     const hamlet = await as('hamlet');
     const reg = await hamlet.queues.register({});
     expect((await hamlet.queues.deregister({ queue_id: reg['queue_id'] })).result).toBe('success');
-    const got = await hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1, dont_block: true });
+    const got = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
     expect(got).toEqual({
       result: 'error',
       msg: `Bad event queue ID: ${String(reg['queue_id'])}`,
@@ -131,32 +157,49 @@ describe('zulip-js against event queues', () => {
     const hamlet = await as('hamlet');
     const reg = await hamlet.queues.register({ event_types: ['stream'] });
     clock.advance(599_000);
-    expect((await hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1, dont_block: true })).result).toBe('success');
+    expect(
+      (await hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1, dont_block: true }))
+        .result,
+    ).toBe('success');
     const before = live.queues.size;
     clock.advance(600_000); // the minute collector runs inside the advance, as Zulip's would
     expect(live.queues.size).toBeLessThan(before);
-    const got = await hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1, dont_block: true });
+    const got = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
     expect(got['code']).toBe('BAD_EVENT_QUEUE_ID');
   });
 
-  it('bad input: someone else\'s queue, negative or future last_event_id, malformed event_types', async () => {
+  it("bad input: someone else's queue, negative or future last_event_id, malformed event_types", async () => {
     const hamlet = await as('hamlet');
     const othello = await as('othello');
     const reg = await hamlet.queues.register({ event_types: ['stream'] });
     const qid = reg['queue_id'];
-    expect((await othello.events.retrieve({ queue_id: qid, last_event_id: -1, dont_block: true }))['code']).toBe('BAD_EVENT_QUEUE_ID');
+    expect(
+      (await othello.events.retrieve({ queue_id: qid, last_event_id: -1, dont_block: true }))['code'],
+    ).toBe('BAD_EVENT_QUEUE_ID');
     expect((await othello.queues.deregister({ queue_id: qid }))['code']).toBe('BAD_EVENT_QUEUE_ID');
-    expect((await hamlet.events.retrieve({ queue_id: 'no-such-queue', last_event_id: -1 }))['code']).toBe('BAD_EVENT_QUEUE_ID');
+    expect((await hamlet.events.retrieve({ queue_id: 'no-such-queue', last_event_id: -1 }))['code']).toBe(
+      'BAD_EVENT_QUEUE_ID',
+    );
     await editDescription('iago', 'Kept');
-    expect(await hamlet.events.retrieve({ queue_id: qid, last_event_id: -5, dont_block: true })).toMatchObject({
+    expect(
+      await hamlet.events.retrieve({ queue_id: qid, last_event_id: -5, dont_block: true }),
+    ).toMatchObject({
       result: 'error',
       msg: 'An event newer than -5 has already been pruned!',
     });
-    expect(await hamlet.events.retrieve({ queue_id: qid, last_event_id: 7, dont_block: true })).toMatchObject({
-      result: 'error',
-      msg: 'Event 7 was not in this queue',
-    });
-    expect(await hamlet.events.retrieve({ queue_id: qid, last_event_id: 'x', dont_block: true })).toMatchObject({
+    expect(await hamlet.events.retrieve({ queue_id: qid, last_event_id: 7, dont_block: true })).toMatchObject(
+      {
+        result: 'error',
+        msg: 'Event 7 was not in this queue',
+      },
+    );
+    expect(
+      await hamlet.events.retrieve({ queue_id: qid, last_event_id: 'x', dont_block: true }),
+    ).toMatchObject({
       result: 'error',
       msg: 'last_event_id is not valid JSON',
     });
@@ -175,6 +218,8 @@ describe('zulip-js against event queues', () => {
     expectValidResponse('get-streams', 200, streams);
     const subs = await hamlet.callEndpoint('/users/me/subscriptions', 'GET', { include_subscribers: true });
     expectValidResponse('get-subscriptions', 200, subs);
-    expect(subs['subscriptions']).toContainEqual(expect.objectContaining({ stream_id: 3, subscribers: expect.any(Array) }));
+    expect(subs['subscriptions']).toContainEqual(
+      expect.objectContaining({ stream_id: 3, subscribers: expect.any(Array) }),
+    );
   });
 });

@@ -62,17 +62,25 @@ function normalize(state: Dict, bot: boolean): Dict {
     (out[k] as Dict[] | undefined)?.sort(byKey('user_id'));
   (out['realm_user_groups'] as Dict[] | undefined)?.sort(byKey('id'));
   (out['saved_snippets'] as Dict[] | undefined)?.sort(byKey('id'));
-  (out['navigation_views'] as Dict[] | undefined)?.sort((a, b) => String(a['fragment']).localeCompare(String(b['fragment'])));
+  (out['navigation_views'] as Dict[] | undefined)?.sort((a, b) =>
+    String(a['fragment']).localeCompare(String(b['fragment'])),
+  );
   (out['user_topics'] as Dict[] | undefined)?.sort(
-    (a, b) => Number(a['stream_id']) - Number(b['stream_id']) || String(a['topic_name']).localeCompare(String(b['topic_name'])),
+    (a, b) =>
+      Number(a['stream_id']) - Number(b['stream_id']) ||
+      String(a['topic_name']).localeCompare(String(b['topic_name'])),
   );
   const u = out['unread_msgs'] as Dict | undefined;
   if (u) {
     (u['streams'] as Dict[]).sort(
-      (a, b) => Number(a['stream_id']) - Number(b['stream_id']) || String(a['topic']).localeCompare(String(b['topic'])),
+      (a, b) =>
+        Number(a['stream_id']) - Number(b['stream_id']) ||
+        String(a['topic']).localeCompare(String(b['topic'])),
     );
     (u['pms'] as Dict[]).sort(byKey('other_user_id'));
-    (u['huddles'] as Dict[]).sort((a, b) => String(a['user_ids_string']).localeCompare(String(b['user_ids_string'])));
+    (u['huddles'] as Dict[]).sort((a, b) =>
+      String(a['user_ids_string']).localeCompare(String(b['user_ids_string'])),
+    );
     (u['mentions'] as number[]).sort((a, b) => a - b);
   }
   // Known gap 5 (our updateProfileData): an emptied text field's event carries no `rendered_value`.
@@ -95,7 +103,11 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
     if (c.invite_only !== before.channels.get(c.stream_id)?.invite_only) out.add(c.stream_id);
     // Zulip's channel events reach subscribed guests only, but register shows a guest every
     // web-public channel (docs/differences/events.md).
-    if (isGuest(u) && c.is_web_public && !(isSubscribed(before, c.stream_id, userId) && isSubscribed(after, c.stream_id, userId)))
+    if (
+      isGuest(u) &&
+      c.is_web_public &&
+      !(isSubscribed(before, c.stream_id, userId) && isSubscribed(after, c.stream_id, userId))
+    )
       out.add(c.stream_id);
   }
   return out;
@@ -120,7 +132,15 @@ function mutingChanged(before: RealmState, after: RealmState, userId: number): b
   return false;
 }
 
-function allowGaps(actual: Dict, expected: Dict, channels: Set<number>, deleted: Set<number>, mentions: boolean, guest: boolean, renamed: boolean): Dict {
+function allowGaps(
+  actual: Dict,
+  expected: Dict,
+  channels: Set<number>,
+  deleted: Set<number>,
+  mentions: boolean,
+  guest: boolean,
+  renamed: boolean,
+): Dict {
   const out = structuredClone(actual);
   // Known gap 6: the legacy `muted_topics` names channels; a rename sends no new `muted_topics`.
   if (renamed) out['muted_topics'] = expected['muted_topics'];
@@ -135,7 +155,10 @@ function allowGaps(actual: Dict, expected: Dict, channels: Set<number>, deleted:
   const u = out['unread_msgs'] as Dict | undefined;
   if (u && deleted.size > 0) {
     for (const key of ['streams', 'pms', 'huddles']) {
-      const list = (u[key] as Dict[]).map((b) => ({ ...b, unread_message_ids: (b['unread_message_ids'] as number[]).filter((id) => !deleted.has(id)) }));
+      const list = (u[key] as Dict[]).map((b) => ({
+        ...b,
+        unread_message_ids: (b['unread_message_ids'] as number[]).filter((id) => !deleted.has(id)),
+      }));
       u[key] = list.filter((b) => b.unread_message_ids.length > 0);
     }
     u['mentions'] = (u['mentions'] as number[]).filter((id) => !deleted.has(id));
@@ -178,7 +201,9 @@ function check(before: RealmState, call: PlausibleCall, options: typeof OPTIONS 
       isGuest(u) && !isRealmAdmin(u),
       [...r.state.channels.values()].some((c) => before.channels.get(c.stream_id)?.name !== c.name),
     );
-    expect(viewDiff(actual, expected, 'register'), `user ${u.user_id} after ${fc.stringify(call)}`).toEqual([]);
+    expect(viewDiff(actual, expected, 'register'), `user ${u.user_id} after ${fc.stringify(call)}`).toEqual(
+      [],
+    );
   }
   return true;
 }

@@ -67,29 +67,43 @@ const hamlet = () => {
 };
 
 describe('a queue in one process receives a change made through another', () => {
-  it(usingServer ? 'two processes on PostgreSQL' : 'two realm handles on one PGlite', async () => {
-    const reg = await live.request({
-      method: 'POST',
-      url: '/api/v1/register',
-      headers: hamlet(),
-      body: 'event_types=%5B%22stream%22%5D',
-    });
-    expect(reg.status).toBe(200);
-    const queueId = String(reg.body['queue_id']);
-    const poll = live.request({
-      method: 'GET',
-      url: `/api/v1/events?queue_id=${queueId}&last_event_id=-1`,
-      headers: hamlet(),
-    });
-    const ack = usingServer ? await writeInChild('Written elsewhere') : await writeInOtherHandle('Written elsewhere');
-    expect(ack).toMatch(/^ack \d+ 200/);
-    // Bounded: the poll is answered by the notification, long before its 55 s heartbeat.
-    const got = await Promise.race([
-      poll,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no event within 20 s')), 20_000)),
-    ]);
-    expect(got.body['events']).toEqual([
-      expect.objectContaining({ id: 0, type: 'stream', op: 'update', property: 'description', value: 'Written elsewhere' }),
-    ]);
-  }, 60_000);
+  it(
+    usingServer ? 'two processes on PostgreSQL' : 'two realm handles on one PGlite',
+    async () => {
+      const reg = await live.request({
+        method: 'POST',
+        url: '/api/v1/register',
+        headers: hamlet(),
+        body: 'event_types=%5B%22stream%22%5D',
+      });
+      expect(reg.status).toBe(200);
+      const queueId = String(reg.body['queue_id']);
+      const poll = live.request({
+        method: 'GET',
+        url: `/api/v1/events?queue_id=${queueId}&last_event_id=-1`,
+        headers: hamlet(),
+      });
+      const ack = usingServer
+        ? await writeInChild('Written elsewhere')
+        : await writeInOtherHandle('Written elsewhere');
+      expect(ack).toMatch(/^ack \d+ 200/);
+      // Bounded: the poll is answered by the notification, long before its 55 s heartbeat.
+      const got = await Promise.race([
+        poll,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('no event within 20 s')), 20_000),
+        ),
+      ]);
+      expect(got.body['events']).toEqual([
+        expect.objectContaining({
+          id: 0,
+          type: 'stream',
+          op: 'update',
+          property: 'description',
+          value: 'Written elsewhere',
+        }),
+      ]);
+    },
+    60_000,
+  );
 });

@@ -61,7 +61,10 @@ export function subscriptionLists(
     (active ? out.subscriptions : sub === undefined ? out.never_subscribed : out.unsubscribed).push(dict);
   }
   for (const list of Object.values(out) as Dict[][])
-    list.sort((a, b) => String(a['name']).localeCompare(String(b['name'])) || Number(a['stream_id']) - Number(b['stream_id']));
+    list.sort(
+      (a, b) =>
+        String(a['name']).localeCompare(String(b['name'])) || Number(a['stream_id']) - Number(b['stream_id']),
+    );
   return out;
 }
 
@@ -92,7 +95,8 @@ export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: 
     if ((q.include_public ?? true) && !guest && !channel.invite_only) wanted = true;
     if ((q.include_web_public ?? false) && channel.is_web_public) wanted = true;
     if ((q.include_subscribed ?? true) && subscribed) wanted = true;
-    if ((q.include_default ?? false) && state.defaultChannelIds.has(channel.stream_id) && !guest) wanted = true;
+    if ((q.include_default ?? false) && state.defaultChannelIds.has(channel.stream_id) && !guest)
+      wanted = true;
     if ((q.include_owner_subscribed ?? false) && user.is_bot && user.bot_owner_id !== null)
       if (state.subscriptions.get(channel.stream_id)?.get(user.bot_owner_id)?.active === true) wanted = true;
     if (!wanted) continue;

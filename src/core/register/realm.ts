@@ -22,7 +22,11 @@ const WILDCARD = {
  * Zulip's `get_corresponding_policy_value_for_group_setting`: the legacy value for a system group,
  * else the table's first value (Zulip's fallback for values with no legacy equivalent).
  */
-function legacyPolicy(state: RealmState, value: number | object, table: Readonly<Record<string, number>>): number {
+function legacyPolicy(
+  state: RealmState,
+  value: number | object,
+  table: Readonly<Record<string, number>>,
+): number {
   const name = typeof value === 'number' ? state.groups.get(value)?.name : undefined;
   return (name !== undefined ? table[name] : undefined) ?? Object.values(table)[0]!;
 }
@@ -75,7 +79,11 @@ export function realmSection(state: RealmState, _user: User): Dict {
     realm_moderation_request_channel_id: -1,
     realm_create_public_stream_policy: legacyPolicy(state, r.can_create_public_channel_group, COMMON),
     realm_create_private_stream_policy: legacyPolicy(state, r.can_create_private_channel_group, COMMON),
-    realm_create_web_public_stream_policy: legacyPolicy(state, r.can_create_web_public_channel_group, WEB_PUBLIC),
+    realm_create_web_public_stream_policy: legacyPolicy(
+      state,
+      r.can_create_web_public_channel_group,
+      WEB_PUBLIC,
+    ),
     realm_wildcard_mention_policy: legacyPolicy(state, r.can_mention_many_users_group, WILDCARD),
     max_stream_name_length: state.server.max_stream_name_length,
     max_stream_description_length: state.server.max_stream_description_length,

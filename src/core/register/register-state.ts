@@ -34,18 +34,39 @@ const CUSTOM_PROFILE_FIELD_TYPES = {
 
 /** Zulip's `UserProfile.display_settings_legacy` and `notification_settings_legacy`. */
 const LEGACY_DISPLAY = [
-  'color_scheme', 'default_language', 'demote_inactive_streams', 'emojiset', 'enter_sends',
-  'fluid_layout_width', 'high_contrast_mode', 'left_side_userlist', 'starred_message_counts',
-  'translate_emoticons', 'twenty_four_hour_time', 'web_home_view',
+  'color_scheme',
+  'default_language',
+  'demote_inactive_streams',
+  'emojiset',
+  'enter_sends',
+  'fluid_layout_width',
+  'high_contrast_mode',
+  'left_side_userlist',
+  'starred_message_counts',
+  'translate_emoticons',
+  'twenty_four_hour_time',
+  'web_home_view',
 ] as const;
 const LEGACY_NOTIFICATIONS = [
-  'email_notifications_batching_period_seconds', 'enable_desktop_notifications', 'enable_digest_emails',
-  'enable_login_emails', 'enable_marketing_emails', 'enable_offline_email_notifications',
-  'enable_offline_push_notifications', 'enable_online_push_notifications', 'enable_sounds',
-  'enable_stream_audible_notifications', 'enable_stream_desktop_notifications',
-  'enable_stream_email_notifications', 'enable_stream_push_notifications',
-  'message_content_in_email_notifications', 'notification_sound', 'pm_content_in_desktop_notifications',
-  'presence_enabled', 'realm_name_in_email_notifications_policy', 'wildcard_mentions_notify',
+  'email_notifications_batching_period_seconds',
+  'enable_desktop_notifications',
+  'enable_digest_emails',
+  'enable_login_emails',
+  'enable_marketing_emails',
+  'enable_offline_email_notifications',
+  'enable_offline_push_notifications',
+  'enable_online_push_notifications',
+  'enable_sounds',
+  'enable_stream_audible_notifications',
+  'enable_stream_desktop_notifications',
+  'enable_stream_email_notifications',
+  'enable_stream_push_notifications',
+  'message_content_in_email_notifications',
+  'notification_sound',
+  'pm_content_in_desktop_notifications',
+  'presence_enabled',
+  'realm_name_in_email_notifications_policy',
+  'wildcard_mentions_notify',
 ] as const;
 
 const EMOJISET_CHOICES = [
@@ -63,7 +84,12 @@ const NOTIFICATION_SOUNDS = ['chime-sequence', 'ding', 'zulip'];
  * unless listed in docs/differences/register.md. `now` (UNIX seconds) feeds the channels'
  * `is_recently_active`.
  */
-export function registerState(state: RealmState, userId: number, options: RegisterOptions = {}, now = 0): Dict {
+export function registerState(
+  state: RealmState,
+  userId: number,
+  options: RegisterOptions = {},
+  now = 0,
+): Dict {
   const me = state.users.get(userId);
   if (me === undefined) throw new RangeError(`registerState: no user ${userId}`);
   const want = wantFunction(options);
@@ -94,7 +120,14 @@ export function registerState(state: RealmState, userId: number, options: Regist
     out['drafts'] = [...state.drafts.values()]
       .filter((d) => d.user_id === userId)
       .sort((a, b) => b.timestamp - a.timestamp)
-      .map((d) => ({ id: d.id, type: d.type, to: [...d.to], topic: d.topic, content: d.content, timestamp: d.timestamp }));
+      .map((d) => ({
+        id: d.id,
+        type: d.type,
+        to: [...d.to],
+        topic: d.topic,
+        content: d.content,
+        timestamp: d.timestamp,
+      }));
   if (want('scheduled_messages'))
     out['scheduled_messages'] = [...state.scheduledMessages.values()]
       .filter((m) => m.sender_id === userId && !m.delivered)
@@ -102,7 +135,8 @@ export function registerState(state: RealmState, userId: number, options: Regist
       .map(scheduledMessageForApi);
   if (want('muted_topics') && (options.event_types == null || !want('user_topic')))
     out['muted_topics'] = mutedTopics(state, userId);
-  if (want('realm_user_groups')) out['realm_user_groups'] = userGroups(state, caps.include_deactivated_groups);
+  if (want('realm_user_groups'))
+    out['realm_user_groups'] = userGroups(state, caps.include_deactivated_groups);
   if (want('realm')) Object.assign(out, realmSection(state, me));
   if (want('realm_linkifiers'))
     out['realm_linkifiers'] = caps.linkifier_url_template
@@ -121,7 +155,8 @@ export function registerState(state: RealmState, userId: number, options: Regist
       archived: caps.archived_channels,
       now,
     });
-    if (!caps.notification_settings_null) for (const l of [lists.subscriptions, lists.unsubscribed]) l.forEach(legacyNotifications(me));
+    if (!caps.notification_settings_null)
+      for (const l of [lists.subscriptions, lists.unsubscribed]) l.forEach(legacyNotifications(me));
     Object.assign(out, lists);
   }
   if (want('channel_folders'))
@@ -195,7 +230,8 @@ function mutedTopics(state: RealmState, userId: number): Array<[string, string, 
   const out: Array<[string, string, number]> = [];
   for (const t of state.userTopics.get(userId) ?? []) {
     const channel = state.channels.get(t.stream_id);
-    if (t.visibility_policy === 1 && channel && !channel.is_archived) out.push([channel.name, t.topic_name, t.last_updated]);
+    if (t.visibility_policy === 1 && channel && !channel.is_archived)
+      out.push([channel.name, t.topic_name, t.last_updated]);
   }
   return out;
 }

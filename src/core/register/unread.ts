@@ -70,13 +70,20 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     }
     if ((bits & MENTION) !== 0 || ((bits & WILDCARD) !== 0 && !muted)) mentions.push(id);
   }
-  const byKey = <T>(a: [string | number, T], b: [string | number, T]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  const byKey = <T>(a: [string | number, T], b: [string | number, T]) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
   return {
     pms: [...pms.entries()]
       .sort(byKey)
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
     streams: [...streams.values()].sort((a, b) =>
-      a.stream_id !== b.stream_id ? a.stream_id - b.stream_id : a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0,
+      a.stream_id !== b.stream_id
+        ? a.stream_id - b.stream_id
+        : a.topic < b.topic
+          ? -1
+          : a.topic > b.topic
+            ? 1
+            : 0,
     ),
     huddles: [...huddles.entries()]
       .sort(byKey)

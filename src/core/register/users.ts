@@ -52,7 +52,12 @@ export function realmUserSection(
       if (opts.userListIncomplete) continue;
       dict = inaccessibleUser(state, u.user_id);
     } else {
-      dict = { ...formatUser(state, me, u, { clientGravatar: opts.clientGravatar, includeCustomProfileFields: true }) };
+      dict = {
+        ...formatUser(state, me, u, {
+          clientGravatar: opts.clientGravatar,
+          includeCustomProfileFields: true,
+        }),
+      };
     }
     const isActive = dict['is_active'] === true;
     delete dict['is_active'];

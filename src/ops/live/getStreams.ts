@@ -43,7 +43,11 @@ export const getStreams = defineOperation<Params>({
     const all = params.include_all ?? params.include_all_active ?? false;
     // Since feature level 356 `include_all` is open to everyone (it was admins-only); guests
     // never get public channels they are not subscribed to.
-    const query: StreamsQuery = { ...params, include_all: all, include_public: (params.include_public ?? true) && !isGuest(user) };
+    const query: StreamsQuery = {
+      ...params,
+      include_all: all,
+      include_public: (params.include_public ?? true) && !isGuest(user),
+    };
     return success(state, { data: { streams: streamsFor(state, user, query, ctx.now) }, ignored });
   },
 });

@@ -37,7 +37,8 @@ function apply(state: State, e: Dict, meId: number): void {
       // A client without `user_settings_object` holds legacy top-level copies.
       if (prop in state && prop !== 'user_settings') state[prop] = e['value'];
       // Turning draft synchronization off deletes the server's drafts.
-      if (prop === 'enable_drafts_synchronization' && e['value'] === false && 'drafts' in state) state['drafts'] = [];
+      if (prop === 'enable_drafts_synchronization' && e['value'] === false && 'drafts' in state)
+        state['drafts'] = [];
       return;
     }
     case 'update_display_settings':
@@ -133,7 +134,8 @@ function apply(state: State, e: Dict, meId: number): void {
       return;
     case 'message': {
       const m = e['message'] as Dict;
-      if ('max_message_id' in state) state['max_message_id'] = Math.max(num(state['max_message_id']), num(m['id']));
+      if ('max_message_id' in state)
+        state['max_message_id'] = Math.max(num(state['max_message_id']), num(m['id']));
       return;
     }
     case 'realm': {
@@ -163,7 +165,11 @@ function realmUser(state: State, e: Dict, meId: number): void {
         const f = v as Dict;
         const pd = (user['profile_data'] ??= {}) as Dict;
         if (f['value'] === null) delete pd[String(f['id'])];
-        else pd[String(f['id'])] = 'rendered_value' in f ? { value: f['value'], rendered_value: f['rendered_value'] } : { value: f['value'] };
+        else
+          pd[String(f['id'])] =
+            'rendered_value' in f
+              ? { value: f['value'], rendered_value: f['rendered_value'] }
+              : { value: f['value'] };
       } else if (k !== 'avatar_url_medium' && k !== 'avatar_source' && k !== 'email') user[k] = v;
     }
     if (id === meId) {
@@ -175,7 +181,11 @@ function realmUser(state: State, e: Dict, meId: number): void {
       }
       if (k === 'new_email' && 'email' in state) state['email'] = v;
       else if ((k === 'delivery_email' || k === 'full_name') && k in state) state[k] = v;
-      else if ((k === 'avatar_url' || k === 'avatar_source' || k === 'avatar_url_medium') && 'avatar_url' in state) state[k] = v;
+      else if (
+        (k === 'avatar_url' || k === 'avatar_source' || k === 'avatar_url_medium') &&
+        'avatar_url' in state
+      )
+        state[k] = v;
     }
   }
 }
@@ -220,7 +230,8 @@ function subscription(state: State, e: Dict, meId: number): void {
       const ids = new Set(arr(e['subscriptions']).map((s) => s['stream_id']));
       const removed = subs.filter((s) => ids.has(s['stream_id']));
       for (const s of removed)
-        if (Array.isArray(s['subscribers'])) s['subscribers'] = (s['subscribers'] as number[]).filter((u) => u !== meId);
+        if (Array.isArray(s['subscribers']))
+          s['subscribers'] = (s['subscribers'] as number[]).filter((u) => u !== meId);
       state['unsubscribed'] = [...arr(state['unsubscribed']), ...removed];
       state['subscriptions'] = subs.filter((s) => !ids.has(s['stream_id']));
       return;
@@ -234,8 +245,9 @@ function subscription(state: State, e: Dict, meId: number): void {
           if (!streamIds.has(num(s['stream_id']))) continue;
           if (Array.isArray(s['subscribers'])) {
             const set = new Set(s['subscribers'] as number[]);
-            for (const u of users) if (e['op'] === 'peer_add') set.add(u);
-            else set.delete(u);
+            for (const u of users)
+              if (e['op'] === 'peer_add') set.add(u);
+              else set.delete(u);
             s['subscribers'] = [...set].sort((a, b) => a - b);
           }
         }
@@ -271,8 +283,9 @@ function flags(state: State, e: Dict): void {
   const ids = e['messages'] as number[];
   if (flag === 'starred' && Array.isArray(state['starred_messages'])) {
     const set = new Set(state['starred_messages'] as number[]);
-    for (const id of ids) if (add) set.add(id);
-    else set.delete(id);
+    for (const id of ids)
+      if (add) set.add(id);
+      else set.delete(id);
     state['starred_messages'] = [...set].sort((a, b) => a - b);
   }
   if (flag !== 'read') return;
@@ -323,9 +336,14 @@ function flags(state: State, e: Dict): void {
 function recount(state: State): void {
   const u = state['unread_msgs'] as Unread | undefined;
   if (!u) return;
-  const muted = new Map(arr(state['subscriptions']).map((s) => [num(s['stream_id']), s['is_muted'] === true]));
+  const muted = new Map(
+    arr(state['subscriptions']).map((s) => [num(s['stream_id']), s['is_muted'] === true]),
+  );
   const policy = new Map(
-    arr(state['user_topics']).map((t) => [`${String(t['stream_id'])}:${String(t['topic_name']).toLowerCase()}`, num(t['visibility_policy'])]),
+    arr(state['user_topics']).map((t) => [
+      `${String(t['stream_id'])}:${String(t['topic_name']).toLowerCase()}`,
+      num(t['visibility_policy']),
+    ]),
   );
   let count = 0;
   for (const b of u.pms) count += b.unread_message_ids.length;

@@ -83,6 +83,14 @@ const NOTIFICATION_SOUNDS = ['chime-sequence', 'ding', 'zulip'];
  * read or change; types the model does not hold (presence, emoji, alert words...) are left out
  * unless listed in docs/differences/register.md. `now` (UNIX seconds) feeds the channels'
  * `is_recently_active`.
+ *
+ * @example
+ * ```ts
+ * const state = registerState(realm, 4, { event_types: ['subscription', 'update_message_flags', 'message'] });
+ * expect(state['subscriptions']).toContainEqual(expect.objectContaining({ name: 'Verona' }));
+ * expect(state).toHaveProperty('unread_msgs.count');
+ * expect(state).not.toHaveProperty('realm_users');
+ * ```
  */
 export function registerState(
   state: RealmState,

@@ -10,4 +10,13 @@ import { register } from './register';
 
 export { getServerSettings, getStreams, getSubscriptions, register };
 
+/**
+ * The live-client endpoints, each carrying its definition like `OPERATIONS`.
+ *
+ * @example
+ * ```ts
+ * const routes = LIVE_OPERATIONS.map((op) => `${op.def.method} /api/v1${op.def.path}`);
+ * expect(routes).toContain('POST /api/v1/register');
+ * ```
+ */
 export const LIVE_OPERATIONS = [getServerSettings, register, getSubscriptions, getStreams] as const;

@@ -27,7 +27,13 @@ interface Params {
  * initial state (`registerState`). `queue_id` is null and `last_event_id` -1 here: a host with
  * event queues (chat-realm/host `withEventQueues`) allocates the queue and fills both in, as
  * Zulip's Tornado does. `narrow` and `all_public_streams` are accepted and checked but only matter
- * for `message` events, which i17's operations send (see docs/differences/register.md).
+ * for `message` events (see docs/differences/register.md).
+ *
+ * @example
+ * ```ts
+ * const r = register(realm, { userId: 4 }, { event_types: ['realm_user'] });
+ * expect(r.body).toMatchObject({ queue_id: null, last_event_id: -1, user_id: 4 });
+ * ```
  */
 export const register = defineOperation<Params>({
   name: 'register',

@@ -136,6 +136,8 @@ function apply(state: State, e: Dict, meId: number): void {
       const m = e['message'] as Dict;
       if ('max_message_id' in state)
         state['max_message_id'] = Math.max(num(state['max_message_id']), num(m['id']));
+      const flags = (e['flags'] as string[] | undefined) ?? [];
+      if (!flags.includes('read')) newUnread(state, m, flags, meId);
       return;
     }
     case 'realm': {
@@ -354,4 +356,42 @@ function recount(state: State): void {
     if (!isMuted) count += b.unread_message_ids.length;
   }
   u.count = count;
+}
+
+/** Zulip's `apply_unread_message_event`: a new unread message joins its conversation's bucket. */
+function newUnread(state: State, m: Dict, flags: readonly string[], meId: number): void {
+  const u = state['unread_msgs'] as Unread | undefined;
+  if (!u) return;
+  const id = num(m['id']);
+  const add = (list: number[]) => [...new Set([...list, id])].sort((a, b) => a - b);
+  let muted = false;
+  if (m['type'] === 'stream') {
+    const streamId = num(m['stream_id']);
+    const topic = String(m['subject'] ?? m['topic'] ?? '');
+    let b = u.streams.find((x) => x.stream_id === streamId && x.topic === topic);
+    if (!b) u.streams.push((b = { stream_id: streamId, topic, unread_message_ids: [] }));
+    b.unread_message_ids = add(b.unread_message_ids);
+    const sub = arr(state['subscriptions']).find((s) => s['stream_id'] === streamId);
+    const t = arr(state['user_topics']).find(
+      (x) => x['stream_id'] === streamId && String(x['topic_name']).toLowerCase() === topic.toLowerCase(),
+    );
+    const p = t === undefined ? 0 : num(t['visibility_policy']);
+    muted = sub?.['is_muted'] === true ? p !== 2 && p !== 3 : p === 1;
+  } else {
+    const recipients = arr(m['display_recipient']).map((r) => num(r['id']));
+    const others = recipients.filter((r) => r !== meId);
+    if (others.length <= 1) {
+      const other = others[0] ?? meId;
+      let b = u.pms.find((x) => x.other_user_id === other);
+      if (!b) u.pms.push((b = { other_user_id: other, sender_id: other, unread_message_ids: [] }));
+      b.unread_message_ids = add(b.unread_message_ids);
+    } else {
+      const key = [...new Set(recipients)].sort((a, b) => a - b).join(',');
+      let b = u.huddles.find((x) => x.user_ids_string === key);
+      if (!b) u.huddles.push((b = { user_ids_string: key, unread_message_ids: [] }));
+      b.unread_message_ids = add(b.unread_message_ids);
+    }
+  }
+  const wildcard = flags.includes('stream_wildcard_mentioned') || flags.includes('topic_wildcard_mentioned');
+  if (flags.includes('mentioned') || (wildcard && !muted)) u.mentions = add(u.mentions);
 }

@@ -253,7 +253,9 @@ function userGroups(state: RealmState, includeDeactivated: boolean): Dict[] {
   for (const u of state.users.values())
     if (u.is_active) {
       const r = systemGroupRank(u);
-      byRank.set(r, [...(byRank.get(r) ?? []), u.user_id]);
+      let list = byRank.get(r);
+      if (list === undefined) byRank.set(r, (list = []));
+      list.push(u.user_id);
     }
   const out: Dict[] = [];
   for (const g of state.groups.values()) {

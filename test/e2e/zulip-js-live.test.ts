@@ -138,7 +138,12 @@ describe('zulip-js against event queues', () => {
   it('DELETE /events, then BAD_EVENT_QUEUE_ID', async () => {
     const hamlet = await as('hamlet');
     const reg = await hamlet.queues.register({});
-    expect((await hamlet.queues.deregister({ queue_id: reg['queue_id'] })).result).toBe('success');
+    const deleted = await hamlet.queues.deregister({ queue_id: reg['queue_id'] });
+    expectValidResponse('delete-queue', 200, deleted);
+    expect(deleted).toEqual({ result: 'success', msg: '' });
+    const again = await hamlet.queues.deregister({ queue_id: reg['queue_id'] });
+    expectValidResponse('delete-queue', 400, again);
+    expect(again['code']).toBe('BAD_EVENT_QUEUE_ID');
     const got = await hamlet.events.retrieve({
       queue_id: reg['queue_id'],
       last_event_id: -1,

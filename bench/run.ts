@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runFlagsNarrowBench } from './flags-narrow/bench';
+import { runLiveQueuesBench } from './live-queues';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
@@ -28,7 +29,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,ops,persistence,small-change` runs a subset.
+// `--only=flags,ops,persistence,small-change,live` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -56,4 +57,9 @@ if (wanted('persistence')) {
   const markdown = await runPersistenceBench({ log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('persistence', markdown);
+}
+if (wanted('live')) {
+  const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`${markdown}\n`);
+  writeSection('live-queues', markdown);
 }

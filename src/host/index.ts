@@ -50,3 +50,5 @@ export {
   RealmClosedError,
   ChangeTooLargeError,
 } from './errors';
+export { withEventQueues, type LiveRealm } from './live-realm';
+export { EventQueues, badEventQueueId, type EventQueueOptions, type QueueClock } from './event-queues';

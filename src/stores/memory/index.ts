@@ -4,7 +4,13 @@
  * Nothing survives the process.
  */
 import { VersionConflictError } from '../../host/errors';
-import type { RealmStore, SealedChange, SealedCheckpoint, StoredRealm } from '../../host/store';
+import {
+  consecutiveFrom,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredRealm,
+} from '../../host/store';
 
 export interface MemoryStore extends RealmStore {
   /** The stored records, for inspection (and for tests that damage them on purpose). */
@@ -42,6 +48,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       if (actual !== expected || change.version !== expected + 1)
         throw new VersionConflictError(expected, actual);
       records.changes.push(change);
+    },
+    async appendBatch(changes, expected) {
+      const actual = latest();
+      if (actual !== expected || !consecutiveFrom(changes, expected))
+        throw new VersionConflictError(expected, actual);
+      records.changes.push(...changes);
     },
     async writeCheckpoint(checkpoint) {
       if (records.checkpoints.some((c) => c.version === checkpoint.version)) return;

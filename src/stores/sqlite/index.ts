@@ -9,7 +9,13 @@
  */
 import Database from 'better-sqlite3';
 import { CorruptStoreError, VersionConflictError } from '../../host/errors';
-import type { RealmStore, SealedChange, SealedCheckpoint, StoredRealm } from '../../host/store';
+import {
+  consecutiveFrom,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredRealm,
+} from '../../host/store';
 
 export interface SqliteStoreOptions {
   /** The database file (created if missing). */
@@ -93,6 +99,13 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
       throw new VersionConflictError(expected, actual);
     insertChange.run(realm, change.version, change.payload, change.checksum);
   });
+  // Group commit: one transaction, so one WAL fsync, for the whole batch.
+  const appendBatch = db.transaction((changes: readonly SealedChange[], expected: number) => {
+    const actual = selectLatest.get(realm, realm)?.v ?? 0;
+    if (actual !== expected || !consecutiveFrom(changes, expected))
+      throw new VersionConflictError(expected, actual);
+    for (const c of changes) insertChange.run(realm, c.version, c.payload, c.checksum);
+  });
   const checkpoint = db.transaction((cp: SealedCheckpoint) => {
     const payload = typeof cp.payload === 'string' ? cp.payload : Buffer.from(cp.payload);
     insertCheckpoint.run(realm, cp.version, cp.format, payload, cp.checksum);
@@ -131,6 +144,9 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     },
     async append(change, expected) {
       guard(() => append.immediate(change, expected));
+    },
+    async appendBatch(changes, expected) {
+      guard(() => appendBatch.immediate(changes, expected));
     },
     async writeCheckpoint(cp) {
       guard(() => checkpoint.immediate(cp));

@@ -20,7 +20,7 @@ const ctx = { now: 1795219200, random: seededRandom(3) };
 function gatedStore() {
   const inner = memoryStore();
   const calls: Array<{ changes: readonly SealedChange[]; finish: (error?: Error) => void }> = [];
-  let waiters: Array<() => void> = [];
+  const waiters: Array<() => void> = [];
   const store: RealmStore = {
     ...inner,
     appendBatch: (changes, expected) =>

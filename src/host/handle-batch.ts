@@ -12,7 +12,9 @@ import type { TaskQueue } from './handle-queue';
 /** A request waiting in a batch, with how to answer its caller. */
 export interface BatchEntry<R> {
   /** A library call (already normalized) or a wire request (authenticated when it runs). */
-  readonly work: { readonly kind: 'input'; readonly input: ChangeInput } | { readonly kind: 'request'; readonly request: ApiRequest };
+  readonly work:
+    | { readonly kind: 'input'; readonly input: ChangeInput }
+    | { readonly kind: 'request'; readonly request: ApiRequest };
   readonly resolve: (result: R) => void;
   readonly reject: (error: unknown) => void;
 }

@@ -275,8 +275,13 @@ class Handle implements RealmHandle {
         }
       };
       if (batch.sealed.length > 0) {
-        // A read-only batch never takes the write lock.
-        await (this.store.exclusive ? this.store.exclusive(() => persist(true)) : persist(false));
+        try {
+          // A read-only batch never takes the write lock.
+          await (this.store.exclusive ? this.store.exclusive(() => persist(true)) : persist(false));
+        } catch (error) {
+          // The lock could not be taken, or catching up under it failed: nothing was appended.
+          failure = { error };
+        }
       }
       if (failure === undefined) {
         this.adopt(batch);

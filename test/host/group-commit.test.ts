@@ -194,4 +194,36 @@ describe('group commit', () => {
     expect(sizes).toEqual([4, 4, 2]);
     expect(h.state.users.get(cast.hamlet)!.full_name).toMatch(/abcdefghij$/);
   });
+
+  it("appends holding the store's write lock, never takes it for reads, and refuses the batch when it cannot be taken", async () => {
+    const inner = memoryStore();
+    const log: string[] = [];
+    let broken = false;
+    const store: RealmStore = {
+      ...inner,
+      appendBatch: (changes, expected) => (
+        log.push(`append ${changes.length}`),
+        inner.appendBatch(changes, expected)
+      ),
+      exclusive: async (work) => {
+        if (broken) throw new Error('no lock');
+        log.push('lock');
+        try {
+          return await work();
+        } finally {
+          log.push('unlock');
+        }
+      },
+    };
+    const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS });
+    await Promise.all([h.run(appendMark, hamlet, { mark: 'a' }), h.run(appendMark, hamlet, { mark: 'b' })]);
+    expect((await h.request(me())).status).toBe(200);
+    expect(log).toEqual(['lock', 'append 2', 'unlock']);
+    broken = true;
+    const error = await h.run(appendMark, hamlet, { mark: 'c' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PersistError);
+    expect((error as PersistError).cause).toEqual(new Error('no lock'));
+    expect(h.version).toBe(2);
+    expect(nameIn(await h.request(me()))).toMatch(/ab$/);
+  });
 });

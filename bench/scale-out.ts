@@ -35,6 +35,7 @@ export interface ScaleOutResult {
   readonly load: readonly number[];
   readonly loadAfter: readonly number[];
   readonly windowMs: number;
+  readonly rounds: number;
 }
 
 interface Server {
@@ -127,37 +128,48 @@ export async function measureScaleOut(
   const url = options.url ?? process.env['DATABASE_URL'];
   if (!url) return undefined;
   const log = options.log ?? ((line: string) => console.error(line));
-  const warmMs = options.quick ? 500 : 1500;
-  const windowMs = options.quick ? 2000 : 5000;
+  const warmMs = options.quick ? 500 : 1000;
+  const windowMs = options.quick ? 2000 : 4000;
   const load = loadavg();
   const admin = new pg.Pool({ connectionString: url, max: 1 });
-  const rows: ScaleOutRow[] = [];
+  const rounds = options.quick ? 1 : 2;
+  const best = new Map<string, ScaleOutRow>();
   try {
-    for (const processes of (process.env['PROCS'] ?? '1,2,4').split(',').map(Number)) {
-      const schema = `chat_realm_scale_${process.pid}_${processes}`;
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      const first = await serve(url, schema);
-      const servers = [
-        first,
-        ...(await Promise.all(Array.from({ length: processes - 1 }, () => serve(url, schema)))),
-      ];
-      try {
-        for (const workload of ['writes', 'reads'] as const) {
-          const r = await drive(servers, workload, warmMs, windowMs);
-          rows.push({ processes, workload, ...r });
-          log(
-            `${processes} process(es), ${workload}: ${r.perSecond.toFixed(0)}/s, median ${r.medianMs.toFixed(1)} ms, 5xx ${r.errors5xx}`,
-          );
-        }
-      } finally {
-        await Promise.all(servers.map((s) => stop(s.child)));
+    // Several rounds over every configuration, keeping each one's best: on a shared machine the
+    // other processes' load comes and goes, and the best round is the least disturbed.
+    for (let round = 0; round < rounds; round++) {
+      for (const processes of (process.env['PROCS'] ?? '1,2,4').split(',').map(Number)) {
+        const schema = `chat_realm_scale_${process.pid}_${processes}`;
         await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        const first = await serve(url, schema);
+        const servers = [
+          first,
+          ...(await Promise.all(Array.from({ length: processes - 1 }, () => serve(url, schema)))),
+        ];
+        try {
+          for (const workload of ['writes', 'reads'] as const) {
+            const r = await drive(servers, workload, warmMs, windowMs);
+            const key = `${processes} ${workload}`;
+            const row = { processes, workload, ...r };
+            const kept = best.get(key);
+            if (!kept || row.perSecond > kept.perSecond)
+              best.set(key, { ...row, errors5xx: row.errors5xx + (kept?.errors5xx ?? 0) });
+            else best.set(key, { ...kept, errors5xx: kept.errors5xx + row.errors5xx });
+            log(
+              `round ${round + 1}, ${processes} process(es), ${workload}: ${r.perSecond.toFixed(0)}/s, median ${r.medianMs.toFixed(1)} ms, 5xx ${r.errors5xx}`,
+            );
+          }
+        } finally {
+          await Promise.all(servers.map((s) => stop(s.child)));
+          await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        }
       }
     }
   } finally {
     await admin.end();
   }
-  return { rows, load, loadAfter: loadavg(), windowMs };
+  const rows = [...best.values()];
+  return { rows, load, loadAfter: loadavg(), windowMs, rounds };
 }
 
 export function scaleOutMarkdown(r: ScaleOutResult | undefined): string {
@@ -169,7 +181,8 @@ export function scaleOutMarkdown(r: ScaleOutResult | undefined): string {
     '',
     `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${fmt(r.load)} at the start, ${fmt(r.loadAfter)} at the end (1/5/15 min). \`npx tsx bench/scale-out.ts\`.`,
     `\`chat-realm serve --database-url\` processes on one realm, ${CLIENTS} concurrent HTTP clients (keep-alive) spread over them,`,
-    `answers counted over ${r.windowMs / 1000} s after a warm-up. The clients, the servers and PostgreSQL share one machine.`,
+    `answers counted over ${r.windowMs / 1000} s after a warm-up; best of ${r.rounds} round(s) per row (5xx: summed over all rounds).`,
+    'The clients, the servers and PostgreSQL share one machine (2 cores, shared with other work): the figures measure CPU sharing as much as the design.',
     '',
     '| processes | workload | answers/s | median ms | p99 ms | 5xx | other non-200 |',
     '|---:|---|---:|---:|---:|---:|---:|',

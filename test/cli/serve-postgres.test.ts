@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/run';
 import { openRealm } from '../../src/host/realm-handle';
 import { postgresStore } from '../../src/stores/postgres/index';
 
@@ -116,6 +117,33 @@ async function until(check: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
+
+describe('chat-realm serve --database-url: arguments', () => {
+  const refused = async (args: string[]) => {
+    let stderr = '';
+    const code = await run(['serve', ...args], { out: () => undefined, err: (t) => (stderr += t) });
+    return { code, stderr };
+  };
+  it('refuses a second store, --schema without PostgreSQL, and a URL that is not one, before connecting', async () => {
+    expect(await refused(['--database-url', URL_, '--db', 'x.db'])).toEqual({
+      code: 2,
+      stderr: 'chat-realm: --database-url and --db exclude each other',
+    });
+    expect((await refused(['--database-url', URL_, '--memory'])).stderr).toMatch(/exclude each other/);
+    // --db wins over DATABASE_URL, so --schema has no database to apply to.
+    expect(await refused(['--db', 'x.db', '--schema', 's'])).toEqual({
+      code: 2,
+      stderr: 'chat-realm: --schema needs --database-url (or DATABASE_URL)',
+    });
+    expect(await refused(['--database-url', 'not a url'])).toEqual({
+      code: 2,
+      stderr: 'chat-realm: --database-url must be a URL like postgres://user@host:5432/db, got "not a url"',
+    });
+    expect((await refused(['--database-url', URL_, '--schema', 'Bad-Name'])).stderr).toMatch(
+      /schema and tablePrefix must be lower-case identifiers/,
+    );
+  });
+});
 
 describe.skipIf(unreachable !== undefined && !inCi)(
   `several chat-realm serve --database-url processes on one realm (${PROCESSES} processes)`,

@@ -1,6 +1,7 @@
 /**
- * `chat-realm serve`: one realm, persisted in an embedded SQLite file, served over HTTP until
- * SIGINT/SIGTERM. A new store starts from `--snapshot`, or from the demo organization.
+ * `chat-realm serve`: one realm, persisted in an embedded SQLite file (or in PostgreSQL, which
+ * several processes may serve at once), served over HTTP until SIGINT/SIGTERM. A new store starts
+ * from `--snapshot`, or from the demo organization.
  */
 import { withEventQueues, type LiveRealm } from '../host/live-realm';
 import { openRealm, type RealmHandle } from '../host/realm-handle';
@@ -15,6 +16,7 @@ import {
   DEFAULT_DB,
   fileHoldsData,
   holdsRealm,
+  openPostgresStore,
   openSqliteStore,
   parse,
   readSnapshotFile,
@@ -30,12 +32,15 @@ const DEFAULT_PORT = 9991;
 export const SERVE_HELP = `Usage: chat-realm serve [options]
 
 Serves a realm's Zulip REST API (/api/v1/...) over HTTP until Ctrl+C (SIGINT) or SIGTERM.
-The realm is kept in an embedded SQLite file; an existing store opens as it is. A new store
-starts from --snapshot, or from a demo organization with known API keys.
+The realm is kept in an embedded SQLite file, or in PostgreSQL; an existing store opens as it
+is. A new store starts from --snapshot, or from a demo organization with known API keys.
 
 Options:
   --db FILE          SQLite file (default ${DEFAULT_DB}; created if missing)
-  --realm NAME       Which realm in the file (default "default")
+  --database-url URL PostgreSQL instead (default: $DATABASE_URL when set and --db is not given);
+                     several processes may serve one realm there
+  --schema NAME      PostgreSQL schema for the tables (default public)
+  --realm NAME       Which realm in the file or database (default "default")
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
   --port N           Port (default ${DEFAULT_PORT}, or a free one if ${DEFAULT_PORT} is taken; 0 for any free port)
@@ -50,6 +55,8 @@ Exit codes: 0 stopped cleanly, 1 error, 2 refused (bad arguments, store already 
 const OPTIONS = {
   ...STORE_OPTIONS,
   memory: { type: 'boolean' },
+  'database-url': { type: 'string' },
+  schema: { type: 'string' },
   snapshot: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
@@ -75,6 +82,16 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     return 'help';
   }
   if (args.memory && args.db !== undefined) throw new UsageError('--memory and --db exclude each other');
+  for (const other of ['db', 'memory'] as const) {
+    if (args['database-url'] !== undefined && args[other] !== undefined)
+      throw new UsageError(`--database-url and --${other} exclude each other`);
+  }
+  // DATABASE_URL chooses PostgreSQL only when no other store was asked for.
+  const databaseUrl =
+    args['database-url'] ??
+    (args.db === undefined && !args.memory ? process.env['DATABASE_URL'] || undefined : undefined);
+  if (args.schema !== undefined && databaseUrl === undefined)
+    throw new UsageError('--schema needs --database-url (or DATABASE_URL)');
   const port = args.port === undefined ? undefined : integer('--port', args.port, 0, 65535);
   const maxBodyBytes =
     args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
@@ -87,6 +104,12 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   if (args.memory) {
     store = memoryStore();
     where = 'memory (nothing is saved)';
+  } else if (databaseUrl !== undefined) {
+    ({ store, where } = await openPostgresStore({
+      url: databaseUrl,
+      realm: args.realm,
+      schema: args.schema,
+    }));
   } else {
     ({ store, where } = await openSqliteStore(args));
   }

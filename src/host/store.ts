@@ -75,6 +75,18 @@ export interface RealmStore {
    */
   append(change: SealedChange, expected: number): Promise<void>;
   /**
+   * Appends `changes` (versions `expected + 1`, `expected + 2`, ... in order) in one transaction:
+   * all of them durably, or none (group commit: one fsync for the batch). Like `append`, only if
+   * the latest stored version is `expected`; otherwise rejects with `VersionConflictError`.
+   */
+  appendBatch(changes: readonly SealedChange[], expected: number): Promise<void>;
+  /**
+   * Optional: runs `work` holding the realm's write lock, shared by every process and handle on
+   * this backing (PostgreSQL: a session advisory lock). A handle runs catch-up, its batch and the
+   * append inside, so writers never lose a race to each other (no version conflicts, no retries).
+   */
+  exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * Stores a checkpoint, then prunes: checkpoints beyond the newest `keepCheckpoints`, and changes
    * older than the oldest checkpoint kept (see docs/persistence.md, "Retention"). Writing one that
    * already exists at that version is a no-op.
@@ -84,4 +96,9 @@ export interface RealmStore {
   watch?(listener: () => void): Promise<() => Promise<void>>;
   /** Releases what the store opened (never an injected connection). */
   close(): Promise<void>;
+}
+
+/** Whether `changes` are versions `expected + 1`, `expected + 2`, ... (what `appendBatch` accepts). */
+export function consecutiveFrom(changes: readonly SealedChange[], expected: number): boolean {
+  return changes.every((c, i) => c.version === expected + 1 + i);
 }

@@ -41,8 +41,8 @@ function flakyStore() {
   const state = { failing: false };
   const store: RealmStore = {
     ...inner,
-    append: (change, expected) =>
-      state.failing ? Promise.reject(new Error('disk full')) : inner.append(change, expected),
+    appendBatch: (changes, expected) =>
+      state.failing ? Promise.reject(new Error('disk full')) : inner.appendBatch(changes, expected),
   };
   return { store, inner, state };
 }

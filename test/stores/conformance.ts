@@ -127,6 +127,87 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       expect((await s2.load()).changes).toHaveLength(1);
     });
 
+    it('appends a batch in one go, all or nothing, only at the expected version', async () => {
+      const b = await fresh();
+      const store = await open(b);
+      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      await store.appendBatch([change(1, 'a'), change(2, 'b'), change(3, 'c')], 0);
+      await store.appendBatch([], 3);
+      await store.append(change(4, 'd'), 3);
+      await store.appendBatch([change(5, 'e')], 4);
+      const stale = await store.appendBatch([change(5, 'x'), change(6, 'y')], 4).catch((e: unknown) => e);
+      expect(stale).toMatchObject({ name: 'VersionConflictError', expected: 4, actual: 5 });
+      const gap = await store.appendBatch([change(6, 'x'), change(8, 'y')], 5).catch((e: unknown) => e);
+      expect(gap).toBeInstanceOf(VersionConflictError);
+      const again = await open(b);
+      expect((await again.load()).changes).toEqual(['a', 'b', 'c', 'd', 'e'].map((m, i) => change(i + 1, m)));
+    });
+
+    it('lets exactly one of two batches racing for the same versions win, and writes none of the other', async () => {
+      const b = await fresh();
+      const s1 = await open(b);
+      const s2 = await open(b);
+      await s1.writeCheckpoint(sealCheckpoint(0, {}));
+      const outcomes = await Promise.allSettled([
+        s1.appendBatch([change(1, 'x1'), change(2, 'x2')], 0),
+        s2.appendBatch([change(1, 'y1'), change(2, 'y2'), change(3, 'y3')], 0),
+      ]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const lost = outcomes.find((o) => o.status === 'rejected');
+      expect((lost as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
+      const stored = (await s2.load()).changes.map((c) => c.payload);
+      const winner = outcomes[0]!.status === 'fulfilled' ? ['x1', 'x2'] : ['y1', 'y2', 'y3'];
+      expect(stored).toEqual(winner.map((m, i) => change(i + 1, m).payload));
+    });
+
+    it('lets writers on one backing take turns when the store has a write lock', async () => {
+      const b = await fresh();
+      const s1 = await open(b);
+      const s2 = await open(b);
+      if (!s1.exclusive || !s2.exclusive) return;
+      const trace: string[] = [];
+      const turn = (store: RealmStore, name: string) =>
+        store.exclusive!(async () => {
+          trace.push(`${name} in`);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          trace.push(`${name} out`);
+          return name;
+        });
+      expect(await Promise.all([turn(s1, 'a'), turn(s2, 'b'), turn(s1, 'c')])).toEqual(['a', 'b', 'c']);
+      for (let i = 0; i < trace.length; i += 2) expect(trace[i + 1]).toBe(trace[i]!.replace(' in', ' out'));
+      // A failed turn releases the lock.
+      await expect(s1.exclusive(() => Promise.reject(new Error('inside')))).rejects.toThrow('inside');
+      expect(await s2.exclusive(async () => 'free')).toBe('free');
+    });
+
+    it('commits concurrent operations of a handle in batches, every one acknowledged and replayable', async () => {
+      const b = await fresh();
+      const inner = await b.open();
+      const batches: number[] = [];
+      const store: RealmStore = {
+        ...inner,
+        describe: inner.describe,
+        appendBatch: (changes, expected) => {
+          batches.push(changes.length);
+          return inner.appendBatch(changes, expected);
+        },
+      };
+      if (inner.exclusive) store.exclusive = (work) => inner.exclusive!(work);
+      const h = await openRealm({ store, snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS });
+      const marks = 'abcdefghijklmnopqrst'.split('');
+      const results = await Promise.all(marks.map((mark) => h.run(appendMark, hamlet, { mark })));
+      expect(results.map((r) => r.version)).toEqual(marks.map((_, i) => i + 1));
+      expect(batches.reduce((x, y) => x + y, 0)).toBe(marks.length);
+      expect(batches.length).toBeLessThan(marks.length);
+      const before = snapshotRealm(h.state);
+      await h.close();
+      const again = await openRealm({ store: await open(b), operations: ALL_OPS });
+      expect(again.version).toBe(marks.length);
+      expect(snapshotRealm(again.state)).toEqual(before);
+      expect(again.state.users.get(cast.hamlet)?.full_name).toMatch(/abcdefghijklmnopqrst$/);
+      await again.close();
+    });
+
     it('persists a realm handle and reopens it at the same version and state, random bytes and clock replayed', async () => {
       const b = await fresh();
       const h = await openRealm({

@@ -26,6 +26,7 @@ function bindTo(store: MemoryStore): MemoryStore {
     load: () => store.load(),
     changesSince: (after) => store.changesSince(after),
     append: (change, expected) => store.append(change, expected),
+    appendBatch: (changes, expected) => store.appendBatch(changes, expected),
     writeCheckpoint: (cp) => store.writeCheckpoint(cp),
     close: async () => {},
   };

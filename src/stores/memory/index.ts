@@ -5,7 +5,14 @@
  */
 import { collectCheckpoint } from '../../host/checkpoint';
 import { VersionConflictError } from '../../host/errors';
-import type { RealmStore, SealedChange, SealedCheckpoint, StoredHead, StoredRealm } from '../../host/store';
+import {
+  consecutiveFrom,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredHead,
+  type StoredRealm,
+} from '../../host/store';
 
 export interface MemoryStore extends RealmStore {
   /** The stored records, for inspection (and for tests that damage them on purpose). */
@@ -54,6 +61,15 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         throw new VersionConflictError(expected, actual);
       records.changes.push(change);
       records.head = { version: change.version, checksum: change.checksum };
+    },
+    async appendBatch(changes, expected) {
+      const actual = latest();
+      if (actual !== expected || !consecutiveFrom(changes, expected))
+        throw new VersionConflictError(expected, actual);
+      const last = changes[changes.length - 1];
+      if (last === undefined) return;
+      records.changes.push(...changes);
+      records.head = { version: last.version, checksum: last.checksum };
     },
     async writeCheckpoint(written) {
       const checkpoint = 'payload' in written ? written : await collectCheckpoint(written);

@@ -1,8 +1,11 @@
 /**
  * The PostgreSQL store, for hosts that run several server processes against one database.
  *
- * - Appends are optimistic: `(realm, version)` is the primary key and the insert only happens when
- *   the realm's latest version is the expected one, so of two processes racing for version n + 1
+ * - Writers take turns: `exclusive` holds a session advisory lock per realm (on a dedicated pool
+ *   connection) while a handle catches up, runs its batch and appends it, so processes never lose
+ *   a race to each other and never answer an error for it. Appends are still checked: `(realm,
+ *   version)` is the primary key and the insert only happens when the realm's latest version is
+ *   the expected one, so of two writers racing for version n + 1 (e.g. one that does not lock)
  *   exactly one wins; the other gets a `VersionConflictError`, catches up and retries.
  * - Each append NOTIFYs (in the same statement, so only on commit); `watch` LISTENs, so handles
  *   in other processes catch up and deliver the events to their subscribers promptly. Correctness
@@ -15,13 +18,14 @@
  *   Pool or Client, or `@electric-sql/pglite`), or a `connectionString` for a `pg` Pool made here.
  */
 import { CorruptStoreError, VersionConflictError } from '../../host/errors';
-import type {
-  CheckpointStream,
-  RealmStore,
-  SealedChange,
-  SealedCheckpoint,
-  StoredHead,
-  StoredRealm,
+import {
+  consecutiveFrom,
+  type CheckpointStream,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredHead,
+  type StoredRealm,
 } from '../../host/store';
 
 /** The little this adapter needs from a driver; `pg.Pool`, `pg.Client` and `PGlite` all fit. */
@@ -34,12 +38,12 @@ interface PgListenable {
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
-/** A pg.Pool-style source of dedicated connections (for LISTEN). */
+/** A pg.Pool-style source of dedicated connections (for LISTEN and the write lock). */
 interface PgConnectable {
   connect(): Promise<
     PgQueryable & {
       on(event: 'notification', cb: (n: { channel: string; payload?: string }) => void): unknown;
-      release(): void;
+      release(destroy?: boolean): void;
     }
   >;
 }
@@ -62,12 +66,20 @@ export interface PostgresStoreOptions {
   readonly keepCheckpoints?: number;
   /** Use LISTEN/NOTIFY to learn about other writers' changes. Default true. */
   readonly listen?: boolean;
+  /**
+   * Take the realm's write lock (`exclusive`) around each batch. Default true. With false, writers
+   * are purely optimistic: a process that loses a race catches up and retries (up to the handle's
+   * `maxRetries`, then the request fails).
+   */
+  readonly lockWrites?: boolean;
 }
 
 const SCHEMA_VERSION = 2;
 /** Rows deleted per statement when pruning: changes are small, checkpoint parts ~1 MiB each. */
 const PRUNE_BATCH = 500;
 const PRUNE_PARTS = 2;
+/** The first key of chat-realm's advisory locks ("chat" in ASCII); the second is the realm's hash. */
+const LOCK_CLASS = 0x63686174;
 const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
 
 export async function postgresStore(options: PostgresStoreOptions): Promise<RealmStore> {
@@ -85,7 +97,10 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     owned = pool;
     client = pool;
   }
-  const db = client;
+  const pool = client;
+  // While `exclusive` holds the lock, every query of this store runs on the locked connection.
+  let active: PgQueryable | undefined;
+  const db: PgQueryable = { query: (text, params) => (active ?? pool).query(text, params) };
   const realm = options.realm;
   const t = (name: string) => `"${schema}"."${prefix}${name}"`;
   const channel = `${prefix}changes`;
@@ -93,6 +108,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
 
   await migrate(db, schema, t, describe);
   const keep = Math.max(1, options.keepCheckpoints ?? 2);
+  const lockName = `${schema}.${prefix}:${realm}`;
 
   const toChange = (row: unknown): SealedChange => {
     const r = row as { version: unknown; payload: unknown; checksum: unknown };
@@ -254,6 +270,47 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
       }
       if (inserted === 0) throw new VersionConflictError(expected, await latest());
     },
+    async appendBatch(changes, expected) {
+      if (!consecutiveFrom(changes, expected)) throw new VersionConflictError(expected, await latest());
+      if (changes.length === 0) return;
+      for (const c of changes) noNul(c.payload, describe);
+      const last = changes[changes.length - 1]!;
+      let inserted: number;
+      try {
+        // One statement, so one transaction (and one commit) for the whole batch.
+        const { rows } = await db.query(
+          `WITH ins AS (
+             INSERT INTO ${t('changes')} (realm, version, payload, checksum)
+             SELECT $1, u.version, u.payload, u.checksum
+               FROM unnest($2::bigint[], $3::text[], $4::bigint[]) AS u(version, payload, checksum)
+              WHERE GREATEST((SELECT max(version) FROM ${t('changes')} WHERE realm = $1),
+                             (SELECT max(version) FROM ${t('checkpoints')} WHERE realm = $1), 0) = $5
+             RETURNING version),
+           head AS (
+             INSERT INTO ${t('heads')} (realm, version, checksum)
+             SELECT $1, $7, $8 FROM (SELECT 1 FROM ins LIMIT 1) AS one
+             ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum),
+           note AS (SELECT pg_notify($6, $1) FROM (SELECT 1 FROM ins LIMIT 1) AS one)
+           SELECT (SELECT count(*) FROM ins) AS n, (SELECT count(*) FROM note) AS notified`,
+          [
+            realm,
+            changes.map((c) => c.version),
+            changes.map((c) => c.payload),
+            changes.map((c) => c.checksum),
+            expected,
+            channel,
+            last.version,
+            last.checksum,
+          ],
+        );
+        inserted = Number((rows[0] as { n: unknown } | undefined)?.n ?? 0);
+      } catch (error) {
+        if ((error as { code?: unknown }).code === '23505')
+          throw new VersionConflictError(expected, await latest());
+        throw error;
+      }
+      if (inserted === 0) throw new VersionConflictError(expected, await latest());
+    },
     async writeCheckpoint(cp: SealedCheckpoint | CheckpointStream) {
       if ('payload' in cp) {
         const text = typeof cp.payload === 'string' ? cp.payload : null;
@@ -280,7 +337,20 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     },
     ...(options.listen === false
       ? {}
-      : { watch: (listener: () => void) => watch(db, channel, realm, listener) }),
+      : { watch: (listener: () => void) => watch(pool, channel, realm, listener) }),
+    ...(options.lockWrites === false
+      ? {}
+      : {
+          exclusive: <T>(work: () => Promise<T>) =>
+            writeLock(pool, lockName, async (conn) => {
+              active = conn;
+              try {
+                return await work();
+              } finally {
+                active = undefined;
+              }
+            }),
+        }),
     async close() {
       await owned?.end();
     },
@@ -298,6 +368,54 @@ function partsKey(): number {
   const words = new Uint32Array(2);
   crypto.getRandomValues(words);
   return words[0]! * 0x200000 + (words[1]! & 0x1fffff);
+}
+
+/** Handles in this process queue here per client, so they do not each hold a connection to wait. */
+const localTurns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `work` holding the advisory lock named `name`: in this process first (a promise chain per
+ * client), then in the database (a session lock on a dedicated pool connection, or on the client
+ * itself), so every process and handle on the database takes turns. A process that dies holding
+ * the lock loses its connection, and PostgreSQL releases the lock with it.
+ */
+async function writeLock<T>(
+  client: PgQueryable,
+  name: string,
+  work: (conn: PgQueryable) => Promise<T>,
+): Promise<T> {
+  const before = localTurns.get(client) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  localTurns.set(
+    client,
+    before.then(() => mine),
+  );
+  await before;
+  try {
+    const isPool = typeof (client as Partial<PgConnectable>).connect === 'function' && 'totalCount' in client;
+    const conn = isPool ? await (client as unknown as PgConnectable).connect() : undefined;
+    const on: PgQueryable = conn ?? client;
+    try {
+      await on.query(`SELECT pg_advisory_lock(${LOCK_CLASS}, hashtext($1))`, [name]);
+    } catch (error) {
+      conn?.release(true);
+      throw error;
+    }
+    try {
+      return await work(on);
+    } finally {
+      // A connection that cannot unlock may still hold the lock: it is destroyed, never pooled
+      // again, and closing it releases the lock. What `work` did stands either way.
+      const unlocked = await on.query(`SELECT pg_advisory_unlock(${LOCK_CLASS}, hashtext($1))`, [name]).then(
+        () => true,
+        () => false,
+      );
+      conn?.release(!unlocked);
+    }
+  } finally {
+    done();
+  }
 }
 
 async function watch(

@@ -16,13 +16,14 @@
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { CorruptStoreError, VersionConflictError } from '../../host/errors';
-import type {
-  CheckpointStream,
-  RealmStore,
-  SealedChange,
-  SealedCheckpoint,
-  StoredHead,
-  StoredRealm,
+import {
+  consecutiveFrom,
+  type CheckpointStream,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredHead,
+  type StoredRealm,
 } from '../../host/store';
 
 export interface SqliteStoreOptions {
@@ -196,6 +197,15 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     if (!Number.isFinite(keep)) return;
     while (guard(() => pruneChanges.run(realm, realm, realm, PRUNE_BATCH).changes) > 0) await nextTurn();
   };
+  // Group commit: one transaction, so one WAL fsync, for the whole batch; the head moves once.
+  const appendBatch = db.transaction((changes: readonly SealedChange[], expected: number) => {
+    const actual = selectLatest.get(realm, realm)?.v ?? 0;
+    if (actual !== expected || !consecutiveFrom(changes, expected))
+      throw new VersionConflictError(expected, actual);
+    for (const c of changes) insertChange.run(realm, c.version, c.payload, c.checksum);
+    const last = changes[changes.length - 1];
+    if (last !== undefined) upsertHead.run(realm, last.version, last.checksum);
+  });
 
   const toChange = (r: ChangeRow): SealedChange => ({
     version: r.version,
@@ -239,6 +249,9 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     },
     async append(change, expected) {
       guard(() => append.immediate(change, expected));
+    },
+    async appendBatch(changes, expected) {
+      guard(() => appendBatch.immediate(changes, expected));
     },
     async writeCheckpoint(cp: SealedCheckpoint | CheckpointStream) {
       if ('payload' in cp) {

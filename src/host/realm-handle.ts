@@ -349,12 +349,7 @@ class Handle implements RealmHandle {
   }
 
   /** Runs and records one request on `tip` (at `version`, whose change checksum is `chain`). */
-  private runEntry(
-    entry: BatchEntry<HandleResult>,
-    tip: RealmState,
-    version: number,
-    chain: number,
-  ): Ran {
+  private runEntry(entry: BatchEntry<HandleResult>, tip: RealmState, version: number, chain: number): Ran {
     let input: ChangeInput;
     let original: ApiRequest | undefined;
     if (entry.work.kind === 'request') {

@@ -89,7 +89,7 @@ function refNarrow(
     }
     if (
       (t.operator === 'channels' || t.operator === 'streams') &&
-      (t.operand === 'public' || t.operand === 'web-public') &&
+      t.operand === 'public' &&
       !guest
     )
       history = true;

@@ -1,5 +1,8 @@
 import type { RealmState } from '../state';
-import { fakeEmailDomain } from './format';
+import { fakeEmailDomain, type ApiUser } from './format';
+
+/** The placeholder has every user field but `is_imported_stub` (Zulip's omits it too). */
+export type InaccessibleUser = Omit<ApiUser, 'is_imported_stub'>;
 
 /** Zulip's `UserProfile.INACCESSIBLE_USER_NAME`. */
 export const INACCESSIBLE_USER_NAME = 'Unknown user';
@@ -16,7 +19,7 @@ export const INACCESSIBLE_USER_AVATAR_URL = '/static/images/unknown-user-avatar.
  * built from it) varies; the rest is fixed placeholder data, `is_active: true` and a 1970
  * `date_joined` included, whatever the real user is.
  */
-export function inaccessibleUserRecord(state: RealmState, userId: number): Record<string, unknown> {
+export function inaccessibleUserRecord(state: RealmState, userId: number): InaccessibleUser {
   return {
     email: `user${userId}@${fakeEmailDomain(state)}`,
     user_id: userId,

@@ -10,8 +10,8 @@ import {
 } from '../../core/permissions/user-access';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
-import { formatUser } from '../../core/users/format';
-import { inaccessibleUserRecord } from '../../core/users/inaccessible-user';
+import { formatUser, type ApiUser } from '../../core/users/format';
+import { inaccessibleUserRecord, type InaccessibleUser } from '../../core/users/inaccessible-user';
 
 interface Params {
   readonly client_gravatar?: boolean;
@@ -73,7 +73,7 @@ export const getUsers = defineOperation<Params>({
       params.user_ids === undefined
         ? accessibleUserIds(state, user)
         : accessibleUserIdsAmong(state, user, params.user_ids);
-    const members: Record<string, unknown>[] = ids.map((id) =>
+    const members: Array<ApiUser | InaccessibleUser> = ids.map((id) =>
       formatUser(state, user, state.users.get(id)!, opts),
     );
     // A restricted guest also gets every other listed user as an "Unknown user" placeholder, after

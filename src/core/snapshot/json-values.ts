@@ -67,8 +67,10 @@ export function checkJsonValues(
     ancestors.add(v);
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
-        if (!(i in v)) issues.add([...at, i], HOLE);
-        else visit(v[i], [...at, i]);
+        const next = [...at, i];
+        if (!(i in v)) {
+          if (!skip(next)) issues.add(next, HOLE);
+        } else visit(v[i], next);
       }
     } else {
       for (const key of Object.keys(v)) visit((v as Record<string, unknown>)[key], [...at, key]);

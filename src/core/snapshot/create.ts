@@ -91,7 +91,12 @@ export class RealmAssembly {
 
   /** A hole at `messages[index]` (a sparse array). */
   hole(index: number): void {
-    this.shapes.add(['messages', index], HOLE);
+    this.problem(index, HOLE);
+  }
+
+  /** A message that could not even be read (a streamed line that is not JSON). */
+  problem(index: number, message: string): void {
+    this.shapes.add(['messages', index], message);
   }
 
   /** The realm, or a `SnapshotError` with every problem found. */

@@ -1,0 +1,135 @@
+import type { RealmState } from '../state';
+import { RealmAssembly, type RealmOptions } from './create';
+import { snapshotSections } from './export';
+import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-messages';
+import { SnapshotError } from './issues';
+
+/**
+ * A realm as a stream of text (docs/realm-snapshot.md, "Streamed snapshots"): NDJSON whose first
+ * line is the snapshot document with an empty `messages` list and whose every further line is one
+ * message, in canonical form. Joining the message lines into `messages` gives exactly
+ * `JSON.stringify(snapshotRealm(state))`'s document. Chunks are strings of whole lines (a header,
+ * then one store chunk of up to 4096 messages each), so no single string holds the realm: the
+ * large preset's 678 million characters are beyond V8's string limit.
+ *
+ * @example
+ * ```ts
+ * const text = [...snapshotChunks(realm)].join('');
+ * const copy = createRealmFromChunks([text]);
+ * expect(snapshotRealm(copy)).toEqual(snapshotRealm(realm));
+ * ```
+ */
+export function* snapshotChunks(state: RealmState): Generator<string, void, undefined> {
+  yield `${JSON.stringify(snapshotSections(state))}\n`;
+  const names = new FlagNames();
+  const topics = new Map<string, string>();
+  for (const { records, start, users, bits } of messageBlocks(state)) {
+    const lines: string[] = new Array<string>(records.length);
+    for (let k = 0; k < records.length; k++) {
+      const m = records[k]!;
+      let target: string;
+      if (m.stream_id !== null) {
+        let topic = topics.get(m.topic);
+        if (topic === undefined) topics.set(m.topic, (topic = JSON.stringify(m.topic)));
+        target = `"stream_id":${m.stream_id},"topic":${topic}`;
+      } else target = `"to":${JSON.stringify(dmRecipients(m.participants ?? [], m.sender_id))}`;
+      lines[k] =
+        `{"id":${m.id},"sender_id":${m.sender_id},${target},"content":${JSON.stringify(m.content)},` +
+        `"timestamp":${m.timestamp},"has_link":${m.has_link},"has_attachment":${m.has_attachment},` +
+        `"has_image":${m.has_image},"reactions":${JSON.stringify(m.reactions)},` +
+        `"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}\n`;
+    }
+    yield lines.join('');
+  }
+}
+
+/**
+ * Reads a streamed snapshot: text chunks in any sizes (lines may be split across chunks). The
+ * first line is the document (its own `messages`, if any, come first); every further non-blank
+ * line is the next message. Checks exactly as `createRealm` does on the joined document (the same
+ * `RealmAssembly`), reporting the same problems at the same paths (`messages[i]` counts messages
+ * across lines); a line that is not JSON is a problem at its message's path. Messages are checked
+ * and turned into columns and rows as they come, so only the realm is ever held, not the text.
+ */
+export class SnapshotStreamReader {
+  private rest = '';
+  private line = 0;
+  private index = 0;
+  private assembly: RealmAssembly | undefined;
+  private headerError: string | undefined;
+
+  constructor(private readonly options: RealmOptions = {}) {}
+
+  /** Feeds the next chunk of text. */
+  push(chunk: string): void {
+    let text = this.rest + chunk;
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+      this.take(text.slice(from, nl));
+      from = nl + 1;
+    }
+    text = from === 0 ? text : text.slice(from);
+    this.rest = text;
+  }
+
+  /** The realm, or a `SnapshotError` listing every problem. */
+  end(): RealmState {
+    if (this.rest !== '') this.take(this.rest);
+    this.rest = '';
+    if (this.assembly === undefined)
+      throw new SnapshotError([{ path: '(root)', message: this.headerError ?? 'an empty stream holds no snapshot' }]);
+    return this.assembly.finish();
+  }
+
+  private take(text: string): void {
+    this.line++;
+    if (this.assembly === undefined) {
+      if (this.headerError !== undefined || text.trim() === '') return;
+      let header: unknown;
+      try {
+        header = JSON.parse(text);
+      } catch (e) {
+        this.headerError = `line ${this.line} is not JSON: ${(e as Error).message}`;
+        return;
+      }
+      this.assembly = new RealmAssembly(header, this.options);
+      const inline = (header as { messages?: unknown } | null)?.messages;
+      if (Array.isArray(inline)) for (const m of inline) this.assembly.message(m, this.index++);
+      return;
+    }
+    if (text.trim() === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch (e) {
+      this.assembly.problem(this.index++, `line ${this.line} is not JSON: ${(e as Error).message}`);
+      return;
+    }
+    this.assembly.message(message, this.index++);
+  }
+}
+
+/**
+ * Builds a realm from a streamed snapshot (`snapshotChunks`' format): synchronously from an
+ * iterable of strings, or as a promise from an async iterable (a file read stream with a text
+ * encoding, a `fetch` body through `TextDecoderStream`).
+ */
+export function createRealmFromChunks(chunks: Iterable<string>, options?: RealmOptions): RealmState;
+export function createRealmFromChunks(
+  chunks: AsyncIterable<string>,
+  options?: RealmOptions,
+): Promise<RealmState>;
+export function createRealmFromChunks(
+  chunks: Iterable<string> | AsyncIterable<string>,
+  options: RealmOptions = {},
+): RealmState | Promise<RealmState> {
+  const reader = new SnapshotStreamReader(options);
+  if (Symbol.asyncIterator in chunks) {
+    return (async () => {
+      for await (const chunk of chunks) reader.push(chunk);
+      return reader.end();
+    })();
+  }
+  for (const chunk of chunks) reader.push(chunk);
+  return reader.end();
+}

@@ -43,6 +43,8 @@ export interface OpenRealmOptions {
   readonly store: RealmStore;
   /** The organization to start with when the store is empty; ignored otherwise. */
   readonly snapshot?: unknown;
+  /** Instead of `snapshot`: the initial realm already built (e.g. by `createRealmFromChunks`). */
+  readonly initialState?: RealmState;
   readonly ctx?: HandleContext;
   /** Operations `run` accepts and replays find by name. Default: the 20 operations. */
   readonly operations?: readonly DefinedOperation[];
@@ -81,9 +83,9 @@ export interface RealmHandle {
 
 export async function openRealm(options: OpenRealmOptions): Promise<RealmHandle> {
   // The handle keeps its options but not the initial snapshot (it can be a million messages).
-  const { snapshot, ...rest } = options;
+  const { snapshot, initialState, ...rest } = options;
   const handle = new Handle(rest);
-  await handle.open(snapshot);
+  await handle.open(initialState ?? snapshot, initialState !== undefined);
   return handle;
 }
 
@@ -99,7 +101,7 @@ class Handle implements RealmHandle {
   private stopWatching: (() => Promise<void>) | undefined;
   private catchUpQueued = false;
 
-  constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot'>) {
+  constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot' | 'initialState'>) {
     this.store = options.store;
     for (const op of options.operations ?? OPERATIONS) this.ops.set(op.def.name, op);
     this.env = { ops: this.ops, ctx: options.ctx, store: this.store };
@@ -114,14 +116,14 @@ class Handle implements RealmHandle {
     return this.ver;
   }
 
-  async open(snapshot: unknown): Promise<void> {
+  async open(snapshot: unknown, built = false): Promise<void> {
     let stored = await this.store.load();
     if (stored.checkpoint === null && stored.changes.length === 0) {
       if (snapshot === undefined) {
         throw new Error(`${this.store.describe} is empty: pass the initial realm as \`snapshot\``);
       }
       // Validate (createRealm) before storing: version 0 is a realm that loads.
-      const initial = createRealm(snapshot, this.options.realmOptions);
+      const initial = built ? (snapshot as RealmState) : createRealm(snapshot, this.options.realmOptions);
       await this.store.writeCheckpoint(sealRealmCheckpoint(0, initial));
       // Another process may have initialized the store first: load what is there.
       stored = await this.store.load();

@@ -49,6 +49,14 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
     expect(text.split('\n').filter((l) => l !== '')).toHaveLength(1 + dev.messages.count);
   });
 
+  it("writes one JSON document with format 'json' (JSON.stringify(snapshotRealm)'s text)", () => {
+    expect([...snapshotChunks(dev, { format: 'json' })].join('')).toBe(`${JSON.stringify(snapshotRealm(dev))}\n`);
+    const empty = createRealm({ format: 'chat-realm.snapshot/1' }, opts);
+    expect([...snapshotChunks(empty, { format: 'json' })].join('')).toBe(
+      `${JSON.stringify(snapshotRealm(empty))}\n`,
+    );
+  });
+
   it('reads it back from chunks of any size, sync and async', async () => {
     const text = [...snapshotChunks(dev)].join('');
     for (const sizes of [[1], [7, 300, 2], [1 << 20]]) {

@@ -5,12 +5,14 @@ import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-mess
 import { SnapshotError } from './issues';
 
 /**
- * A realm as a stream of text (docs/realm-snapshot.md, "Streamed snapshots"): NDJSON whose first
+ * A realm as a stream of text (docs/realm-snapshot.md, "Streamed snapshots"). By default NDJSON, whose first
  * line is the snapshot document with an empty `messages` list and whose every further line is one
  * message, in canonical form. Joining the message lines into `messages` gives exactly
  * `JSON.stringify(snapshotRealm(state))`'s document. Chunks are strings of whole lines (a header,
  * then one store chunk of up to 4096 messages each), so no single string holds the realm: the
- * large preset's 678 million characters are beyond V8's string limit.
+ * large preset's 678 million characters are beyond V8's string limit. With `format: 'json'` the
+ * chunks are instead the one JSON document itself (for tools that want plain JSON; reading that
+ * back needs the whole text in memory, so large realms should travel as NDJSON).
  *
  * @example
  * ```ts
@@ -19,8 +21,24 @@ import { SnapshotError } from './issues';
  * expect(snapshotRealm(copy)).toEqual(snapshotRealm(realm));
  * ```
  */
-export function* snapshotChunks(state: RealmState): Generator<string, void, undefined> {
-  yield `${JSON.stringify(snapshotSections(state))}\n`;
+export function* snapshotChunks(
+  state: RealmState,
+  options: { readonly format?: 'ndjson' | 'json' } = {},
+): Generator<string, void, undefined> {
+  const sections = snapshotSections(state);
+  const json = options.format === 'json';
+  let after = '';
+  if (json) {
+    // One JSON document, written around its `messages` list: the sections before it, the messages
+    // joined by commas, the sections after it. Same text as JSON.stringify(snapshotRealm(state)).
+    const keys = Object.keys(sections);
+    const at = keys.indexOf('messages');
+    const part = (ks: readonly string[]) =>
+      JSON.stringify(Object.fromEntries(ks.map((k) => [k, (sections as Record<string, unknown>)[k]])));
+    yield `${part(keys.slice(0, at)).slice(0, -1)},"messages":[`;
+    after = `]${keys.length > at + 1 ? `,${part(keys.slice(at + 1)).slice(1)}` : '}'}\n`;
+  } else yield `${JSON.stringify(sections)}\n`;
+  let firstLine = true;
   const names = new FlagNames();
   const topics = new Map<string, string>();
   for (const { records, start, users, bits } of messageBlocks(state)) {
@@ -37,10 +55,14 @@ export function* snapshotChunks(state: RealmState): Generator<string, void, unde
         `{"id":${m.id},"sender_id":${m.sender_id},${target},"content":${JSON.stringify(m.content)},` +
         `"timestamp":${m.timestamp},"has_link":${m.has_link},"has_attachment":${m.has_attachment},` +
         `"has_image":${m.has_image},"reactions":${JSON.stringify(m.reactions)},` +
-        `"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}\n`;
+        `"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}`;
     }
-    yield lines.join('');
+    if (json) {
+      yield `${firstLine ? '' : ','}${lines.join(',')}`;
+      firstLine = false;
+    } else yield `${lines.join('\n')}\n`;
   }
+  if (json) yield after;
 }
 
 /**

@@ -17,11 +17,7 @@ export function includeHistory(ctx: NarrowContext, terms: readonly NarrowTerm[])
     if (CHANNEL_OPS.has(t.operator)) {
       const channel = findChannel(ctx.state, t.operand);
       include = channel !== undefined && ctx.canReadHistory(channel);
-    } else if (
-      CHANNELS_OPS.has(t.operator) &&
-      t.operand === 'public' &&
-      !ctx.guest
-    ) {
+    } else if (CHANNELS_OPS.has(t.operator) && t.operand === 'public' && !ctx.guest) {
       include = true;
     }
   }

@@ -50,7 +50,9 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
   });
 
   it("writes one JSON document with format 'json' (JSON.stringify(snapshotRealm)'s text)", () => {
-    expect([...snapshotChunks(dev, { format: 'json' })].join('')).toBe(`${JSON.stringify(snapshotRealm(dev))}\n`);
+    expect([...snapshotChunks(dev, { format: 'json' })].join('')).toBe(
+      `${JSON.stringify(snapshotRealm(dev))}\n`,
+    );
     const empty = createRealm({ format: 'chat-realm.snapshot/1' }, opts);
     expect([...snapshotChunks(empty, { format: 'json' })].join('')).toBe(
       `${JSON.stringify(snapshotRealm(empty))}\n`,

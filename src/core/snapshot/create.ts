@@ -72,7 +72,9 @@ export class RealmAssembly {
       for (const issue of parsed.error.issues) {
         const at = pathString(issue.path);
         // What is not JSON is reported once, as such, not again as a type mismatch.
-        if (!notJson.some((p) => p === '(root)' || at === p || at.startsWith(`${p}.`) || at.startsWith(`${p}[`)))
+        if (
+          !notJson.some((p) => p === '(root)' || at === p || at.startsWith(`${p}.`) || at.startsWith(`${p}[`))
+        )
           header.add(issue.path, issue.message);
       }
     }

@@ -169,11 +169,21 @@ function snapshotMessages(state: RealmState): unknown[] {
         get(this: object): Record<string, string[]> {
           built ??= JSON.parse(flagsJson(names, users, bits, from, to)) as Record<string, string[]>;
           if (Object.isExtensible(this))
-            Object.defineProperty(this, 'flags', { value: built, enumerable: true, configurable: true, writable: true });
+            Object.defineProperty(this, 'flags', {
+              value: built,
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
           return built;
         },
         set(this: object, value: unknown) {
-          Object.defineProperty(this, 'flags', { value, enumerable: true, configurable: true, writable: true });
+          Object.defineProperty(this, 'flags', {
+            value,
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
         },
       });
       messages[n++] = message;

@@ -71,7 +71,8 @@ export class MessageLoader {
         if (!userIds.has(u)) issues.add([...at, 'reactions', j, 'user_id'], `no user ${u}`);
       }
     if (m.flags !== undefined)
-      for (const key in m.flags) if (!userIds.has(Number(key))) issues.add([...at, 'flags', key], `no user ${key}`);
+      for (const key in m.flags)
+        if (!userIds.has(Number(key))) issues.add([...at, 'flags', key], `no user ${key}`);
     // Once anything is wrong the store will not be built: keep checking, stop collecting.
     if (issues.items.length > 0 || this.failed()) return;
     this.keep(m);

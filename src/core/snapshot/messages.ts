@@ -89,7 +89,8 @@ export function checkMessage(m: unknown, index: number, issues: IssueList): Mess
   }
   if (r['reactions'] !== undefined) {
     const reactions = r['reactions'];
-    if (!Array.isArray(reactions) || nonJsonReason(reactions) !== undefined) bad('reactions', 'expected an array');
+    if (!Array.isArray(reactions) || nonJsonReason(reactions) !== undefined)
+      bad('reactions', 'expected an array');
     else
       for (let j = 0; j < reactions.length; j++) {
         const re = reactions[j] as Partial<Record<keyof Reaction, unknown>> | null;
@@ -112,7 +113,12 @@ export function checkMessage(m: unknown, index: number, issues: IssueList): Mess
   }
   if (r['flags'] !== undefined) {
     const flags = r['flags'];
-    if (typeof flags !== 'object' || flags === null || Array.isArray(flags) || nonJsonReason(flags) !== undefined)
+    if (
+      typeof flags !== 'object' ||
+      flags === null ||
+      Array.isArray(flags) ||
+      nonJsonReason(flags) !== undefined
+    )
       bad('flags', 'expected an object');
     else
       for (const user of Object.keys(flags)) {

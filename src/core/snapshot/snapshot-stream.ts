@@ -99,7 +99,9 @@ export class SnapshotStreamReader {
     if (this.rest !== '') this.take(this.rest);
     this.rest = '';
     if (this.assembly === undefined)
-      throw new SnapshotError([{ path: '(root)', message: this.headerError ?? 'an empty stream holds no snapshot' }]);
+      throw new SnapshotError([
+        { path: '(root)', message: this.headerError ?? 'an empty stream holds no snapshot' },
+      ]);
     return this.assembly.finish();
   }
 
@@ -135,6 +137,16 @@ export class SnapshotStreamReader {
  * Builds a realm from a streamed snapshot (`snapshotChunks`' format): synchronously from an
  * iterable of strings, or as a promise from an async iterable (a file read stream with a text
  * encoding, a `fetch` body through `TextDecoderStream`).
+ *
+ * @example
+ * ```ts
+ * const lines = [...snapshotChunks(realm)];
+ * const copy = createRealmFromChunks(lines);
+ * expect(copy.messages.count).toBe(realm.messages.count);
+ * async function* fromNetwork() { for (const l of lines) yield l; }
+ * const again = await createRealmFromChunks(fromNetwork());
+ * expect(again.users.size).toBe(realm.users.size);
+ * ```
  */
 export function createRealmFromChunks(chunks: Iterable<string>, options?: RealmOptions): RealmState;
 export function createRealmFromChunks(

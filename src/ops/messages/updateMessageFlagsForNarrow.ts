@@ -14,13 +14,7 @@ import { param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
-import {
-  buildNarrow,
-  firstUnreadAnchor,
-  NEWEST,
-  selectWindow,
-  type NarrowContext,
-} from '../../narrow';
+import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
 import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
 
 interface Params {
@@ -293,7 +287,8 @@ function messageDetails(
       let perChannel = rowMuted.get(r);
       if (perChannel === undefined) rowMuted.set(r, (perChannel = new Map()));
       let muted = perChannel.get(c.topicKey[i]!);
-      if (muted === undefined) perChannel.set(c.topicKey[i]!, (muted = isUnreadMuted(ctx.state, me, r, topic)));
+      if (muted === undefined)
+        perChannel.set(c.topicKey[i]!, (muted = isUnreadMuted(ctx.state, me, r, topic)));
       details = { type: 'stream', stream_id: r, topic, unmuted_stream_msg: !muted };
       // Wildcard mentions count only when the row is not muted, by the same rule.
       if (direct || (wildcard && !muted)) details['mentioned'] = true;

@@ -160,3 +160,49 @@ describe('snapshotRealm flags (built on first read)', () => {
     expect(JSON.parse(JSON.stringify(snapshotRealm(dev)))).toEqual(snapshotRealm(dev));
   });
 });
+
+describe('the streamed reader takes canonical lines apart, and agrees with JSON.parse on every other line', () => {
+  const dev = createRealm(devSnapshot(), opts);
+  const [header, first, ...rest] = [...snapshotChunks(dev)]
+    .join('')
+    .split('\n')
+    .filter((l) => l !== '');
+  const at = first!.lastIndexOf(',"flags":{');
+  const head = first!.slice(0, at);
+  const variants = [
+    `${head},"flags":{}}`,
+    `${head},"flags":{"4":["starred","read","read"],"6":[]}}`,
+    `${head},"flags":{"6":[],"4":["read"]}}`, // not ascending
+    `${head},"flags":{"04":["read"]}}`, // leading zero: "keys are user ids"
+    `${head},"flags":{"4":["re\\u0061d"]}}`, // an escape
+    `${head},"flags":{"4":["shiny"]}}`,
+    `${head},"flags":{"4":["read"],"4":[]}}`, // a duplicate key: the last wins
+    `${head},"flags":{"999":["read"]}}`,
+    `${head},"flags":{"12345678901":[]}}`,
+    `${head},"flags":{"4": ["read"]}}`, // a space
+    `${head},"flags":{"4":["read"]},"flags":{}}`,
+    `{"flags":{"4":[]},${head.slice(1)},"flags":{"4":["read"]}}`,
+    `{,"flags":{"4":["read"]}}`,
+    `${head},"flags":{"4":["read"],}}`,
+    `${head},"flags":{"4":["read"]}} `,
+  ];
+  for (const line of variants)
+    it(`reads ${line.slice(at)} as JSON.parse would`, () => {
+      const stream = () => createRealmFromChunks([[header, line, ...rest].join('\n')], opts);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed === undefined) {
+        expect(issuesOf(stream)).toEqual([expect.stringMatching(/^messages\[0\]: line 2 is not JSON/)]);
+        return;
+      }
+      const doc = JSON.parse(header!) as Record<string, unknown>;
+      doc['messages'] = [parsed, ...rest.map((l) => JSON.parse(l) as unknown)];
+      const direct = issuesOf(() => createRealm(doc, opts));
+      expect(issuesOf(stream)).toEqual(direct);
+      if (direct.length === 0) expect(snapshotRealm(stream())).toEqual(snapshotRealm(createRealm(doc, opts)));
+    });
+});

@@ -3,7 +3,7 @@ import type { RealmState } from '../state';
 import type { MessageStore } from '../messages/store-types';
 import { IssueList, pathString, SnapshotError } from './issues';
 import { checkJsonValues, HOLE } from './json-values';
-import { MessageLoader } from './message-loader';
+import { MessageLoader, type FlagRows } from './message-loader';
 import { Loader, uniqueIds, uniqueKeys } from './loader';
 import { loadChannels, loadDefaultChannels, loadFolders, loadSubscriptions } from './load-channels';
 import { loadGroups, loadUsers, systemGroupIds } from './load-people';
@@ -89,6 +89,12 @@ export class RealmAssembly {
   message(raw: unknown, index: number): void {
     const m = checkMessage(raw, index, this.shapes);
     if (m !== undefined && this.loader !== undefined) this.loader.add(m, index);
+  }
+
+  /** A message whose `flags` were read apart as rows (see `MessageLoader.addRows`). */
+  messageWithRows(raw: Record<string, unknown>, index: number, rows: FlagRows): void {
+    const m = checkMessage(raw, index, this.shapes);
+    if (m !== undefined && this.loader !== undefined) this.loader.addRows(m, index, rows);
   }
 
   /** A hole at `messages[index]` (a sparse array). */

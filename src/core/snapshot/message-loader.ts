@@ -55,6 +55,14 @@ export class MessageLoader {
 
   /** Checks one well-formed message's references (reported at `messages[index]`) and keeps it. */
   add(m: MessageSnapshotInput, index: number): void {
+    this.addRows(m, index, undefined);
+  }
+
+  /**
+   * `add`, for a message whose `flags` were read apart as rows (the streamed reader's fast path):
+   * `rows.users` ascending, with the bits of their flag lists. Same checks and problems.
+   */
+  addRows(m: MessageSnapshotInput, index: number, rows: FlagRows | undefined): void {
     const { issues, userIds } = this;
     const at = ['messages', index];
     if (this.seen.has(m.id)) issues.add([...at, 'id'], `duplicate message id ${m.id}`);
@@ -73,12 +81,17 @@ export class MessageLoader {
     if (m.flags !== undefined)
       for (const key in m.flags)
         if (!userIds.has(Number(key))) issues.add([...at, 'flags', key], `no user ${key}`);
+    if (rows !== undefined)
+      for (let j = 0; j < rows.users.length; j++) {
+        const u = rows.users[j]!;
+        if (!userIds.has(u)) issues.add([...at, 'flags', String(u)], `no user ${u}`);
+      }
     // Once anything is wrong the store will not be built: keep checking, stop collecting.
     if (issues.items.length > 0 || this.failed()) return;
-    this.keep(m);
+    this.keep(m, rows);
   }
 
-  private keep(m: MessageSnapshotInput): void {
+  private keep(m: MessageSnapshotInput, rows: FlagRows | undefined): void {
     const k = this.n++;
     if (k === this.ids.length) this.grow();
     if (m.id < this.lastId) this.sorted = false;
@@ -104,6 +117,10 @@ export class MessageLoader {
       this.conversations[k] = conversationKey([m.sender_id, ...(m.to ?? [])]);
     }
     const dm = channel ? 0 : FLAG_BITS.is_private;
+    if (rows !== undefined) {
+      for (let j = 0; j < rows.users.length; j++) this.row(rows.users[j]!, m.id, rows.bits[j]! | dm);
+      return;
+    }
     const flags = m.flags;
     if (flags !== undefined) {
       for (const key in flags) this.row(Number(key), m.id, this.bitsOf(flags[key]!) | dm);
@@ -198,6 +215,12 @@ export class MessageLoader {
 }
 
 const EMPTY = new Int32Array(0);
+
+/** A message's explicit rows: users (ascending) and the bits of their flag lists. */
+export interface FlagRows {
+  readonly users: readonly number[];
+  readonly bits: readonly number[];
+}
 
 type Columns = {
   ids: Int32Array;

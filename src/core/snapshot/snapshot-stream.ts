@@ -1,8 +1,10 @@
+import { FLAG_BITS, isFlagName } from '../messages/flags';
 import type { RealmState } from '../state';
 import { RealmAssembly, type RealmOptions } from './create';
 import { snapshotSections } from './export';
 import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-messages';
 import { SnapshotError } from './issues';
+import type { FlagRows } from './message-loader';
 
 /**
  * A realm as a stream of text (docs/realm-snapshot.md, "Streamed snapshots"). By default NDJSON, whose first
@@ -122,6 +124,7 @@ export class SnapshotStreamReader {
       return;
     }
     if (text.trim() === '') return;
+    if (this.fastLine(text)) return;
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -131,6 +134,86 @@ export class SnapshotStreamReader {
     }
     this.assembly.message(message, this.index++);
   }
+
+  private fastLine(text: string): boolean {
+    const split = splitFlags(text);
+    if (split === undefined) return false;
+    this.assembly!.messageWithRows(split.head, this.index++, split.rows);
+    return true;
+  }
+}
+
+/**
+ * The fast path for a message line as `snapshotChunks` writes it: everything before `"flags"` is
+ * parsed by JSON.parse (with the closing brace), the flags object by hand into rows, so a million
+ * lines never make 27 million arrays and integer-keyed objects. It takes only the canonical form
+ * (user ids ascending without leading zeros, known flag names, no spaces or escapes) and otherwise
+ * declines, and the line goes through JSON.parse and the generic checks; so both paths accept and
+ * report the same things.
+ */
+function splitFlags(text: string): { head: Record<string, unknown>; rows: FlagRows } | undefined {
+  const at = text.lastIndexOf(FLAGS_KEY);
+  if (at < 0 || !text.endsWith('}}')) return undefined;
+  const rows = canonicalFlagRows(text, at + FLAGS_KEY.length - 1, text.length - 2);
+  if (rows === undefined) return undefined;
+  let head: unknown;
+  try {
+    head = JSON.parse(`${text.slice(0, at)}}`);
+  } catch {
+    return undefined;
+  }
+  // `{,"flags":…}` is not JSON although `{}` is: the head must hold a key. A second `flags` key
+  // before ours would be overridden by JSON.parse: both go to the slow path.
+  if (typeof head !== 'object' || head === null || Array.isArray(head) || 'flags' in head) return undefined;
+  if (Object.keys(head).length === 0) return undefined;
+  return { head: head as Record<string, unknown>, rows };
+}
+
+const FLAGS_KEY = ',"flags":{';
+const FLAG_BIT_BY_NAME = new Map<string, number>(
+  Object.entries(FLAG_BITS).filter(([name]) => isFlagName(name)),
+);
+
+/** `{"4":["read"],"6":[]}` between `open` ('{') and `close` ('}'), strictly canonical, as rows. */
+function canonicalFlagRows(s: string, open: number, close: number): FlagRows | undefined {
+  const users: number[] = [];
+  const bits: number[] = [];
+  let i = open + 1;
+  let previous = 0;
+  while (i < close) {
+    if (users.length > 0) {
+      if (s.charCodeAt(i) !== 44 /* , */) return undefined;
+      i++;
+    }
+    if (s.charCodeAt(i) !== 34 /* " */) return undefined;
+    i++;
+    let user = 0;
+    const digits = i;
+    for (let c = s.charCodeAt(i); c >= 48 && c <= 57; c = s.charCodeAt(++i)) user = user * 10 + (c - 48);
+    if (i === digits || i - digits > 10 || s.charCodeAt(digits) === 48 || user <= previous) return undefined;
+    if (s.charCodeAt(i) !== 34 || s.charCodeAt(i + 1) !== 58 /* : */ || s.charCodeAt(i + 2) !== 91 /* [ */)
+      return undefined;
+    i += 3;
+    let b = 0;
+    if (s.charCodeAt(i) === 93 /* ] */) i++;
+    else
+      for (;;) {
+        if (s.charCodeAt(i) !== 34) return undefined;
+        const end = s.indexOf('"', i + 1);
+        if (end < 0 || end > close) return undefined;
+        const bit = FLAG_BIT_BY_NAME.get(s.slice(i + 1, end));
+        if (bit === undefined) return undefined;
+        b |= bit;
+        i = end + 1;
+        const c = s.charCodeAt(i++);
+        if (c === 93) break;
+        if (c !== 44) return undefined;
+      }
+    users.push(user);
+    bits.push(b);
+    previous = user;
+  }
+  return i === close ? { users, bits } : undefined;
 }
 
 /**

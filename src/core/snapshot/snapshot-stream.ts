@@ -1,4 +1,4 @@
-import { FLAG_BITS, isFlagName } from '../messages/flags';
+import { FLAG_BITS, isFlagName, type FlagName } from '../messages/flags';
 import type { RealmState } from '../state';
 import { RealmAssembly, type RealmOptions } from './create';
 import { snapshotSections } from './export';
@@ -56,7 +56,7 @@ export function* snapshotChunks(
       lines[k] =
         `{"id":${m.id},"sender_id":${m.sender_id},${target},"content":${JSON.stringify(m.content)},` +
         `"timestamp":${m.timestamp},"has_link":${m.has_link},"has_attachment":${m.has_attachment},` +
-        `"has_image":${m.has_image},"reactions":${JSON.stringify(m.reactions)},` +
+        `"has_image":${m.has_image},"reactions":${m.reactions.length === 0 ? '[]' : JSON.stringify(m.reactions)},` +
         `"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}`;
     }
     if (json) {
@@ -170,9 +170,16 @@ function splitFlags(text: string): { head: Record<string, unknown>; rows: FlagRo
 }
 
 const FLAGS_KEY = ',"flags":{';
-const FLAG_BIT_BY_NAME = new Map<string, number>(
-  Object.entries(FLAG_BITS).filter(([name]) => isFlagName(name)),
-);
+const FLAG_NAMES_BY_USE = [
+  'read',
+  ...Object.keys(FLAG_BITS).filter((name) => isFlagName(name) && name !== 'read'),
+];
+const FLAG_BITS_BY_USE = FLAG_NAMES_BY_USE.map((name) => FLAG_BITS[name as FlagName]);
+
+/** Whether `"name"` (with its closing quote) starts at `at`. */
+function startsWithName(s: string, at: number, name: string): boolean {
+  return s.startsWith(name, at) && s.charCodeAt(at + name.length) === 34;
+}
 
 /** `{"4":["read"],"6":[]}` between `open` ('{') and `close` ('}'), strictly canonical, as rows. */
 function canonicalFlagRows(s: string, open: number, close: number): FlagRows | undefined {
@@ -199,12 +206,12 @@ function canonicalFlagRows(s: string, open: number, close: number): FlagRows | u
     else
       for (;;) {
         if (s.charCodeAt(i) !== 34) return undefined;
-        const end = s.indexOf('"', i + 1);
-        if (end < 0 || end > close) return undefined;
-        const bit = FLAG_BIT_BY_NAME.get(s.slice(i + 1, end));
-        if (bit === undefined) return undefined;
-        b |= bit;
-        i = end + 1;
+        // Matched in place (no substring per flag): the names are few and `read` is most of them.
+        let k = 0;
+        while (k < FLAG_NAMES_BY_USE.length && !startsWithName(s, i + 1, FLAG_NAMES_BY_USE[k]!)) k++;
+        if (k === FLAG_NAMES_BY_USE.length) return undefined;
+        b |= FLAG_BITS_BY_USE[k]!;
+        i += FLAG_NAMES_BY_USE[k]!.length + 2;
         const c = s.charCodeAt(i++);
         if (c === 93) break;
         if (c !== 44) return undefined;

@@ -47,7 +47,7 @@ describe('createRealm refuses what JSON cannot hold, with paths', () => {
     ]);
   });
 
-  it('undefined, functions, NaN, Infinity, BigInt, Dates, class instances and cycles anywhere', () => {
+  it('undefined in arrays, functions, NaN, Infinity, BigInt, Dates, class instances and cycles anywhere; undefined fields are left out', () => {
     class Profile {
       full_name = 'Hamlet';
     }
@@ -64,17 +64,19 @@ describe('createRealm refuses what JSON cannot hold, with paths', () => {
     s['bot_storage'] = [loop];
     s['messages']!.push(dm({ content: undefined }));
     const index = s['messages']!.length - 1;
+    s['channels']![2]!['description'] = undefined; // left out: takes its default
+    s['default_channel_ids'] = [1, undefined];
     expect(problems(s)).toEqual([
-      `messages[${index}].content: undefined is not a JSON value`,
       `messages[${index}].content: expected a string`,
       'realm: a Profile is not a plain JSON object',
-      'users[0].full_name: undefined is not a JSON value',
       'users[1].full_name: a function is not a JSON value',
       'users[2].date_joined: a Date is not a plain JSON object (write dates as numbers or strings)',
       'users[3].avatar_version: a BigInt is not a JSON value',
       'users[4].avatar_version: -Infinity is not a JSON number',
       'channels[0].message_retention_days: NaN is not a JSON number',
+      'default_channel_ids[1]: undefined is not a JSON value',
       'bot_storage[0].self: a cycle (the value contains itself) is not JSON',
+      'users[0].full_name: Invalid input: expected string, received undefined',
       'bot_storage[0]: Unrecognized key: "self"',
     ]);
   });

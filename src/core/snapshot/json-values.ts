@@ -2,9 +2,10 @@ import type { IssueList } from './issues';
 
 /**
  * Refuses what JSON cannot hold, so a snapshot that loads is one its own export writes back:
- * `undefined`, functions, symbols, BigInt, NaN and ±Infinity, holes in (sparse) arrays, objects
- * that are not plain (Dates, Maps, class instances) and cycles. `JSON.stringify` would silently
- * drop, null out or throw on each of them.
+ * `undefined` in arrays, functions, symbols, BigInt, NaN and ±Infinity, holes in (sparse) arrays,
+ * objects that are not plain (Dates, Maps, class instances) and cycles. `JSON.stringify` would
+ * silently drop, null out or throw on each of them. A property whose value is `undefined` counts
+ * as left out (it takes its default; required fields are then reported missing by the schema).
  */
 
 /** Why a value is not JSON, or undefined when it is a JSON scalar or a plain object/array. */
@@ -73,7 +74,13 @@ export function checkJsonValues(
         } else visit(v[i], next);
       }
     } else {
-      for (const key of Object.keys(v)) visit((v as Record<string, unknown>)[key], [...at, key]);
+      for (const key of Object.keys(v)) {
+        const value = (v as Record<string, unknown>)[key];
+        // A property set to undefined is a property left out (JSON.stringify drops it too): the
+        // field takes its default, which is what the export writes back. Inside an array it is
+        // refused (JSON.stringify would write null).
+        if (value !== undefined) visit(value, [...at, key]);
+      }
     }
     ancestors.delete(v);
   };

@@ -65,7 +65,7 @@ describe('createRealm refuses what JSON cannot hold, with paths', () => {
     s['messages']!.push(dm({ content: undefined }));
     const index = s['messages']!.length - 1;
     s['channels']![2]!['description'] = undefined; // left out: takes its default
-    s['default_channel_ids'] = [1, undefined];
+    (s as Record<string, unknown>)['default_channel_ids'] = [1, undefined];
     expect(problems(s)).toEqual([
       `messages[${index}].content: expected a string`,
       'realm: a Profile is not a plain JSON object',

@@ -8,10 +8,12 @@ import type { RealmState } from '../core/state';
 import { openRealm } from '../host/realm-handle';
 import {
   DEFAULT_DB,
+  fileHoldsData,
   holdsRealm,
   openSqliteStore,
   parse,
   readSnapshotFile,
+  removeNewStore,
   STORE_OPTIONS,
   UsageError,
   type CliIO,
@@ -101,6 +103,7 @@ export async function runImport(argv: readonly string[], io: CliIO): Promise<num
   }
   if (args.snapshot === undefined) throw new UsageError('import needs --snapshot FILE');
   const initialState = await readRealm(args.snapshot);
+  const newFile = !(await fileHoldsData(args));
   const { store, where } = await openSqliteStore(args);
   try {
     if (await holdsRealm(store)) {
@@ -109,6 +112,11 @@ export async function runImport(argv: readonly string[], io: CliIO): Promise<num
     const realm = await openRealm({ store, initialState });
     io.out(`Imported ${args.snapshot} into ${where} (${realm.state.users.size} users)`);
     await realm.close();
+  } catch (error) {
+    await store.close();
+    // A refused snapshot leaves no file behind.
+    if (newFile) await removeNewStore(args);
+    throw error;
   } finally {
     await store.close();
   }

@@ -11,6 +11,7 @@ import { runLiveQueuesBench } from './live-queues';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
+import { runSnapshotStreamBench } from './snapshot-stream';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -31,7 +32,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,ops,persistence,small-change,group-commit,scale-out,live` runs a subset.
+// `--only=flags,ops,persistence,small-change,group-commit,scale-out,live,snapshot` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -73,6 +74,11 @@ if (wanted('scale-out')) {
   );
   process.stdout.write(`${markdown}\n`);
   writeSection('scale-out', markdown);
+}
+if (wanted('snapshot')) {
+  const markdown = await runSnapshotStreamBench({ log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('snapshot-stream', markdown);
 }
 if (wanted('live')) {
   const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));

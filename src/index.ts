@@ -4,6 +4,7 @@
  */
 export { createRealm, type RealmOptions } from './core/snapshot/create';
 export { snapshotRealm, type RealmSnapshot } from './core/snapshot/export';
+export { createRealmFromChunks, snapshotChunks } from './core/snapshot/snapshot-stream';
 export { SnapshotError, type SnapshotIssue } from './core/snapshot/issues';
 export type { RealmState } from './core/state';
 export type { Actor, Operation, DefinedOperation, OperationDef } from './core/operation';

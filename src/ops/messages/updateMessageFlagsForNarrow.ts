@@ -6,6 +6,7 @@ import { MessageCursor, type MessageStore } from '../../core/messages/store';
 import { changeFlag } from '../../core/messages/update-flags';
 import { chunkIndexFor, lowerBound, type UserRows } from '../../core/messages/rows';
 import { nameOf } from '../../core/messages/interner';
+import { isUnreadMuted } from '../../core/messages/unread-muting';
 import { hasContentAccess, isSubscribed } from '../../core/permissions/channels';
 import { isGuest } from '../../core/permissions/roles';
 import { defineOperation } from '../../core/operation';
@@ -13,14 +14,7 @@ import { param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
-import {
-  buildNarrow,
-  excludedFromHome,
-  firstUnreadAnchor,
-  NEWEST,
-  selectWindow,
-  type NarrowContext,
-} from '../../narrow';
+import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
 import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
 
 interface Params {
@@ -261,8 +255,9 @@ function canAccessWithoutRow(state: RealmState, user: User, streamId: number | n
 
 /**
  * `message_details` of an unread event: for channel messages the channel, topic and whether the
- * channel is unmuted; for DMs the other participants; `mentioned` when the user was mentioned
- * (wildcard mentions count only outside muted channels and topics, as in Zulip's unread data).
+ * row is unmuted in Zulip's unread data (`isUnreadMuted`: topic policy over channel muting); for
+ * DMs the other participants; `mentioned` when the user was mentioned (wildcard mentions only
+ * when the row is not muted, as in Zulip's `extract_unread_data_from_um_rows`).
  */
 function messageDetails(
   ctx: NarrowContext,
@@ -274,7 +269,8 @@ function messageDetails(
   const out: Record<number, Record<string, unknown>> = {};
   const cursor = new MessageCursor(store);
   const topicNames = new Map<number, string>();
-  const channelMuted = new Map<number, boolean>();
+  // stream id → folded topic id → muted in unread data (Zulip's `is_row_muted`).
+  const rowMuted = new Map<number, Map<number, boolean>>();
   const rowCursor = rows ? ascendingRowFlags(rows) : () => 0;
   for (const id of ids) {
     if (!cursor.seek(id)) continue;
@@ -287,20 +283,15 @@ function messageDetails(
       (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
     let details: Record<string, unknown>;
     if (r > 0) {
-      let muted = channelMuted.get(r);
-      if (muted === undefined) {
-        const sub = ctx.state.subscriptions.get(r)?.get(me);
-        channelMuted.set(r, (muted = sub?.active === true && sub.is_muted));
-      }
-      details = {
-        type: 'stream',
-        stream_id: r,
-        topic: topicNames.get(c.topic[i]!) ?? cacheName(topicNames, store, c.topic[i]!),
-        unmuted_stream_msg: !muted,
-      };
-      // Wildcard mentions count only outside muted channels and topics (muting is looked up only then).
-      if (direct || (wildcard && !excludedFromHome(ctx.mutingInfo, r, c.topicKey[i]!)))
-        details['mentioned'] = true;
+      const topic = topicNames.get(c.topic[i]!) ?? cacheName(topicNames, store, c.topic[i]!);
+      let perChannel = rowMuted.get(r);
+      if (perChannel === undefined) rowMuted.set(r, (perChannel = new Map()));
+      let muted = perChannel.get(c.topicKey[i]!);
+      if (muted === undefined)
+        perChannel.set(c.topicKey[i]!, (muted = isUnreadMuted(ctx.state, me, r, topic)));
+      details = { type: 'stream', stream_id: r, topic, unmuted_stream_msg: !muted };
+      // Wildcard mentions count only when the row is not muted, by the same rule.
+      if (direct || (wildcard && !muted)) details['mentioned'] = true;
     } else {
       details = { type: 'private', user_ids: ctx.members(-r).filter((u) => u !== me) };
       if (direct || wildcard) details['mentioned'] = true;

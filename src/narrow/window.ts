@@ -106,9 +106,7 @@ export function selectWindow(
     }
   }
   // Copied out of the scratch buffers unless asked for views: a copy outlives the next call.
-  const part = views
-    ? (a: Int32Array) => a.subarray(first, end)
-    : (a: Int32Array) => a.slice(first, end);
+  const part = views ? (a: Int32Array) => a.subarray(first, end) : (a: Int32Array) => a.slice(first, end);
   return {
     ids: part(ids),
     flags: part(flags),

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runFlagsNarrowBench } from './flags-narrow/bench';
+import { runHttpBench } from './http';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
@@ -28,7 +29,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,ops,persistence,small-change` runs a subset.
+// `--only=flags,http,ops,persistence,small-change` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -40,6 +41,11 @@ if (wanted('flags')) {
   process.stdout.write(`${flags.markdown}\n`);
   writeFileSync(new URL('./flags-narrow.svg', import.meta.url), flags.svg);
   writeSection('flags-narrow', flags.markdown);
+}
+if (wanted('http')) {
+  const markdown = await runHttpBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('http', markdown);
 }
 if (wanted('small-change')) {
   const markdown = smallChangeMarkdown(measureSmallChange());

@@ -65,8 +65,11 @@ function countingRealm(): RequestHandler & { calls: ApiRequest[] } {
   };
 }
 
-function quietLogger(): ServerLogger & { error: ReturnType<typeof vi.fn>; debug: ReturnType<typeof vi.fn> } {
-  return { error: vi.fn(), debug: vi.fn() };
+function quietLogger() {
+  return {
+    error: vi.fn<(message: string, error: unknown) => void>(),
+    debug: vi.fn<(message: string) => void>(),
+  };
 }
 
 const servers: NodeServer[] = [];

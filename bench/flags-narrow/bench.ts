@@ -494,7 +494,15 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     const r = byName(name);
     const w = ratio(r);
     const c = cpuRatio(r);
-    return `| ${r.scenario} within ${limit}× its floor | ${w.toFixed(2)}× wall, ${c.toFixed(2)}× CPU | ${w <= limit ? 'met' : c <= limit ? 'met in CPU time only' : 'not met'} |`;
+    const verdict =
+      w <= limit && c <= limit
+        ? 'met (wall and CPU)'
+        : w <= limit
+          ? 'met in median wall time, not in mean CPU time (which includes garbage collection)'
+          : c <= limit
+            ? 'met in CPU time only'
+            : 'not met';
+    return `| ${r.scenario} within ${limit}× its floor | ${w.toFixed(2)}× wall (median), ${c.toFixed(2)}× CPU (mean) | ${verdict} |`;
   };
   const lines = [
     `Machine: ${process.platform} ${process.arch}, Node ${process.version}, ${os.cpus().length} CPUs, load average ${loadavg()} at the end of the run (the machine is shared: CPU time is reported next to wall time).`,
@@ -531,7 +539,7 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     '',
     '### Against the tight floor (5000-message windows)',
     '',
-    "Median time of one request (one 5000-message window, anchor `oldest`) unless noted. The floor (c) is the irreducible work on the same data (bench/flags-narrow/floors.ts: binary search, walk the same index, copy-on-write the touched flag chunks, flip, collect the changed ids); plain JS (b) mutates arrays of objects in place. The PostgreSQL column at 5000 rows is shown for the record only: above ~2,500 rows Zulip's window query switches to a much slower plan (the cliff), a size Zulip's clients do not use.",
+    "Median time of one request (one 5000-message window, anchor `oldest`) unless noted. The floor (c) is the irreducible work on the same data (bench/flags-narrow/floors.ts: binary search, walk the same index, copy-on-write the touched flag chunks, flip, collect the changed ids); plain JS (b) mutates arrays of objects in place. The PostgreSQL column at 5000 rows is shown for the record only, not used for any ratio: Zulip's clients never ask for 5000 rows at once, and PostgreSQL's planner may switch to a much slower plan for the larger LIMIT (compare with the 1000/2000-row figures above).",
     '',
     markdownTable(results),
     '',

@@ -166,3 +166,71 @@ describe.each(Object.entries(paths))('serveNode (%s path)', (_name, start) => {
     expect(realm.calls).toHaveLength(0);
   });
 });
+
+describe('the direct path answers exactly as the Fetch handler', () => {
+  it('gives the same status, headers and body for the same requests', async () => {
+    const logger = quietLogger();
+    const direct = await serveNode({
+      realm: pureRealm(devRealm(), () => testCtx()),
+      port: 0,
+      logger,
+      maxBodyBytes: 2048,
+      basePath: '/chat',
+    });
+    const viaFetch = await serveNode({
+      handler: createFetchHandler({
+        realm: pureRealm(devRealm(), () => testCtx()),
+        logger,
+        maxBodyBytes: 2048,
+        basePath: '/chat',
+      }),
+      port: 0,
+      logger,
+    });
+    servers.push(direct, viaFetch);
+    const form = { authorization: auth(), 'content-type': 'application/x-www-form-urlencoded' };
+    const multipart = new FormData();
+    multipart.append('title', 'über');
+    multipart.append('content', 'x');
+    const requests: Array<[string, RequestInit]> = [
+      ['/chat/api/v1/users/me', { headers: { authorization: auth() } }],
+      ['/chat/api/v1/users/me', { method: 'HEAD', headers: { authorization: auth() } }],
+      ['/chat/api/v1/users/me', {}],
+      ['/chat/api/v1/users?user_ids=%5B4%5D&x=%C3%BC', { headers: { authorization: auth() } }],
+      ['/chat/api/v1/../v1/users/me', { headers: { authorization: auth() } }],
+      ['/chat/api/v1/users/me/', { headers: { authorization: auth() } }],
+      ['/chat/api/v1/us%65rs/me', { headers: { authorization: auth() } }],
+      ['/chat/api/v1/users/me?', { headers: { authorization: auth() } }],
+      ['/elsewhere/api/v1/users/me', { headers: { authorization: auth() } }],
+      ['/chat/api/v1/users/me', { method: 'PUT', headers: { authorization: auth() } }],
+      ['/chat/api/v1/settings', { method: 'PATCH', headers: form, body: 'enter_sends=true' }],
+      ['/chat/api/v1/settings', { method: 'PATCH', headers: form, body: 'enter_sends=true&bogus=1' }],
+      [
+        '/chat/api/v1/saved_snippets',
+        { method: 'POST', headers: { authorization: auth() }, body: multipart },
+      ],
+      [
+        '/chat/api/v1/saved_snippets',
+        { method: 'POST', headers: form, body: `title=t&content=${'x'.repeat(5000)}` },
+      ],
+      [
+        '/chat/api/v1/saved_snippets',
+        {
+          method: 'POST',
+          headers: { authorization: auth(), 'content-type': 'multipart/form-data; boundary=zz' },
+          body: '--zz\r\nbroken',
+        },
+      ],
+    ];
+    for (const [path, init] of requests) {
+      const a = await fetch(`${direct.url}${path}`, init);
+      const b = await fetch(`${viaFetch.url}${path}`, init);
+      const label = `${init.method ?? 'GET'} ${path}`;
+      expect(a.status, label).toBe(b.status);
+      for (const h of ['content-type', 'allow', 'www-authenticate'])
+        expect(a.headers.get(h), `${label} ${h}`).toBe(b.headers.get(h));
+      expect(await a.text(), label).toBe(await b.text());
+    }
+    expect(logger.error).not.toHaveBeenCalled();
+  });
+});

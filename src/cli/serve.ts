@@ -1,6 +1,7 @@
 /**
- * `chat-realm serve`: one realm, persisted in an embedded SQLite file, served over HTTP until
- * SIGINT/SIGTERM. A new store starts from `--snapshot`, or from the demo organization.
+ * `chat-realm serve`: one realm, persisted in an embedded SQLite file (or in PostgreSQL, which
+ * several processes may serve at once), served over HTTP until SIGINT/SIGTERM. A new store starts
+ * from `--snapshot`, or from the demo organization.
  */
 import { withEventQueues, type LiveRealm } from '../host/live-realm';
 import { openRealm, type RealmHandle } from '../host/realm-handle';
@@ -13,10 +14,13 @@ import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import {
   DEFAULT_DB,
+  fileHoldsData,
   holdsRealm,
+  openPostgresStore,
   openSqliteStore,
   parse,
   readSnapshotFile,
+  removeNewStore,
   STORE_OPTIONS,
   UsageError,
   type CliIO,
@@ -28,12 +32,15 @@ const DEFAULT_PORT = 9991;
 export const SERVE_HELP = `Usage: chat-realm serve [options]
 
 Serves a realm's Zulip REST API (/api/v1/...) over HTTP until Ctrl+C (SIGINT) or SIGTERM.
-The realm is kept in an embedded SQLite file; an existing store opens as it is. A new store
-starts from --snapshot, or from a demo organization with known API keys.
+The realm is kept in an embedded SQLite file, or in PostgreSQL; an existing store opens as it
+is. A new store starts from --snapshot, or from a demo organization with known API keys.
 
 Options:
   --db FILE          SQLite file (default ${DEFAULT_DB}; created if missing)
-  --realm NAME       Which realm in the file (default "default")
+  --database-url URL PostgreSQL instead (default: $DATABASE_URL when set and --db is not given);
+                     several processes may serve one realm there
+  --schema NAME      PostgreSQL schema for the tables (default public)
+  --realm NAME       Which realm in the file or database (default "default")
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
   --port N           Port (default ${DEFAULT_PORT}, or a free one if ${DEFAULT_PORT} is taken; 0 for any free port)
@@ -48,6 +55,8 @@ Exit codes: 0 stopped cleanly, 1 error, 2 refused (bad arguments, store already 
 const OPTIONS = {
   ...STORE_OPTIONS,
   memory: { type: 'boolean' },
+  'database-url': { type: 'string' },
+  schema: { type: 'string' },
   snapshot: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
@@ -73,6 +82,16 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     return 'help';
   }
   if (args.memory && args.db !== undefined) throw new UsageError('--memory and --db exclude each other');
+  for (const other of ['db', 'memory'] as const) {
+    if (args['database-url'] !== undefined && args[other] !== undefined)
+      throw new UsageError(`--database-url and --${other} exclude each other`);
+  }
+  // DATABASE_URL chooses PostgreSQL only when no other store was asked for.
+  const databaseUrl =
+    args['database-url'] ??
+    (args.db === undefined && !args.memory ? process.env['DATABASE_URL'] || undefined : undefined);
+  if (args.schema !== undefined && databaseUrl === undefined)
+    throw new UsageError('--schema needs --database-url (or DATABASE_URL)');
   const port = args.port === undefined ? undefined : integer('--port', args.port, 0, 65535);
   const maxBodyBytes =
     args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
@@ -80,9 +99,17 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 
   let store: RealmStore;
   let where: string;
+  // Seeding is only ever into a new file: one that did not exist or was empty before this command.
+  const newFile = !args.memory && !(await fileHoldsData(args));
   if (args.memory) {
     store = memoryStore();
     where = 'memory (nothing is saved)';
+  } else if (databaseUrl !== undefined) {
+    ({ store, where } = await openPostgresStore({
+      url: databaseUrl,
+      realm: args.realm,
+      schema: args.schema,
+    }));
   } else {
     ({ store, where } = await openSqliteStore(args));
   }
@@ -97,6 +124,15 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
           'Serve it without --snapshot, or use another --db (or --realm).',
       );
     }
+    if (!existing && !args.memory && !newFile) {
+      // A file with data or a schema but not this realm: another realm's file, or a store whose
+      // -wal file was lost (it then looks empty). Never seed into it, least of all the demo keys.
+      throw new UsageError(
+        `${where} is an existing file but holds no realm${args.realm === undefined ? '' : ` "${args.realm}"`}; ` +
+          'serve only creates a realm in a new file. If it held a realm, its -wal file may be missing ' +
+          '(restore it). To add a realm to this file, use chat-realm import --realm NAME.',
+      );
+    }
     let snapshot: unknown;
     if (!existing)
       snapshot = args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot);
@@ -108,6 +144,8 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     realm = await openRealm({ store, ...(snapshot === undefined ? {} : { snapshot }) });
   } catch (error) {
     await store.close();
+    // A refused seed leaves no file behind (a schema-only file would be seeded by a later serve).
+    if (newFile) await removeNewStore(args);
     throw error;
   }
 

@@ -133,10 +133,26 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       const result: OpResult = await realm.request(apiRequest);
       return resultAnswer(result);
     } catch (error) {
+      const tooLarge = changeTooLarge(error);
+      if (tooLarge !== undefined) {
+        // The request was valid but its change is beyond the store's bound: the caller's doing,
+        // nothing was applied, so a 4xx with the reason rather than an internal error.
+        return jsonAnswer(400, { result: 'error', msg: tooLarge, code: 'BAD_REQUEST' });
+      }
       logger.error(`${head.method} ${head.path} failed`, error);
       return jsonAnswer(500, INTERNAL_ERROR);
     }
   };
+}
+
+/**
+ * The message of a `ChangeTooLargeError` behind a `PersistError` (by name: the server may be
+ * loaded from the other module format than the host, so `instanceof` could miss it).
+ */
+function changeTooLarge(error: unknown): string | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error && cause.name === 'ChangeTooLargeError') return cause.message;
+  return undefined;
 }
 
 type Form =

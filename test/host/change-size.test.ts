@@ -9,6 +9,7 @@ import { openRealm } from '../../src/host/realm-handle';
 import { memoryStore } from '../../src/stores/memory/index';
 import { seededRandom } from '../../src/core/context';
 import { basicAuthHeader } from '../../src/wire/auth';
+import { createFetchHandler } from '../../src/server/fetch';
 import { ALL_OPS, appendMark } from '../support/host-ops';
 import { cast, devRealm, devSnapshot } from '../support/realm';
 
@@ -64,6 +65,31 @@ describe('what a stored change holds', () => {
     );
     expect(h.version).toBe(1);
     expect((await store.changesSince(0)).map((c) => c.version)).toEqual([1]);
+    await h.close();
+  });
+
+  it('answers an oversized change over HTTP with a 400 that says why, not a 500', async () => {
+    const h = await openRealm({ store: memoryStore(), snapshot: devSnapshot(), ctx, maxChangeBytes: 300 });
+    const errors: unknown[] = [];
+    const handler = createFetchHandler({
+      realm: h,
+      logger: { error: (message: string) => errors.push(message) },
+    });
+    const response = await handler(
+      new Request('http://localhost/api/v1/saved_snippets', {
+        method: 'POST',
+        headers: { ...auth(cast.hamlet), 'content-type': 'application/x-www-form-urlencoded' },
+        body: `title=Hello&content=${'x'.repeat(400)}`,
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      result: 'error',
+      msg: expect.stringMatching(/^Change 1 would store \d+ bytes, more than the limit of 300/),
+      code: 'BAD_REQUEST',
+    });
+    expect(errors).toEqual([]);
+    expect(h.version).toBe(0);
     await h.close();
   });
 });

@@ -4,33 +4,10 @@ import { isModerator, isRealmAdmin, isRealmOwner } from '../permissions/roles';
 import { hasRealmPermission } from '../permissions/setting-rules';
 import { canAccessUser, isUserAccessRestricted } from '../permissions/user-access';
 import type { RealmState } from '../state';
-import { apiEmail, avatarUrl, fakeEmailDomain, formatUser, mediumAvatarUrl } from '../users/format';
+import { inaccessibleUserRecord } from '../users/inaccessible-user';
+import { apiEmail, avatarUrl, formatUser, mediumAvatarUrl } from '../users/format';
 
 type Dict = Record<string, unknown>;
-
-/**
- * Zulip's `get_data_for_inaccessible_user`: what a restricted guest's client gets for a user it
- * may not see when it lacks the `user_list_incomplete` capability.
- */
-function inaccessibleUser(state: RealmState, id: number): Dict {
-  return {
-    email: `user${id}@${fakeEmailDomain(state)}`,
-    user_id: id,
-    avatar_version: 1,
-    is_admin: false,
-    is_owner: false,
-    is_guest: false,
-    role: Role.member,
-    is_bot: false,
-    full_name: 'Unknown user',
-    timezone: '',
-    is_active: true,
-    date_joined: '1970-01-01T00:00+00:00',
-    delivery_email: null,
-    avatar_url: null,
-    profile_data: {},
-  };
-}
 
 /**
  * The `realm_user` state type (Zulip's `get_users_for_api` + `post_process_state`): every user the
@@ -50,7 +27,7 @@ export function realmUserSection(
     let dict: Dict;
     if (restricted && !canAccessUser(state, me, u)) {
       if (opts.userListIncomplete) continue;
-      dict = inaccessibleUser(state, u.user_id);
+      dict = { ...inaccessibleUserRecord(state, u.user_id) };
     } else {
       dict = {
         ...formatUser(state, me, u, {

@@ -173,6 +173,12 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       }
       return;
     }
+    case 'message':
+      // A new message: the client's flags for it are the event's (the legacy name aside).
+      view.flags[(event['message'] as { id: number }).id] = (event['flags'] as string[])
+        .filter((f) => f !== 'wildcard_mentioned' && f !== 'historical')
+        .sort();
+      return;
     case 'delete_message':
       for (const id of event.message_ids) delete view.flags[id];
       return;

@@ -301,7 +301,7 @@ describe('getMessages after sendMessage', () => {
         const recipients = new Set(
           isStream ? subscriberIds(dev, streamId!) : participants.filter((u) => dev.users.get(u)?.is_active),
         );
-        const topic = String(params['topic'] ?? '');
+        const topic = 'topic' in params ? params.topic : '';
         for (const userId of active) {
           const user = state.users.get(userId)!;
           const ctx = new NarrowContext(state, user);

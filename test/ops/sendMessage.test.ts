@@ -105,7 +105,7 @@ describe('sendMessage: a channel message', () => {
     expect([...flags.keys()].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     const messages = r.events.filter((e) => e.event.type === 'message');
     expect(messages[0]!.users).toEqual([hamlet]);
-    expect(messages[0]!.event['message']).toMatchObject({
+    expect((messages[0]!.event as Record<string, unknown>)['message']).toMatchObject({
       id: ok(r).id,
       type: 'stream',
       stream_id: VERONA,

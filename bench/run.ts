@@ -8,6 +8,7 @@ import { runFlagsNarrowBench } from './flags-narrow/bench';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
+import { runMessagesBench } from './messages';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -28,7 +29,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,ops,persistence,small-change` runs a subset.
+// `--only=flags,ops,persistence,small-change,messages` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -56,4 +57,9 @@ if (wanted('persistence')) {
   const markdown = await runPersistenceBench({ log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('persistence', markdown);
+}
+if (wanted('messages')) {
+  const markdown = await runMessagesBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('messages', markdown);
 }

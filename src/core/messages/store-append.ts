@@ -33,7 +33,7 @@ export function nextMessageId(store: MessageStore): number {
  * Appends one message and its UserMessage rows (`rows`: [user id, flag bits], any order, one per
  * user). The cost is O(rows · log users + log n): the last message chunk, each recipient's last row
  * chunk and the last chunk of each index list grow in place (`grow.ts`), the persistent maps copy
- * one path each, and the interners learn a new topic or conversation. Every index (`byChannel`,
+ * one path each (the rows' map once for all recipients), and the interners learn a new topic or conversation. Every index (`byChannel`,
  * `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners) stays in step.
  */
 export function appendMessage(
@@ -66,9 +66,10 @@ export function appendMessage(
   const bySender = store.bySender.set(message.sender, appendId(store.bySender.get(message.sender), id));
   const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
 
-  let userRows = store.rows;
-  for (const [userId, flags] of rows)
-    userRows = userRows.set(userId, appendRow(userRows.get(userId), id, flags));
+  const before = store.rows;
+  const userRows = before.setAll(
+    rows.map(([userId, flags]) => [userId, appendRow(before.get(userId), id, flags)] as const),
+  );
   carryRowHoldersOnAppend(
     store,
     userRows,

@@ -33,7 +33,20 @@ const WORDS = 'ok thanks looks good ship it tomorrow today meeting deploy fix te
   ' ',
 );
 
-/** The calls, lazily (a large realm's subscriber lists are read once per channel used). */
+/**
+ * The calls, lazily (a large realm's subscriber lists are read once per channel used).
+ *
+ * @example
+ * ```ts
+ * const org = simulateRealm({ preset: 'small', messages: 100 });
+ * let state = org;
+ * for (const call of simulateTraffic(org, { messages: 20, seed: 5 })) {
+ *   const r = sendMessage(state, call.actor, call.params, call.ctx);
+ *   if (r.status === 200) state = r.state;   // deliver r.events to their users here
+ * }
+ * expect(state.messages.count).toBeGreaterThan(org.messages.count);
+ * ```
+ */
 export function* simulateTraffic(state: RealmState, options: TrafficOptions): Generator<TrafficCall> {
   const rng = new Prng(options.seed ?? 1);
   const start = options.start ?? state.now ?? 0;
@@ -79,7 +92,16 @@ export function* simulateTraffic(state: RealmState, options: TrafficOptions): Ge
   }
 }
 
-/** Runs the traffic through `sendMessage`; refused sends (a channel one may not post in) are skipped. */
+/**
+ * Runs the traffic through `sendMessage`; refused sends (a channel one may not post in) are skipped.
+ *
+ * @example
+ * ```ts
+ * const org = simulateRealm({ preset: 'small', messages: 100 });
+ * const { state, sent } = applyTraffic(org, { messages: 50, seed: 2 });
+ * expect(state.messages.count).toBe(org.messages.count + sent);
+ * ```
+ */
 export function applyTraffic(
   state: RealmState,
   options: TrafficOptions,

@@ -27,8 +27,8 @@ interface Params {
  *
  * @example
  * ```ts
- * const r = getMessage(realm, { userId: 4 }, { message_id: 1 });
- * expect(r.body).toMatchObject({ message: { id: 1 }, raw_content: expect.any(String) });
+ * const r = getMessage(realm, { userId: 4 }, { message_id: 101 });
+ * expect(r.body).toMatchObject({ message: { id: 101 }, raw_content: expect.any(String) });
  * ```
  */
 export const getMessage = defineOperation<Params>({

@@ -35,8 +35,14 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
+/** A full collection before each measurement when node runs with --expose-gc (steadier medians). */
+function settle(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /** Median µs per call over `batches` batches of `per` calls, after `warm` calls. */
 function timeUs(fn: () => void, { warm = 200, batches = 15, per = 50 } = {}): number {
+  settle();
   for (let i = 0; i < warm; i++) fn();
   const out: number[] = [];
   for (let b = 0; b < batches; b++) {
@@ -64,6 +70,27 @@ interface Target {
   readonly topic: string;
 }
 
+/** The channel with the most messages, its subscribers and its busiest topic (the fetch windows). */
+function busiestChannel(state: RealmState): Target {
+  let streamId = 0;
+  let most = -1;
+  for (const [id, list] of state.messages.byChannel)
+    if (list.count > most) [streamId, most] = [id, list.count];
+  const per = state.subscriptions.get(streamId);
+  const subs = [...(per?.values() ?? [])]
+    .filter((s) => s.active && state.users.get(s.user_id)?.is_active)
+    .map((s) => s.user_id);
+  return withBusiestTopic(state, { streamId, subscribers: subs, topic: '' });
+}
+
+function withBusiestTopic(state: RealmState, t: Target): Target {
+  const topics = state.messages.byTopic.get(t.streamId);
+  let topicKey = 0;
+  let most = -1;
+  for (const [k, list] of topics ?? []) if (list.count > most) [topicKey, most] = [k, list.count];
+  return { ...t, topic: state.messages.foldedTopics.names.get(topicKey) ?? '' };
+}
+
 /** The channel whose active subscriber count is closest to `n`, with its busiest topic. */
 function channelNear(state: RealmState, n: number): Target {
   let best: Target | undefined;
@@ -77,12 +104,7 @@ function channelNear(state: RealmState, n: number): Target {
       best = { streamId, subscribers: subs, topic: '' };
     }
   }
-  const topics = state.messages.byTopic.get(best!.streamId);
-  let topicKey = 0;
-  let most = -1;
-  for (const [k, list] of topics ?? []) if (list.count > most) [topicKey, most] = [k, list.count];
-  const topic = state.messages.foldedTopics.names.get(topicKey) ?? '';
-  return { ...best!, topic };
+  return withBusiestTopic(state, best!);
 }
 
 interface SendRow {
@@ -350,7 +372,11 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
     measureSend(state, big, `${big.subscribers.length} subscribers`),
     measureSend(state, small, `${small.subscribers.length} subscribers`),
   ];
-  const fetches = [measureFetch(state, big, false), measureFetch(state, big, true)];
+  const busy = busiestChannel(state);
+  log(
+    `messages: busiest channel ${busy.streamId}: ${state.messages.byChannel.get(busy.streamId)?.count} messages`,
+  );
+  const fetches = [measureFetch(state, busy, false), measureFetch(state, busy, true)];
   let pgSends: Array<number | null> = [null, null];
   let pgFetches: Array<number | null> = [null, null];
   const client = await pgClient();
@@ -360,11 +386,11 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
     for (const r of state.messages.rows.values()) rowsTotal += r.count;
     const rows = Number(process.env['BENCH_PG_ROWS'] ?? rowsTotal);
     const t0 = performance.now();
-    await loadPg(client, state, rows, [big, small], log);
+    await loadPg(client, state, rows, [big, small, busy], log);
     pgNote = `PostgreSQL ${(await client.query('SHOW server_version')).rows[0].server_version}: ${state.messages.count.toLocaleString('en')} messages, ${rows.toLocaleString('en')} usermessage rows, loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s.`;
     const nextId = { id: state.messages.count + 10 };
     pgSends = [await pgSend(client, big, nextId), await pgSend(client, small, nextId)];
-    pgFetches = [await pgFetch(client, big, false), await pgFetch(client, big, true)];
+    pgFetches = [await pgFetch(client, busy, false), await pgFetch(client, busy, true)];
     await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await client.end();
   }
@@ -374,7 +400,7 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
   const lines = [
     `## Sending and fetching messages (${preset} preset)`,
     '',
-    `${state.users.size.toLocaleString('en')} users, ${state.channels.size.toLocaleString('en')} channels, ${state.messages.count.toLocaleString('en')} messages. Median of batches after warm-up, one run. ${pgNote}`,
+    `${state.users.size.toLocaleString('en')} users, ${state.channels.size.toLocaleString('en')} channels, ${state.messages.count.toLocaleString('en')} messages; the JS heap holds ${(process.memoryUsage().heapUsed / 2 ** 30).toFixed(1)} GiB. Median of batches after warm-up, one run. ${pgNote}`,
     '',
     "| POST /messages into a channel with | sendMessage (whole operation) | appendMessage (store only) | floor: row writes only | PostgreSQL, Zulip's inserts |",
     '|---|---:|---:|---:|---:|',

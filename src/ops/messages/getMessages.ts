@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { errors, zulipError } from '../../core/errors';
-import { escapeHtmlText } from '../../core/markdown';
+import { escapeHtmlText, renderMarkdown } from '../../core/markdown';
 import { getMessage as readMessage } from '../../core/messages/store';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
-import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow, type NarrowPlan } from '../../narrow';
+import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
-import { flagNames, messageDict, type DictOptions } from './message-dict';
+import { DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
 import { renameGeneralChat, resolveAnchor } from './updateMessageFlagsForNarrow';
 
 interface Params {
@@ -115,6 +115,7 @@ export const getMessages = defineOperation<Params>({
       allowEmptyTopicName: params.allow_empty_topic_name ?? false,
     };
     const search = (params.narrow ?? []).some((t) => t.operator === 'search' && !t.negated);
+    const cache = new DictCache(state, opts.clientGravatar);
     if (ids !== undefined) {
       const found = [...new Set(ids)]
         .sort((a, b) => a - b)
@@ -125,7 +126,7 @@ export const getMessages = defineOperation<Params>({
       return success(state, {
         ignored,
         data: {
-          messages: found.map(([id, f]) => dictFor(state, plan, id, f, opts, search)),
+          messages: found.map(([id, f]) => dictFor(state, id, f, opts, search, cache)),
           history_limited: false,
           found_anchor: false,
           found_oldest: false,
@@ -140,7 +141,7 @@ export const getMessages = defineOperation<Params>({
     for (let k = 0; k < selection.ids.length; k++) {
       const id = selection.ids[k]!;
       if (id === at) foundAnchor = true;
-      messages.push(dictFor(state, plan, id, selection.flags[k]!, opts, search));
+      messages.push(dictFor(state, id, selection.flags[k]!, opts, search, cache));
     }
     return success(state, {
       ignored,
@@ -159,18 +160,17 @@ export const getMessages = defineOperation<Params>({
 /** One message with this user's flags: the row's, or read+historical without a row. */
 function dictFor(
   state: RealmState,
-  plan: NarrowPlan,
   id: number,
   rowFlags: number,
   opts: DictOptions,
   search: boolean,
+  cache: DictCache,
 ): Record<string, unknown> {
   const record = readMessage(state.messages, id)!;
   const flags = rowFlags < 0 ? ['read', 'historical'] : flagNames(rowFlags);
-  void plan;
-  const dict = messageDict(state, record, opts, flags);
+  const dict = messageDict(state, record, opts, flags, cache);
   if (search) {
-    dict['match_content'] = messageDict(state, record, { ...opts, applyMarkdown: true })['content'];
+    dict['match_content'] = opts.applyMarkdown ? dict['content'] : renderMarkdown(record.content);
     dict['match_subject'] = escapeHtmlText(String(dict['subject']));
   }
   return dict;

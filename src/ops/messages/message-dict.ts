@@ -47,21 +47,61 @@ function conversationNumber(participants: readonly number[]): number {
   return h % 100_000_000;
 }
 
+/**
+ * Per-request memo of what many messages share (a sender's name, email and avatar URL — an MD5 for
+ * gravatars —, a channel's name, a conversation's recipients): a window of 1000 messages from a
+ * few senders computes each once.
+ */
+export class DictCache {
+  private readonly senders = new Map<number, { full_name: string; email: string; avatar: string | null }>();
+  private readonly recipients = new Map<string, unknown>();
+
+  constructor(
+    private readonly state: RealmState,
+    private readonly clientGravatar: boolean,
+  ) {}
+
+  sender(id: number): { full_name: string; email: string; avatar: string | null } {
+    let s = this.senders.get(id);
+    if (s === undefined) {
+      const u = this.state.users.get(id);
+      s = u
+        ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
+        : { full_name: '', email: '', avatar: null };
+      this.senders.set(id, s);
+    }
+    return s;
+  }
+
+  displayRecipient(m: MessageRecord): unknown {
+    const key = m.stream_id !== null ? `s${m.stream_id}` : (m.participants ?? []).join(',');
+    let r = this.recipients.get(key);
+    if (r === undefined) {
+      r =
+        m.stream_id !== null
+          ? (this.state.channels.get(m.stream_id)?.name ?? '')
+          : (m.participants ?? []).map((id) => {
+              const u = this.state.users.get(id);
+              return { id, email: u?.email ?? '', full_name: u?.full_name ?? '', is_mirror_dummy: false };
+            });
+      this.recipients.set(key, r);
+    }
+    // Each message gets its own copy of a conversation's list (callers may edit their dicts).
+    return Array.isArray(r) ? r.map((x: object) => ({ ...x })) : r;
+  }
+}
+
 export function messageDict(
   state: RealmState,
   m: MessageRecord,
   opts: DictOptions,
   flags?: readonly string[],
+  cache: DictCache = new DictCache(state, opts.clientGravatar),
 ): Record<string, unknown> {
-  const sender = state.users.get(m.sender_id);
+  const sender = cache.sender(m.sender_id);
   const isStream = m.stream_id !== null;
   const topic = isStream && m.topic === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
-  const displayRecipient = isStream
-    ? (state.channels.get(m.stream_id!)?.name ?? '')
-    : (m.participants ?? []).map((id) => {
-        const u = state.users.get(id);
-        return { id, email: u?.email ?? '', full_name: u?.full_name ?? '', is_mirror_dummy: false };
-      });
+  const displayRecipient = cache.displayRecipient(m);
   const dict: Record<string, unknown> = {
     id: m.id,
     sender_id: m.sender_id,
@@ -74,13 +114,13 @@ export function messageDict(
     is_me_message: m.content.startsWith('/me ') && !m.content.includes('\n'),
     reactions: m.reactions.map((r) => ({ ...r })),
     submessages: [],
-    sender_full_name: sender?.full_name ?? '',
-    sender_email: sender?.email ?? '',
+    sender_full_name: sender.full_name,
+    sender_email: sender.email,
     sender_realm_str: state.realm.string_id,
     display_recipient: displayRecipient,
     type: isStream ? 'stream' : 'private',
     ...(isStream ? { stream_id: m.stream_id } : {}),
-    avatar_url: sender ? avatarUrl(state, sender, opts.clientGravatar) : null,
+    avatar_url: sender.avatar,
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
   if (flags !== undefined) dict['flags'] = flags;

@@ -261,15 +261,23 @@ function topicParticipants(
   return out;
 }
 
-/** Whether the sender could already see a message in the topic (before this one). */
+/**
+ * Whether the sender could already see a message in the topic (before this one): any message when
+ * they can read the channel's history, else one of their own rows — looked for newest first, where
+ * their own earlier messages are, so a conversation in progress answers at once.
+ */
 function hadTopicMessages(state: RealmState, sender: User, channel: Channel, topic: string): boolean {
-  if (canAccessChannelHistory(state, sender, channel)) {
-    const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
-    return key !== undefined && (state.messages.byTopic.get(channel.stream_id)?.get(key)?.count ?? 0) > 0;
-  }
-  const ids = topicMessageIds(state.messages, channel.stream_id, topic);
+  const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
+  const list = key === undefined ? undefined : state.messages.byTopic.get(channel.stream_id)?.get(key);
+  if (list === undefined || list.count === 0) return false;
+  if (canAccessChannelHistory(state, sender, channel)) return true;
   const rows = state.messages.rows.get(sender.user_id);
-  return rows !== undefined && ids.some((mid) => getRowFlags(rows, mid) !== undefined);
+  if (rows === undefined) return false;
+  for (let c = list.chunks.length - 1; c >= 0; c--) {
+    const chunk = list.chunks[c]!;
+    for (let i = chunk.length - 1; i >= 0; i--) if (getRowFlags(rows, chunk[i]!) !== undefined) return true;
+  }
+  return false;
 }
 
 /** Recently active before this send: the newest message decides at once when it is recent. */

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runFlagsNarrowBench } from './flags-narrow/bench';
+import { runLiveQueuesBench } from './live-queues';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
@@ -29,7 +30,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,ops,persistence,small-change,messages` runs a subset.
+// `--only=flags,ops,persistence,small-change,messages,live` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -62,4 +63,9 @@ if (wanted('messages')) {
   const markdown = await runMessagesBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('messages', markdown);
+}
+if (wanted('live')) {
+  const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`${markdown}\n`);
+  writeSection('live-queues', markdown);
 }

@@ -47,3 +47,7 @@ export {
   type NarrowPlan,
   type Selection,
 } from './narrow';
+// Live clients (issue 13): the register projection and the read endpoints clients start with.
+export { registerState } from './core/register/register-state';
+export type { RegisterOptions, ClientCapabilities } from './core/register/options';
+export { getServerSettings, register, getStreams, getSubscriptions, LIVE_OPERATIONS } from './ops/live/index';

@@ -2,6 +2,7 @@
  * `chat-realm serve`: one realm, persisted in an embedded SQLite file, served over HTTP until
  * SIGINT/SIGTERM. A new store starts from `--snapshot`, or from the demo organization.
  */
+import { withEventQueues, type LiveRealm } from '../host/live-realm';
 import { openRealm, type RealmHandle } from '../host/realm-handle';
 import type { RealmStore } from '../host/store';
 import type { User } from '../core/model/records';
@@ -112,13 +113,15 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 
   let server: NodeServer;
   let text: string;
+  // Event queues for POST /register and GET /events (long-poll), shared by every request.
+  const live: LiveRealm = withEventQueues(realm);
   try {
     const user = chooseUser(realm.state, args.user);
     const logger = {
       error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`),
     };
     let handler: FetchHandler = createFetchHandler({
-      realm,
+      realm: live,
       logger,
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     });
@@ -129,6 +132,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     server = await listen(handler, port, host, io, logger);
     text = banner(realm, user, server, where, origin);
   } catch (error) {
+    live.close();
     await realm.close();
     throw error;
   }
@@ -141,6 +145,8 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     stop() {
       stopping ??= (async () => {
         try {
+          // Waiting long-polls are answered first, so the server can close at once.
+          live.close();
           await server.close(2000);
         } finally {
           await realm.close();
@@ -212,6 +218,16 @@ function banner(realm: RealmHandle, user: User, server: NodeServer, where: strin
     '',
     'Try:',
     `  curl -sSu ${shellQuote(`${user.delivery_email}:${user.api_key}`)} ${site}/api/v1/users/me`,
+    '',
+    "Print live events with Zulip's Python client (pip install zulip; save the zuliprc above first):",
+    '',
+    `  python3 -c 'import zulip; zulip.Client(config_file="~/.zuliprc").call_on_each_event(print)'`,
+    '',
+    'or with zulip-js (npm install zulip-js):',
+    '',
+    `  node -e 'require("zulip-js")({ realm: "${site}", username: "${user.delivery_email}", apiKey: "${user.api_key}" }).then(async (c) => { const q = await c.queues.register({}); for (let last = q.last_event_id; ; ) { const r = await c.events.retrieve({ queue_id: q.queue_id, last_event_id: last }); for (const e of r.events) { console.log(e); last = e.id; } } })'`,
+    '',
+    'Then change something as another user (e.g. the curl line above with PATCH /settings) and watch the event arrive.',
     '',
     'Stop with Ctrl+C.',
   ].join('\n');

@@ -34,3 +34,5 @@ export {
   PersistError,
   RealmClosedError,
 } from './errors';
+export { withEventQueues, type LiveRealm } from './live-realm';
+export { EventQueues, badEventQueueId, type EventQueueOptions, type QueueClock } from './event-queues';

@@ -248,10 +248,9 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     case 'muted_topics':
       // Legacy mirror of `user_topic` for old clients.
       return;
-    case 'message':
     case 'drafts':
     case 'realm':
-      // Not sent by the 20 operations (messages are sent as effects by the host).
+      // Not sent by the operations.
       return;
     default:
       return unreachable(event);

@@ -71,6 +71,23 @@ export async function openSqliteStore(choice: StoreChoice): Promise<{ store: Rea
   return { store, where: `${filename}${realm === DEFAULT_REALM ? '' : ` (realm "${realm}")`}` };
 }
 
+/** Whether `--db` names a file with content (a new store is only ever seeded into one without). */
+export async function fileHoldsData(choice: StoreChoice): Promise<boolean> {
+  const { stat } = await import('node:fs/promises');
+  try {
+    return (await stat(choice.db ?? DEFAULT_DB)).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes a store file this command created (and its -wal and -shm files), after a refusal. */
+export async function removeNewStore(choice: StoreChoice): Promise<void> {
+  const { rm } = await import('node:fs/promises');
+  const file = choice.db ?? DEFAULT_DB;
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) await rm(f, { force: true });
+}
+
 /** Whether the store already holds a realm (a checkpoint or any change). */
 export async function holdsRealm(store: RealmStore): Promise<boolean> {
   const stored = await store.load();

@@ -13,10 +13,12 @@ import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import {
   DEFAULT_DB,
+  fileHoldsData,
   holdsRealm,
   openSqliteStore,
   parse,
   readSnapshotFile,
+  removeNewStore,
   STORE_OPTIONS,
   UsageError,
   type CliIO,
@@ -80,6 +82,8 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 
   let store: RealmStore;
   let where: string;
+  // Seeding is only ever into a new file: one that did not exist or was empty before this command.
+  const newFile = !args.memory && !(await fileHoldsData(args));
   if (args.memory) {
     store = memoryStore();
     where = 'memory (nothing is saved)';
@@ -97,6 +101,15 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
           'Serve it without --snapshot, or use another --db (or --realm).',
       );
     }
+    if (!existing && !args.memory && !newFile) {
+      // A file with data or a schema but not this realm: another realm's file, or a store whose
+      // -wal file was lost (it then looks empty). Never seed into it, least of all the demo keys.
+      throw new UsageError(
+        `${where} is an existing file but holds no realm${args.realm === undefined ? '' : ` "${args.realm}"`}; ` +
+          'serve only creates a realm in a new file. If it held a realm, its -wal file may be missing ' +
+          '(restore it). To add a realm to this file, use chat-realm import --realm NAME.',
+      );
+    }
     let snapshot: unknown;
     if (!existing)
       snapshot = args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot);
@@ -108,6 +121,8 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     realm = await openRealm({ store, ...(snapshot === undefined ? {} : { snapshot }) });
   } catch (error) {
     await store.close();
+    // A refused seed leaves no file behind (a schema-only file would be seeded by a later serve).
+    if (newFile) await removeNewStore(args);
     throw error;
   }
 

@@ -24,11 +24,12 @@ import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import type { ChangeInput } from './change';
-import { openCheckpoint, sealRealmCheckpoint } from './checkpoint';
+import { checkpointStream, readCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
 import { CorruptStoreError, PersistError, RealmClosedError, VersionConflictError } from './errors';
 import { clock, opContext, type HandleContext } from './handle-context';
 import { applyInput, headerOf, plainActor, requestInput } from './handle-input';
+import { checkChangeSize, checkHead, DEFAULT_MAX_CHANGE_BYTES } from './load-checks';
 import { TaskQueue } from './handle-queue';
 import { Listeners, type ChangeListener } from './listeners';
 import { ChangeRecorder } from './record-change';
@@ -50,6 +51,12 @@ export interface OpenRealmOptions {
   readonly checkpoints?: CheckpointPolicy | false;
   /** Retries of an operation that lost a race with another writer. Default 10. */
   readonly maxRetries?: number;
+  /**
+   * The largest stored change, in bytes of its record (UTF-8). A change beyond it is not stored or
+   * acknowledged: the call rejects with `PersistError` (cause: `ChangeTooLargeError`). Default
+   * 1 MiB, the Node server's default body limit.
+   */
+  readonly maxChangeBytes?: number;
   /** Passed to `createRealm` for the initial snapshot. */
   readonly realmOptions?: RealmOptions;
   /**
@@ -90,6 +97,12 @@ export async function openRealm(options: OpenRealmOptions): Promise<RealmHandle>
 class Handle implements RealmHandle {
   private current!: RealmState;
   private ver = 0;
+  /** The checksum of the latest change (the chain value the next change continues). */
+  private chain = 0;
+  /** Checkpoint writes, one at a time, outside the queue. */
+  private checkpointTail: Promise<void> = Promise.resolve();
+  private checkpointsPending = 0;
+  private closing = false;
   private readonly queue = new TaskQueue();
   private readonly listeners = new Listeners((error) => this.reportBackgroundError(error));
   private readonly ops = new Map<string, DefinedOperation>();
@@ -122,17 +135,21 @@ class Handle implements RealmHandle {
       }
       // Validate (createRealm) before storing: version 0 is a realm that loads.
       const initial = createRealm(snapshot, this.options.realmOptions);
-      await this.store.writeCheckpoint(sealRealmCheckpoint(0, initial));
+      // Streamed like every checkpoint, so that pruning it later goes part by part.
+      await this.store.writeCheckpoint(checkpointStream(0, initial, 0));
       // Another process may have initialized the store first: load what is there.
       stored = await this.store.load();
     }
     if (stored.checkpoint === null)
       throw new CorruptStoreError(this.store.describe, 'changes without a checkpoint');
     const cpWhere = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
-    this.current = openCheckpoint(stored.checkpoint, cpWhere);
+    const loaded = readCheckpoint(stored.checkpoint, cpWhere);
+    this.current = loaded.state;
     this.ver = stored.checkpoint.version;
+    this.chain = loaded.chain ?? (await this.legacyChain(this.ver));
     this.checkpoints.loaded(this.ver);
     this.applyStored(stored.changes, false);
+    checkHead(this.store.describe, stored, this.ver, this.chain);
     if (this.store.watch) {
       this.stopWatching = await this.store.watch(() => this.scheduleCatchUp());
     }
@@ -176,14 +193,18 @@ class Handle implements RealmHandle {
     return this.queue.enqueue(() => this.catchUpNow());
   }
 
-  checkpoint(): Promise<void> {
-    return this.queue.enqueue(() => this.writeCheckpoint());
+  async checkpoint(): Promise<void> {
+    // The version is taken in the queue; the writing happens outside it.
+    const { written } = await this.queue.enqueue(async () => ({ written: this.startCheckpoint() }));
+    await written;
   }
 
   async close(): Promise<void> {
     if (this.queue.closed) return;
     await this.queue.enqueue(async () => {
+      this.closing = true;
       if (this.checkpoints.onClose) await this.checkpointInBackground();
+      await this.checkpointTail;
       this.queue.close();
       await this.stopWatching?.();
     });
@@ -233,9 +254,11 @@ class Handle implements RealmHandle {
       const cost = performance.now() - started;
       if (result.state === base) return { ...result, version };
 
-      const { sealed, redacted } = recorder.seal(version + 1, input, now, result.status);
+      const chain = this.chain;
+      const { sealed, redacted } = recorder.seal(chain, version + 1, input, now, result.status);
       try {
-        if (redacted) proveReplay(this.env, base, sealed, result.state);
+        checkChangeSize(sealed, this.options.maxChangeBytes ?? DEFAULT_MAX_CHANGE_BYTES);
+        if (redacted) proveReplay(this.env, base, sealed, chain, result.state);
         await this.store.append(sealed, version);
       } catch (error) {
         if (error instanceof VersionConflictError && attempt < maxRetries) continue;
@@ -243,24 +266,47 @@ class Handle implements RealmHandle {
       }
       this.current = result.state;
       this.ver = version + 1;
+      this.chain = sealed.checksum;
       this.checkpoints.spent(cost);
       this.listeners.notify(this.ver, result.events);
-      await this.maybeCheckpoint();
+      this.maybeCheckpoint();
+      // Back-pressure: only when the background checkpoint fell far behind.
+      if (this.checkpointsPending > 0 && this.checkpoints.overdue(this.ver)) await this.checkpointTail;
       return { ...result, version: this.ver };
     }
   }
 
   private async catchUpNow(): Promise<void> {
     const changes = await this.store.changesSince(this.ver);
+    if (changes.length > 0 && changes[0]!.version > this.ver + 1) {
+      // Another writer's checkpoints pruned the changes this handle still needed (it was idle
+      // for two checkpoints): start again from the store's latest checkpoint. Subscribers hear
+      // only the changes after it.
+      const stored = await this.store.load();
+      if (stored.checkpoint !== null && stored.checkpoint.version > this.ver) {
+        const where = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
+        const loaded = readCheckpoint(stored.checkpoint, where);
+        const chain = loaded.chain ?? (await this.legacyChain(stored.checkpoint.version));
+        const from = { state: loaded.state, version: stored.checkpoint.version, chain };
+        const replayed = replayStored(this.env, from, stored.changes, true, () => undefined);
+        this.current = replayed.state;
+        this.ver = replayed.version;
+        this.chain = replayed.chain;
+        this.checkpoints.loaded(from.version);
+        for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
+        return;
+      }
+    }
     if (changes.length > 0) this.applyStored(changes, true);
   }
 
   /** Replays stored changes; any damage or divergence refuses the store (nothing half-applied). */
   private applyStored(changes: readonly SealedChange[], notify: boolean): void {
-    const from = { state: this.current, version: this.ver };
+    const from = { state: this.current, version: this.ver, chain: this.chain };
     const replayed = replayStored(this.env, from, changes, notify, (ms) => this.checkpoints.spent(ms));
     this.current = replayed.state;
     this.ver = replayed.version;
+    this.chain = replayed.chain;
     for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
   }
 
@@ -269,21 +315,52 @@ class Handle implements RealmHandle {
     else console.error('chat-realm: realm handle background error', error);
   }
 
-  private async maybeCheckpoint(): Promise<void> {
-    if (this.checkpoints.due(this.ver)) await this.checkpointInBackground();
+  /**
+   * The chain value at a checkpoint of format 1 or 2 (0.1.0), which did not record it: the
+   * checksum of the stored change of that version (kept: pruning keeps the change at the oldest
+   * checkpoint), or 0 at version 0.
+   */
+  private async legacyChain(version: number): Promise<number> {
+    if (version === 0) return 0;
+    const [change] = await this.store.changesSince(version - 1);
+    return change?.version === version ? change.checksum : 0;
+  }
+
+  /** Starts an automatic checkpoint when the policy wants one and none is being written. */
+  private maybeCheckpoint(): void {
+    if (this.closing || this.checkpointsPending > 0 || !this.checkpoints.due(this.ver)) return;
+    void this.checkpointInBackground().then((written) => {
+      // Changes acknowledged meanwhile may already call for the next one (not after a failure:
+      // the next change tries again).
+      if (written) this.maybeCheckpoint();
+    });
   }
 
   /** A checkpoint nobody asked for: its failure is reported, never thrown. */
-  private async checkpointInBackground(): Promise<void> {
+  private async checkpointInBackground(): Promise<boolean> {
     try {
-      await this.writeCheckpoint();
+      await this.startCheckpoint();
+      return true;
     } catch (error) {
       // The changes are persisted; a failed checkpoint only makes the next load slower.
       this.reportBackgroundError(error);
+      return false;
     }
   }
 
-  private writeCheckpoint(): Promise<void> {
-    return this.checkpoints.write(this.store, this.ver, this.current);
+  /**
+   * Writes a checkpoint of the current version after the ones already being written, without
+   * holding the queue: the realm is immutable, so it is encoded and written while later changes run.
+   */
+  private startCheckpoint(): Promise<void> {
+    const { ver, current, chain } = this;
+    this.checkpointsPending++;
+    const written = this.checkpointTail
+      .then(() => this.checkpoints.write(this.store, ver, current, chain))
+      .finally(() => {
+        this.checkpointsPending--;
+      });
+    this.checkpointTail = written.catch(() => undefined);
+    return written;
   }
 }

@@ -17,8 +17,13 @@ import { ALL_OPS, appendMark, noop, randomSnippet } from '../support/host-ops';
 export interface StoreBacking {
   /** Opens a store on this backing (each call: a new connection, like another process). */
   open(): Promise<RealmStore>;
-  /** Overwrites the stored payload of change `version` (keeping its checksum), as disk damage would. */
-  damageChange(version: number, payload: string): Promise<void>;
+  /**
+   * Overwrites the stored payload of change `version` (keeping its checksum unless one is given),
+   * as disk damage (or a foreign writer) would.
+   */
+  damageChange(version: number, payload: string, checksum?: number): Promise<void>;
+  /** Deletes the changes from `version` on (the end of the log), leaving the head record. */
+  dropChangesFrom(version: number): Promise<void>;
   /** Removes everything the backing created. */
   cleanup(): Promise<void>;
 }
@@ -30,13 +35,16 @@ const iago = { userId: cast.iago };
 const ctx = (seed = 7) => ({ now: 1795219200, random: seededRandom(seed) });
 
 function change(version: number, mark: string): SealedChange {
-  return sealChange({
-    version,
-    input: { kind: 'call', op: appendMark.def.name, actor: hamlet, params: { mark } },
-    now: 1795219200,
-    random: '',
-    status: 200,
-  });
+  return sealChange(
+    {
+      version,
+      input: { kind: 'call', op: appendMark.def.name, actor: hamlet, params: { mark } },
+      now: 1795219200,
+      random: '',
+      status: 200,
+    },
+    0,
+  );
 }
 
 export function storeConformance(name: string, factory: BackingFactory): void {
@@ -60,7 +68,7 @@ export function storeConformance(name: string, factory: BackingFactory): void {
 
     it('loads an empty store as no checkpoint and no changes', async () => {
       const store = await open(await fresh());
-      expect(await store.load()).toEqual({ checkpoint: null, changes: [] });
+      expect(await store.load()).toEqual({ checkpoint: null, changes: [], head: null });
       expect(await store.changesSince(0)).toEqual([]);
       expect(store.describe).toEqual(expect.any(String));
     });
@@ -240,6 +248,96 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       const error = await openRealm({ store: await open(b), operations: ALL_OPS }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CorruptStoreError);
       expect((error as Error).message).toMatch(/change 2: checksum mismatch/);
+    });
+
+    it('records the head with every append, in the same transaction', async () => {
+      const store = await open(await fresh());
+      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      expect((await store.load()).head).toBeNull();
+      await store.append(change(1, 'a'), 0);
+      const second = change(2, 'b');
+      await store.append(second, 1);
+      expect((await store.load()).head).toEqual({ version: 2, checksum: second.checksum });
+      await store.append(change(2, 'c'), 1).catch(() => undefined); // refused: the head stays
+      expect((await store.load()).head).toEqual({ version: 2, checksum: second.checksum });
+    });
+
+    it('refuses a change that does not chain to the one before it, naming it', async () => {
+      const b = await fresh();
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
+      for (const mark of ['1', '2', '3']) await h.run(appendMark, hamlet, { mark });
+      await h.close();
+      // A well-formed record with a valid checksum of its own, but not of the log: replaced.
+      const forged = change(2, 'X');
+      await b.damageChange(2, forged.payload, forged.checksum);
+      const error = await openRealm({ store: await open(b), operations: ALL_OPS }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorruptStoreError);
+      expect((error as Error).message).toMatch(
+        /change 2: the record does not follow the change before it \(its checksum chain is broken/,
+      );
+    });
+
+    it('refuses a log that lost changes at its end, naming the first missing one', async () => {
+      const b = await fresh();
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
+      for (const mark of ['1', '2', '3', '4', '5']) await h.run(appendMark, hamlet, { mark });
+      await h.close();
+      await b.dropChangesFrom(4);
+      const error = await openRealm({ store: await open(b), operations: ALL_OPS }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorruptStoreError);
+      expect((error as Error).message).toMatch(
+        /, change 4: the change log ends at change 3, but the store's head is change 5 \(changes 4–5 are missing\)$/,
+      );
+    });
+
+    it('prunes changes older than the oldest kept checkpoint, and still loads', async () => {
+      const b = await fresh();
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
+      for (let round = 1; round <= 3; round++) {
+        for (const mark of ['a', 'b']) await h.run(appendMark, hamlet, { mark });
+        await h.checkpoint(); // at 2, 4, 6
+      }
+      await h.run(appendMark, hamlet, { mark: 'z' });
+      await h.checkpoint(); // at 7: kept 6 and 7, and the changes from 6 on
+      const before = snapshotRealm(h.state);
+      await h.close();
+      const store = await open(b);
+      expect((await store.changesSince(0)).map((c) => c.version)).toEqual([6, 7]);
+      const again = await openRealm({ store: await b.open(), operations: ALL_OPS });
+      expect(again.version).toBe(7);
+      expect(snapshotRealm(again.state)).toEqual(before);
+      await again.close();
+    });
+
+    it('writes a checkpoint handed over in parts and reads it back whole', async () => {
+      const b = await fresh();
+      const store = await open(b);
+      const bytes = new Uint8Array(150_000).map((_, i) => (i * 7) & 0xff);
+      async function* parts() {
+        for (let at = 0; at < bytes.length; at += 1 << 16) yield bytes.subarray(at, at + (1 << 16));
+      }
+      await store.writeCheckpoint({ version: 0, format: 3, parts: parts(), checksum: () => 42 });
+      const loaded = await (await open(b)).load();
+      expect(loaded.checkpoint).toMatchObject({ version: 0, format: 3, checksum: 42 });
+      expect(loaded.checkpoint?.payload).toEqual(bytes);
     });
   });
 }

@@ -13,6 +13,7 @@ import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
 import { runSnapshotStreamBench } from './snapshot-stream';
+import { runMessagesBench } from './messages';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -33,7 +34,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -85,6 +86,11 @@ if (wanted('snapshot')) {
   const markdown = await runSnapshotStreamBench({ log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('snapshot-stream', markdown);
+}
+if (wanted('messages')) {
+  const markdown = await runMessagesBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('messages', markdown);
 }
 if (wanted('live')) {
   const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));

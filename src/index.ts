@@ -38,6 +38,7 @@ export {
   type Preset,
 } from './simulate/simulate';
 export { snapshotText } from './simulate/snapshot-text';
+export { simulateTraffic, applyTraffic, type TrafficOptions, type TrafficCall } from './simulate/traffic';
 export {
   parseNarrow,
   buildNarrow,

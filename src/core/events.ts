@@ -104,6 +104,12 @@ export type ZulipEvent =
 export interface AddressedEvent {
   readonly event: ZulipEvent;
   readonly users: readonly number[];
+  /**
+   * Fields that only the event queue with this id adds to the event (Zulip's `sender_queue_id`:
+   * the sending client's queue gets `local_message_id` in its `message` event). Event-queue hosts
+   * merge `fields` into the event for that queue; everyone else ignores it.
+   */
+  readonly forQueue?: { readonly queueId: string; readonly fields: Readonly<Record<string, unknown>> };
 }
 
 export function to(users: Iterable<number>, event: ZulipEvent): AddressedEvent {

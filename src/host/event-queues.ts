@@ -115,10 +115,12 @@ export class EventQueues {
   deliver(events: readonly AddressedEvent[]): void {
     if (this.byUser.size === 0) return;
     const touched = new Set<EventQueue>();
-    for (const { event, users } of events) {
+    for (const { event, users, forQueue } of events) {
       const visit = (queue: EventQueue) => {
         if (!queue.accepts(event)) return;
-        queue.push(event as unknown as QueuedEvent);
+        // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
+        const own = forQueue !== undefined && forQueue.queueId === queue.id;
+        queue.push((own ? { ...event, ...forQueue.fields } : event) as unknown as QueuedEvent);
         touched.add(queue);
       };
       if (users.length <= this.byUser.size) {

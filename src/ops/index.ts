@@ -1,4 +1,4 @@
-/** The 20 operations, in the order of docs/OPERATIONS.md. */
+/** The operations, in the order of docs/OPERATIONS.md (sending and fetching messages last). */
 import { updateSettings } from './settings/updateSettings';
 import { editChannel } from './channels/editChannel';
 import { updateSubscriptionSettings } from './channels/updateSubscriptionSettings';
@@ -19,6 +19,9 @@ import { regenerateBotApiKey } from './bots/regenerateBotApiKey';
 import { removeFcmToken } from './push/removeFcmToken';
 import { deleteBotStorage } from './bots/deleteBotStorage';
 import { reorderChannelFolders } from './channels/reorderChannelFolders';
+import { sendMessage } from './messages/sendMessage';
+import { getMessages } from './messages/getMessages';
+import { getMessage } from './messages/getMessage';
 
 export {
   updateSettings,
@@ -41,6 +44,9 @@ export {
   removeFcmToken,
   deleteBotStorage,
   reorderChannelFolders,
+  sendMessage,
+  getMessages,
+  getMessage,
 };
 
 /**
@@ -76,4 +82,7 @@ export const OPERATIONS = [
   removeFcmToken,
   deleteBotStorage,
   reorderChannelFolders,
+  sendMessage,
+  getMessages,
+  getMessage,
 ] as const;

@@ -6,6 +6,7 @@ import { createRealm } from '../core/snapshot/create';
 import type { RealmState } from '../core/state';
 import { seededRandom } from '../core/context';
 import { Prng } from './prng';
+import { applyTraffic } from './traffic';
 
 /**
  * A deterministic generator of realistic organizations: roles, groups, channels whose sizes and
@@ -28,6 +29,11 @@ export interface SimulateOptions {
   readonly unreadRatio?: number;
   /** User 2 subscribes to every channel, never sends and reads nothing (default true). */
   readonly heavyUser?: boolean;
+  /**
+   * Messages sent after the history is built, through `sendMessage` (as `applyTraffic` does), spread
+   * over the day after the realm's `now` (default 0: presets are unchanged).
+   */
+  readonly traffic?: number;
   /** Called as phases progress (for the CLI's progress bar). */
   readonly onProgress?: (phase: string, done: number, total: number) => void;
 }
@@ -414,7 +420,10 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
     reactions,
   );
   progress('store', 1, 1);
-  return { ...base, messages: Object.freeze(messages) };
+  const built: RealmState = { ...base, messages: Object.freeze(messages) };
+  const traffic = options.traffic ?? 0;
+  if (traffic <= 0) return built;
+  return applyTraffic(built, { messages: traffic, seed: (options.seed ?? 1) + 1, start: NOW }).state;
 }
 
 function pickOther(rng: Prng, pool: readonly number[], not: number): number {

@@ -6,4 +6,5 @@
 export { RealmBuilder, realmBuilder } from './builder';
 export { Session, actAs, eventsFor, assertEvent, assertSuccess } from './act';
 export { simulateRealm, HEAVY_USER_ID, type SimulateOptions, type Preset } from '../simulate/simulate';
+export { simulateTraffic, applyTraffic, type TrafficOptions, type TrafficCall } from '../simulate/traffic';
 export { seededRandom } from '../core/context';

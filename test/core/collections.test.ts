@@ -37,6 +37,26 @@ describe('IntMap', () => {
     );
   });
 
+  it('setAll equals one set per entry and leaves the older version alone', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.string()), { maxLength: 60 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 70_000 }), fc.string()), { maxLength: 200 }),
+        (start, entries) => {
+          const base = IntMap.from(start);
+          const before = [...base.entries()];
+          let one = base;
+          for (const [k, v] of entries) one = one.set(k, v);
+          const all = base.setAll(entries);
+          expect([...all.entries()]).toEqual([...one.entries()]);
+          expect(all.size).toBe(one.size);
+          expect([...base.entries()]).toEqual(before);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('refuses keys it cannot hold', () => {
     expect(() => IntMap.empty().set(-1, 1)).toThrow(RangeError);
     expect(() => IntMap.empty().set(2 ** 31, 1)).toThrow(RangeError);

@@ -30,6 +30,8 @@ import {
   type MessageStore,
 } from '../../src/core/messages/store';
 import { changeFlag } from '../../src/core/messages/update-flags';
+import { appendMessage, nextMessageId } from '../../src/core/messages/store-append';
+import { CONVERSATION_INDEXES } from '../../src/core/indexes/conversation-indexes';
 import type { Channel, Reaction, User } from '../../src/core/model/records';
 
 // ---------------------------------------------------------------------------------------------
@@ -451,6 +453,88 @@ describe('removeIds', () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe('appendMessage', () => {
+  /** Appends `n` random messages (channel or direct, rows for random users) onto `store`, one at a time. */
+  function appendRandom(store: MessageStore, n: number, seed: number, users: number): MessageStore[] {
+    const rnd = prng(seed);
+    const int = (k: number) => Math.floor(rnd() * k);
+    const states = [store];
+    let s = store;
+    for (let k = 0; k < n; k++) {
+      const id = nextMessageId(s) + (rnd() < 0.2 ? int(5) : 0);
+      const sender = 1 + int(users);
+      const direct = rnd() < 0.3;
+      const participants = direct
+        ? [...new Set([sender, 1 + int(users), 1 + int(users)])].sort((a, b) => a - b)
+        : [];
+      const recipients = direct
+        ? participants
+        : Array.from({ length: users }, (_, i) => i + 1).filter(() => rnd() < 0.6);
+      s = appendMessage(
+        s,
+        {
+          id,
+          sender,
+          timestamp: 1_700_000_000 + k,
+          bits: int(8) & 7,
+          content: `appended ${k}`,
+          streamId: direct ? null : 1 + int(3),
+          topic: TOPICS[int(TOPICS.length)]!,
+          participants,
+        },
+        recipients.map((u) => [u, (flags0(rnd) & 0xff) | (direct ? FLAG_BITS.is_private : 0)] as const),
+      );
+      states.push(s);
+    }
+    return states;
+  }
+
+  it('equals a rebuild after every append, keeps every older store as it was, and carries the holder index', () => {
+    fc.assert(
+      fc.property(smallSpec, fc.integer(), fc.integer({ min: 1, max: 60 }), (spec, seed, n) => {
+        const store = randomStore(spec);
+        const snapshots = [contents(store)];
+        if (seed % 2 === 0) rowHolders(store);
+        const states = appendRandom(store, n, seed, spec.users);
+        for (const s of states.slice(1)) snapshots.push(contents(s));
+        // Every store still says what it said when it was made (appends never show through).
+        states.forEach((s, k) => expect(contents(s)).toEqual(snapshots[k]));
+        const last = states[states.length - 1]!;
+        expect(contents(last)).toEqual(contents(rebuilt(last)));
+        const probe = probeIds(last, seed);
+        expect(usersWithRows(last, probe)).toEqual(scanHolders(last, probe).sort((a, b) => a - b));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('carries the direct-message partners index through new conversations', () => {
+    const base = randomStore({ seed: 3, messages: 50, users: 6, channels: 2 });
+    const plain = (m: ReturnType<typeof CONVERSATION_INDEXES.partners.get>) =>
+      [...m].map(([u, set]) => [u, [...set].sort((a, b) => a - b)]);
+    CONVERSATION_INDEXES.partners.get(base.conversations);
+    const states = appendRandom(base, 40, 11, 9);
+    const last = states[states.length - 1]!;
+    expect(CONVERSATION_INDEXES.partners.peek(last.conversations)).toBeDefined();
+    expect(plain(CONVERSATION_INDEXES.partners.get(last.conversations))).toEqual(
+      plain(CONVERSATION_INDEXES.partners.rebuild(last.conversations)),
+    );
+  });
+
+  it('a fork (two appends onto one store) keeps both branches apart, across chunk boundaries', () => {
+    const base = randomStore({ seed: 7, messages: MESSAGE_CHUNK - 3, users: 4, channels: 2 });
+    const [, ...left] = appendRandom(base, 10, 1, 4);
+    const [, ...right] = appendRandom(base, 10, 2, 4);
+    const l = left[left.length - 1]!;
+    const r = right[right.length - 1]!;
+    expect(contents(l)).toEqual(contents(rebuilt(l)));
+    expect(contents(r)).toEqual(contents(rebuilt(r)));
+    expect([...allMessages(l)].slice(-10).map((m) => m.content)).toEqual(
+      Array.from({ length: 10 }, (_, k) => `appended ${k}`),
     );
   });
 });

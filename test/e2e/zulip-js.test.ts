@@ -1,6 +1,6 @@
 /**
  * End to end over loopback: the real zulip-js client from npm (unmodified) against the Fetch
- * handler on the Node adapter, on a realm handle (memory store). Every one of the 20 operations,
+ * handler on the Node adapter, on a realm handle (memory store). Every operation,
  * through zulip-js's own method where it has one and `callEndpoint` otherwise; every response body
  * is validated against its endpoint's schema (the status comes from the server side), every event
  * published against the event schemas.
@@ -414,6 +414,58 @@ describe('zulip-js end to end', () => {
     expect(checked(ops.reorderChannelFolders, result)).toEqual({ result: 'success', msg: '' });
     expect([2, 1, 3].map((id) => state().channelFolders.get(id)?.order)).toEqual([0, 1, 2]);
     expect(types(events)).toEqual(['channel_folder/reorder']);
+  });
+
+  it('sendMessage through messages.send(), to a channel by name and as a direct message', async () => {
+    const hamlet = await as('hamlet');
+    const { result, events } = await changes(() =>
+      hamlet.messages.send({
+        type: 'stream',
+        to: 'Verona',
+        topic: 'zulip-js',
+        content: 'Hello from **zulip-js**',
+      }),
+    );
+    const body = checked(ops.sendMessage, result);
+    const id = body['id'] as number;
+    expect(getMessage(state().messages, id)).toMatchObject({
+      stream_id: 1,
+      topic: 'zulip-js',
+      sender_id: cast.hamlet,
+    });
+    expect(types(events)).toContain('message/');
+    const direct = checked(
+      ops.sendMessage,
+      await hamlet.messages.send({ type: 'direct', to: JSON.stringify([cast.cordelia]), content: 'psst' }),
+    );
+    const dm = getMessage(state().messages, direct['id'] as number);
+    expect(dm?.participants).toEqual([cast.hamlet, cast.cordelia]);
+    const refused = await hamlet.messages.send({ type: 'stream', to: 'Nowhere', topic: 't', content: 'x' });
+    expect(checked(ops.sendMessage, refused, 400)).toMatchObject({ code: 'STREAM_DOES_NOT_EXIST' });
+  });
+
+  it('getMessages through messages.retrieve() (narrow JSON-encoded by zulip-js) and getMessage', async () => {
+    const cordelia = await as('cordelia');
+    const body = checked(
+      ops.getMessages,
+      await cordelia.messages.retrieve({
+        anchor: 'newest',
+        num_before: 5,
+        num_after: 0,
+        narrow: [
+          { operator: 'channel', operand: 'Verona' },
+          { operator: 'topic', operand: 'zulip-js' },
+        ],
+      }),
+    );
+    const messages = body['messages'] as Array<Record<string, unknown>>;
+    expect(messages.map((m) => m['content'])).toEqual(['<p>Hello from <strong>zulip-js</strong></p>']);
+    expect(messages[0]!['flags']).toEqual([]);
+    const one = checked(
+      ops.getMessage,
+      await cordelia.callEndpoint(`/messages/${String(messages[0]!['id'])}`, 'GET', {}),
+    );
+    expect(one['raw_content']).toBe('Hello from **zulip-js**');
   });
 
   it('published only valid events, each change persisted in order', () => {

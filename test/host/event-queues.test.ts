@@ -26,6 +26,21 @@ describe('EventQueues', () => {
     expect(got).toEqual({ kind: 'events', events: [expect.objectContaining({ id: 1, value: 'three' })] });
   });
 
+  it("adds a sent message's local_message_id for the sending queue only (forQueue)", () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const sending = q.create(1, { eventTypes: null });
+    const other = q.create(1, { eventTypes: null });
+    q.deliver([
+      {
+        event: { type: 'message', message: { id: 9 }, flags: [] },
+        users: [1],
+        forQueue: { queueId: sending.id, fields: { local_message_id: '1.01' } },
+      },
+    ]);
+    expect(sending.events[0]).toMatchObject({ type: 'message', local_message_id: '1.01' });
+    expect(other.events[0]).not.toHaveProperty('local_message_id');
+  });
+
   it('routes by the smaller side: many recipients, few queues (binary search) and the reverse', () => {
     const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
     const a = q.create(5000, { eventTypes: null });

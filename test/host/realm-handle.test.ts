@@ -15,7 +15,12 @@ import type { RealmStore } from '../../src/host/store';
 import { memoryStore } from '../../src/stores/memory/index';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { seededRandom } from '../../src/core/context';
-import { createSavedSnippet, updateMessageFlagsForNarrow, updateSettings } from '../../src/ops/index';
+import {
+  createSavedSnippet,
+  sendMessage,
+  updateMessageFlagsForNarrow,
+  updateSettings,
+} from '../../src/ops/index';
 import { basicAuthHeader } from '../../src/wire/auth';
 import { devRealm, devSnapshot, cast } from '../support/realm';
 import { ALL_OPS, appendMark, randomSnippet } from '../support/host-ops';
@@ -229,6 +234,45 @@ describe('realm handle: the Zulip operations', () => {
     const again = await openRealm({ store, operations: ALL_OPS });
     expect(again.version).toBe(3);
     expect(snapshotRealm(again.state)).toEqual(snapshotRealm(handle.state));
+  });
+});
+
+describe('realm handle: sending messages', () => {
+  it('replays sends to the same messages, ids and timestamps (the clock is recorded)', async () => {
+    const store = memoryStore();
+    let clock = 1795219200;
+    const handle = await openRealm({
+      store,
+      snapshot: devSnapshot(),
+      ctx: { now: () => clock++ },
+      operations: ALL_OPS,
+    });
+    const ids: number[] = [];
+    for (const content of ['one', 'two @**all**', 'three']) {
+      const r = await handle.run(sendMessage, hamlet, {
+        type: 'stream',
+        to: 'Verona',
+        topic: 'replayed',
+        content,
+      });
+      ids.push((r.body as unknown as { id: number }).id);
+    }
+    const dm = await handle.run(sendMessage, hamlet, {
+      type: 'direct',
+      to: [cast.cordelia],
+      content: 'psst',
+    });
+    ids.push((dm.body as unknown as { id: number }).id);
+    expect(ids).toEqual([ids[0]!, ids[0]! + 1, ids[0]! + 2, ids[0]! + 3]);
+    // Far later, with another clock: the replay uses the recorded times.
+    clock = 1999999999;
+    const again = await openRealm({ store, operations: ALL_OPS });
+    expect(again.version).toBe(4);
+    expect(snapshotRealm(again.state)).toEqual(snapshotRealm(handle.state));
+    // And through a binary checkpoint of the appended chunks.
+    await handle.close();
+    const fromCheckpoint = await openRealm({ store, operations: ALL_OPS });
+    expect(snapshotRealm(fromCheckpoint.state)).toEqual(snapshotRealm(again.state));
   });
 });
 

@@ -330,6 +330,47 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
     ),
     call(ops.getUsers, anyone, fc.constant({})),
     call(ops.deleteBotStorage, anyone, fc.constant({})),
+    // Sending: a subscriber into their channel (mentions and wildcards now and then), or a DM.
+    subscribed.chain((ps) =>
+      fc
+        .tuple(
+          fc.constantFrom(...ps),
+          fc.constantFrom('lunch', 'new topic', ...topics.slice(0, 3)),
+          fc.constantFrom('Hello', 'Hi @**all**', 'Ping @**topic**', '@*support*', 'See https://zulip.com'),
+          fc.boolean(),
+        )
+        .map(
+          ([[userId, streamId], topic, content, read_by_sender]) =>
+            new PlausibleCall(ops.sendMessage, userId, {
+              type: 'stream',
+              to: streamId,
+              topic,
+              content,
+              read_by_sender,
+            }),
+        ),
+    ),
+    call(
+      ops.sendMessage,
+      human,
+      fc
+        .tuple(sub(userIds, 1, 3), fc.constantFrom('Hey', 'Hey @**all**'))
+        .map(([to, content]) => ({ type: 'direct', to, content })),
+    ),
+    call(
+      ops.getMessages,
+      anyone,
+      fc.record({
+        anchor: fc.constantFrom('newest', 'oldest', 'first_unread'),
+        num_before: fc.nat(5),
+        num_after: fc.nat(5),
+      }),
+    ),
+    call(
+      ops.getMessage,
+      anyone,
+      fc.integer({ min: 1, max: 200 }).map((message_id) => ({ message_id })),
+    ),
   ];
   return byOp;
 }

@@ -63,7 +63,7 @@ export function resetUserTopics(
 }
 
 /** Zulip's `get_topic_mutes`: `[channel name, topic, last_updated]` of muted topics in unarchived channels. */
-function mutedTopics(state: RealmState, rows: readonly UserTopic[]): Array<[string, string, number]> {
+export function mutedTopics(state: RealmState, rows: readonly UserTopic[]): Array<[string, string, number]> {
   const out: Array<[string, string, number]> = [];
   for (const t of rows) {
     const channel = state.channels.get(t.stream_id);

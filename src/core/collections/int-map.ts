@@ -84,6 +84,50 @@ export class IntMap<V> {
     return new IntMap(newRoot, shift, existed ? this.size : this.size + 1);
   }
 
+  /**
+   * Sets many keys at once (later duplicates win): each touched node is copied once, not once per
+   * key, so setting k keys that share nodes (a message's recipients among the users) costs
+   * O(k + touched nodes · 32) instead of O(k · depth · 32).
+   */
+  setAll(entries: ReadonlyArray<readonly [number, V]>): IntMap<V> {
+    if (entries.length === 0) return this;
+    let maxKey = 0;
+    for (const [key] of entries) {
+      if (!isKey(key)) throw new RangeError(`IntMap key must be a non-negative 31-bit integer, got ${key}`);
+      if (key > maxKey) maxKey = key;
+    }
+    let root = this.root ?? [];
+    let shift = this.shift;
+    const wanted = this.capacityShift(maxKey);
+    while (shift < wanted) {
+      root = this.root === undefined ? [] : [root];
+      shift += BITS;
+    }
+    // Nodes created by this call may be written in place; the others are copied on first touch.
+    const owned = new Set<Node<V>>();
+    const own = (node: Node<V> | undefined): Node<V> => {
+      if (node !== undefined && owned.has(node)) return node;
+      const copy = node === undefined ? [] : node.slice();
+      owned.add(copy);
+      return copy;
+    };
+    root = own(root);
+    let size = this.size;
+    for (const [key, value] of entries) {
+      let node = root;
+      for (let s = shift; s > 0; s -= BITS) {
+        const i = (key >>> s) & MASK;
+        const child = own(node[i] as Node<V> | undefined);
+        node[i] = child;
+        node = child;
+      }
+      const i = key & MASK;
+      if (node[i] === undefined) size++;
+      node[i] = value;
+    }
+    return new IntMap(root, shift, size);
+  }
+
   /** Applies `fn` to the value at `key` (which must exist) and stores the result. */
   update(key: number, fn: (value: V) => V): IntMap<V> {
     const current = this.get(key);

@@ -1,3 +1,4 @@
+import { IntMap } from '../collections/int-map';
 import { conversationParticipants, type Interner } from '../messages/interner';
 import type { RealmState } from '../state';
 import { derived } from './derived';
@@ -6,24 +7,47 @@ import { derived } from './derived';
  * `user → direct-message partners`, derived from the message store's conversation interner
  * (`state.messages.conversations`, see `derived.ts`): the participants of every conversation the
  * user is in, the user included. A conversation exists once messaged and stays interned when its
- * messages are deleted, as the scan this replaces read it. Not carried forward: a new interner (a
- * new conversation) is indexed from scratch on first use; none of the operations intern one.
+ * messages are deleted, as the scan this replaces read it. Carried forward by
+ * `carryConversationIndexes` when a sent message interns a new conversation (O(participants ·
+ * log users): a persistent map whose participants' sets alone are replaced).
  */
-const partners = derived<Interner, ReadonlyMap<number, ReadonlySet<number>>>((conversations) => {
-  const out = new Map<number, Set<number>>();
-  for (const key of conversations.names.values()) {
-    const participants = conversationParticipants(key);
-    for (const id of participants) {
-      let set = out.get(id);
-      if (set === undefined) out.set(id, (set = new Set()));
-      for (const other of participants) set.add(other);
+type Partners = IntMap<ReadonlySet<number>>;
+
+const partners = derived<Interner, Partners, readonly number[]>(
+  (conversations) => {
+    const out = new Map<number, Set<number>>();
+    for (const key of conversations.names.values()) {
+      const participants = conversationParticipants(key);
+      for (const id of participants) {
+        let set = out.get(id);
+        if (set === undefined) out.set(id, (set = new Set()));
+        for (const other of participants) set.add(other);
+      }
     }
-  }
-  return out;
-});
+    return IntMap.from([...out].sort((a, b) => a[0] - b[0]));
+  },
+  (index, participants) => {
+    let out = index;
+    for (const id of participants) {
+      const set = new Set(index.get(id));
+      for (const other of participants) set.add(other);
+      out = out.set(id, set);
+    }
+    return out;
+  },
+);
 
 /** The conversation indexes, for the tests. */
 export const CONVERSATION_INDEXES = { partners } as const;
+
+/** Called when `to` is `from` with one new conversation of these participants interned. */
+export function carryConversationIndexes(
+  from: Interner,
+  to: Interner,
+  participants: readonly number[],
+): void {
+  partners.carry(from, to, participants);
+}
 
 const NONE: ReadonlySet<number> = new Set();
 

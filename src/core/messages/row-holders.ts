@@ -66,6 +66,24 @@ export function carryRowHolders(
 }
 
 /**
+ * `next` is `from.rows` after appending one message to `recipient` with rows for `userIds`: when
+ * `from.rows` has an index, share it with `next`, adding those users as the recipient's holders.
+ */
+export function carryRowHoldersOnAppend(
+  from: MessageStore,
+  next: IntMap<UserRows>,
+  recipient: number,
+  userIds: readonly number[],
+): void {
+  if (next === from.rows) return;
+  const index = cache.get(from.rows);
+  if (index === undefined) return;
+  const holders = holdersFor(index, recipient);
+  for (const u of userIds) holders.add(u);
+  cache.set(next, index);
+}
+
+/**
  * Users who may hold a row for one of `ids` (a superset of the real holders, unordered): the
  * holders of the ids' recipients and of rows whose message is missing.
  */

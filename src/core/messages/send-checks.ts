@@ -18,7 +18,6 @@ import { CHANNEL_SETTING_RULES, hasPermission, hasRealmPermission } from '../per
 import type { RealmState } from '../state';
 import { pythonStrip } from '../text/whitespace';
 import { conversationKey } from './interner';
-import { topicMessageIds } from './query';
 
 /** Python's `str.isspace` characters (JS `\s` also strips U+FEFF, which Python keeps). */
 const PY_SPACE =
@@ -151,7 +150,9 @@ function mayUseTopic(state: RealmState, sender: User, channel: Channel, topic: s
     hasPermission(state, sender, CHANNEL_SETTING_RULES.can_create_topic_group, channel.can_create_topic_group)
   )
     return true;
-  return topicMessageIds(state.messages, channel.stream_id, topic).length > 0;
+  // Whether the topic has a message: the index's count, not a copy of its ids.
+  const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
+  return key !== undefined && (state.messages.byTopic.get(channel.stream_id)?.get(key)?.count ?? 0) > 0;
 }
 
 /**

@@ -92,7 +92,7 @@ export function clampCounts(numBefore: number, numAfter: number): [number, numbe
 }
 
 /** The first topic term named `general chat` means the empty topic (only the first topic term is looked at). */
-function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
+export function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
   const out = [...terms];
   const i = out.findIndex((t) => t.operator === 'topic');
   if (i >= 0 && out[i]!.operand === 'general chat') out[i] = { ...out[i]!, operand: '' };

@@ -173,6 +173,12 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       }
       return;
     }
+    case 'message':
+      // A new message: the client's flags for it are the event's (the legacy name aside).
+      view.flags[(event['message'] as { id: number }).id] = (event['flags'] as string[])
+        .filter((f) => f !== 'wildcard_mentioned' && f !== 'historical')
+        .sort();
+      return;
     case 'delete_message':
       for (const id of event.message_ids) delete view.flags[id];
       return;
@@ -242,10 +248,9 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     case 'muted_topics':
       // Legacy mirror of `user_topic` for old clients.
       return;
-    case 'message':
     case 'drafts':
     case 'realm':
-      // Not sent by the 20 operations (messages are sent as effects by the host).
+      // Not sent by the operations.
       return;
     default:
       return unreachable(event);

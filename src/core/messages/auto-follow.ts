@@ -1,0 +1,117 @@
+import { mutedTopics } from '../channels/reset-user-topics';
+import { to, type AddressedEvent } from '../events';
+import { foldUserTopic } from '../indexes/user-topic-indexes';
+import { VisibilityPolicy, type Channel, type User, type UserTopic } from '../model/records';
+import { isGuest } from '../permissions/roles';
+import { hasContentAccess } from '../permissions/channels';
+import { edit } from '../result';
+import type { RealmState } from '../state';
+import { putUserTopics } from '../state-edit';
+
+/**
+ * The user-topic changes Zulip makes when a message is sent (`do_send_messages`): the sender's
+ * `automatically_follow_topics_policy` / `automatically_unmute_topics_in_muted_streams_policy`
+ * (`visibility_policy_for_send_message` in `zerver/lib/message.py`), and following the topic for
+ * mentioned users with `automatically_follow_topics_where_mentioned`.
+ */
+
+/** Zulip's AUTOMATICALLY_CHANGE_VISIBILITY_POLICY_* values. */
+export const AutoPolicy = { onParticipation: 1, onSend: 2, onInitiation: 3, never: 4 } as const;
+
+type Policy = 0 | 1 | 2 | 3;
+
+/** The user's visibility policy for a topic (compared case-insensitively), 0 when none. */
+export function topicPolicy(state: RealmState, userId: number, streamId: number, topic: string): Policy {
+  const folded = foldUserTopic(topic);
+  const row = (state.userTopics.get(userId) ?? []).find(
+    (t) => t.stream_id === streamId && foldUserTopic(t.topic_name) === folded,
+  );
+  return row?.visibility_policy ?? 0;
+}
+
+/** `can_access_stream_history`. */
+export function canAccessChannelHistory(state: RealmState, user: User, channel: Channel): boolean {
+  if (!channel.invite_only && !isGuest(user)) return true;
+  return channel.history_public_to_subscribers && hasContentAccess(state, user, channel);
+}
+
+/**
+ * `visibility_policy_for_send_message`: the policy sending should set for the sender, or null.
+ * `hadMessages` says whether the sender could already see a message in the topic (initiation).
+ */
+export function policyForSend(
+  sender: User,
+  channelMuted: boolean,
+  current: Policy,
+  hadMessages: () => boolean,
+): 2 | 3 | null {
+  if (current === VisibilityPolicy.followed) return null;
+  const follow = sender.settings.automatically_follow_topics_policy;
+  const unmute = sender.settings.automatically_unmute_topics_in_muted_streams_policy;
+  const participation =
+    follow === AutoPolicy.onParticipation
+      ? 3
+      : channelMuted && unmute === AutoPolicy.onParticipation
+        ? 2
+        : null;
+  const send = follow === AutoPolicy.onSend ? 3 : channelMuted && unmute === AutoPolicy.onSend ? 2 : null;
+  if (participation === 3 || send === 3) return 3;
+  let policy: 2 | 3 | null = participation === 2 || send === 2 ? 2 : null;
+  if (current !== VisibilityPolicy.inherit) return policy !== null && current === policy ? null : policy;
+  if (follow === AutoPolicy.onInitiation && !hadMessages()) return 3;
+  if (channelMuted && unmute === AutoPolicy.onInitiation && !hadMessages()) policy = 2;
+  return policy;
+}
+
+/**
+ * Sets users' policy for the topic (Zulip's `bulk_do_set_user_topic_visibility_policy`): an
+ * existing row (any case) is updated, else one is added; each user gets `muted_topics` then
+ * `user_topic`.
+ */
+export function setTopicPolicy(
+  state: RealmState,
+  userIds: readonly number[],
+  channel: Channel,
+  topic: string,
+  policy: 2 | 3,
+  now: number,
+): { state: RealmState; events: AddressedEvent[] } {
+  if (userIds.length === 0) return { state, events: [] };
+  const folded = foldUserTopic(topic);
+  const lastUpdated = Math.floor(now);
+  const next = edit(state, (draft) => {
+    for (const userId of userIds) {
+      const rows = state.userTopics.get(userId) ?? [];
+      const i = rows.findIndex(
+        (t) => t.stream_id === channel.stream_id && foldUserTopic(t.topic_name) === folded,
+      );
+      const row: UserTopic = {
+        user_id: userId,
+        stream_id: channel.stream_id,
+        topic_name: i >= 0 ? rows[i]!.topic_name : topic,
+        visibility_policy: policy,
+        last_updated: lastUpdated,
+      };
+      putUserTopics(draft, userId, i >= 0 ? rows.map((t, k) => (k === i ? row : t)) : [...rows, row]);
+    }
+  });
+  const events: AddressedEvent[] = [];
+  for (const userId of userIds) {
+    events.push(
+      to([userId], {
+        type: 'muted_topics',
+        muted_topics: mutedTopics(next, next.userTopics.get(userId) ?? []),
+      }),
+    );
+    events.push(
+      to([userId], {
+        type: 'user_topic',
+        stream_id: channel.stream_id,
+        topic_name: topic,
+        last_updated: lastUpdated,
+        visibility_policy: policy,
+      }),
+    );
+  }
+  return { state: next, events };
+}

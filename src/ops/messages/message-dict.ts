@@ -1,0 +1,128 @@
+import { renderMarkdown } from '../../core/markdown';
+import { FLAG_BITS, FLAG_NAMES } from '../../core/messages/flags';
+import type { MessageRecord } from '../../core/messages/store';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
+import type { RealmState } from '../../core/state';
+import { avatarUrl } from '../../core/users/format';
+
+/**
+ * A message in Zulip's API shape (`MessageDict.wide_dict` then `finalize_payload`), for GET
+ * /messages, GET /messages/{id} and `message` events.
+ *
+ * Not modelled: edit history (messages are never edited here, so `edit_history`,
+ * `last_edit_timestamp` and `last_moved_timestamp` are absent, as for an unedited message),
+ * submessages and topic links (always empty), the sending client (always `"API"`), and Zulip's
+ * `recipient_id` (its Recipient table's ids, which the model has no table for): we number channels
+ * `3·stream_id`, one-to-one conversations `3·user_id + 1` (the other user, as Zulip's personal
+ * recipient) and group conversations `3·conversation id + 2`. See docs/differences/messages.md.
+ */
+export interface DictOptions {
+  readonly applyMarkdown: boolean;
+  readonly clientGravatar: boolean;
+  readonly allowEmptyTopicName: boolean;
+}
+
+/** Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`. */
+export function flagNames(bits: number): string[] {
+  const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
+  if ((bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0)
+    out.push('wildcard_mentioned');
+  return out;
+}
+
+export function recipientId(m: MessageRecord): number {
+  if (m.stream_id !== null) return 3 * m.stream_id;
+  const participants = m.participants ?? [];
+  if (participants.length <= 2) {
+    const other = participants.find((u) => u !== m.sender_id) ?? m.sender_id;
+    return 3 * other + 1;
+  }
+  return 3 * conversationNumber(participants) + 2;
+}
+
+/** A stable number for a group conversation (its participants' ids folded), never a table id. */
+function conversationNumber(participants: readonly number[]): number {
+  let h = 17;
+  for (const u of participants) h = (Math.imul(h, 31) + u) >>> 0;
+  return h % 100_000_000;
+}
+
+/**
+ * Per-request memo of what many messages share (a sender's name, email and avatar URL — an MD5 for
+ * gravatars —, a channel's name, a conversation's recipients): a window of 1000 messages from a
+ * few senders computes each once.
+ */
+export class DictCache {
+  private readonly senders = new Map<number, { full_name: string; email: string; avatar: string | null }>();
+  private readonly recipients = new Map<string, unknown>();
+
+  constructor(
+    private readonly state: RealmState,
+    private readonly clientGravatar: boolean,
+  ) {}
+
+  sender(id: number): { full_name: string; email: string; avatar: string | null } {
+    let s = this.senders.get(id);
+    if (s === undefined) {
+      const u = this.state.users.get(id);
+      s = u
+        ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
+        : { full_name: '', email: '', avatar: null };
+      this.senders.set(id, s);
+    }
+    return s;
+  }
+
+  displayRecipient(m: MessageRecord): unknown {
+    const key = m.stream_id !== null ? `s${m.stream_id}` : (m.participants ?? []).join(',');
+    let r = this.recipients.get(key);
+    if (r === undefined) {
+      r =
+        m.stream_id !== null
+          ? (this.state.channels.get(m.stream_id)?.name ?? '')
+          : (m.participants ?? []).map((id) => {
+              const u = this.state.users.get(id);
+              return { id, email: u?.email ?? '', full_name: u?.full_name ?? '', is_mirror_dummy: false };
+            });
+      this.recipients.set(key, r);
+    }
+    // Each message gets its own copy of a conversation's list (callers may edit their dicts).
+    return Array.isArray(r) ? r.map((x: object) => ({ ...x })) : r;
+  }
+}
+
+export function messageDict(
+  state: RealmState,
+  m: MessageRecord,
+  opts: DictOptions,
+  flags?: readonly string[],
+  cache: DictCache = new DictCache(state, opts.clientGravatar),
+): Record<string, unknown> {
+  const sender = cache.sender(m.sender_id);
+  const isStream = m.stream_id !== null;
+  const topic = isStream && m.topic === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
+  const displayRecipient = cache.displayRecipient(m);
+  const dict: Record<string, unknown> = {
+    id: m.id,
+    sender_id: m.sender_id,
+    content: opts.applyMarkdown ? renderMarkdown(m.content) : m.content,
+    recipient_id: recipientId(m),
+    timestamp: m.timestamp,
+    client: 'API',
+    subject: topic,
+    topic_links: [],
+    is_me_message: m.content.startsWith('/me ') && !m.content.includes('\n'),
+    reactions: m.reactions.map((r) => ({ ...r })),
+    submessages: [],
+    sender_full_name: sender.full_name,
+    sender_email: sender.email,
+    sender_realm_str: state.realm.string_id,
+    display_recipient: displayRecipient,
+    type: isStream ? 'stream' : 'private',
+    ...(isStream ? { stream_id: m.stream_id } : {}),
+    avatar_url: sender.avatar,
+    content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
+  };
+  if (flags !== undefined) dict['flags'] = flags;
+  return dict;
+}

@@ -1,0 +1,296 @@
+import { zulipError } from '../../core/errors';
+import { to, type AddressedEvent } from '../../core/events';
+import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
+import { findMentions, mayMention, type Mentions } from '../../core/messages/mentions';
+import { topicMessageIds } from '../../core/messages/query';
+import { getRowFlags } from '../../core/messages/rows';
+import { getMessage, locateMessage } from '../../core/messages/store';
+import { appendMessage, nextMessageId } from '../../core/messages/store-append';
+import {
+  AutoPolicy,
+  canAccessChannelHistory,
+  policyForSend,
+  setTopicPolicy,
+  topicPolicy,
+} from '../../core/messages/auto-follow';
+import { isRecentlyActive } from '../../core/channels/stream-dict';
+import type { Channel, User } from '../../core/model/records';
+import { metadataAccessUserIds, subscriberIds } from '../../core/permissions/channels';
+import { settingValueMembers } from '../../core/permissions/groups';
+import {
+  hasPermission,
+  hasRealmPermission,
+  USER_GROUP_SETTING_RULES,
+} from '../../core/permissions/setting-rules';
+import { failure, success, type OpResult } from '../../core/result';
+import type { RealmState } from '../../core/state';
+import { flagNames, messageDict } from './message-dict';
+
+/** A checked addressee: a channel and (truncated) topic, or a conversation's sorted participants. */
+export type Addressee =
+  | { readonly kind: 'stream'; readonly channel: Channel; readonly topic: string }
+  | { readonly kind: 'private'; readonly participants: readonly number[] };
+
+export interface DeliverOptions {
+  readonly now: number;
+  readonly readBySender: boolean;
+  readonly localId: string | undefined;
+  readonly queueId: string | undefined;
+  readonly ignored: readonly string[];
+}
+
+/** Zulip's Realm.WILDCARD_MENTION_THRESHOLD. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+const NO_MENTIONS: Mentions = {
+  userIds: new Set(),
+  groupIds: [],
+  streamWildcard: false,
+  topicWildcard: false,
+};
+
+/** Zulip's `DEFAULT_BOT` bot type: such bots get a row when mentioned, subscribed or not. */
+const DEFAULT_BOT = 1;
+
+/**
+ * The end of `check_message` (mention permissions) and `do_send_messages`: the message and its
+ * rows are appended to the store, the sender's and mentioned users' topic policies updated, and
+ * each recipient gets the `message` event with their own flags.
+ */
+export function deliverMessage(
+  state: RealmState,
+  sender: User,
+  target: Addressee,
+  content: string,
+  opts: DeliverOptions,
+): OpResult {
+  const mentions = mayMention(content) ? findMentions(state, content) : NO_MENTIONS;
+  const isStream = target.kind === 'stream';
+  const recipients = isStream
+    ? subscriberIds(state, target.channel.stream_id)
+    : target.participants.filter((id) => state.users.get(id)?.is_active === true);
+
+  // Topic participants (senders in the topic, and this sender) matter only for @topic.
+  let participants: ReadonlySet<number> = new Set();
+  if (isStream && mentions.topicWildcard) participants = topicParticipants(state, target, sender.user_id);
+  if (isStream && mentions.streamWildcard && recipients.length > WILDCARD_MENTION_THRESHOLD) {
+    if (!hasRealmPermission(state, sender, 'can_mention_many_users_group'))
+      return failure(
+        state,
+        zulipError(
+          'You do not have permission to use channel wildcard mentions in this channel.',
+          'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+        ),
+      );
+  }
+  if (isStream && mentions.topicWildcard && participants.size > WILDCARD_MENTION_THRESHOLD) {
+    if (!hasRealmPermission(state, sender, 'can_mention_many_users_group'))
+      return failure(
+        state,
+        zulipError(
+          'You do not have permission to use topic wildcard mentions in this topic.',
+          'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+        ),
+      );
+  }
+  const mentioned = new Set(mentions.userIds);
+  for (const groupId of [...mentions.groupIds].sort((a, b) => a - b)) {
+    const group = state.groups.get(groupId)!;
+    if (!hasPermission(state, sender, USER_GROUP_SETTING_RULES.can_mention_group, group.can_mention_group))
+      return failure(state, zulipError(`You are not allowed to mention user group '${group.name}'.`));
+  }
+  for (const groupId of mentions.groupIds)
+    for (const u of settingValueMembers(state, groupId)) mentioned.add(u);
+
+  // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`).
+  const eligible = new Set(recipients);
+  for (const id of mentioned) {
+    const u = state.users.get(id);
+    if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT) eligible.add(id);
+  }
+  let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
+  if (!isStream) base |= FLAG_BITS.is_private;
+  const rows: Array<readonly [number, number]> = [];
+  for (const userId of eligible) {
+    let flags = base;
+    if (userId === sender.user_id && opts.readBySender) flags |= FLAG_BITS.read;
+    if (mentioned.has(userId)) flags |= FLAG_BITS.mentioned;
+    if (mentions.topicWildcard && participants.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
+    rows.push([userId, flags]);
+  }
+
+  const id = nextMessageId(state.messages);
+  const timestamp = Math.floor(opts.now);
+  const wasActive = isStream && recentlyActiveBefore(state, target.channel.stream_id, timestamp);
+  const store = appendMessage(
+    state.messages,
+    {
+      id,
+      sender: sender.user_id,
+      timestamp,
+      bits: linkBits(content),
+      content,
+      streamId: isStream ? target.channel.stream_id : null,
+      topic: isStream ? target.topic : '',
+      participants: isStream ? [] : target.participants,
+    },
+    rows,
+  );
+  let next: RealmState = Object.freeze({ ...state, messages: store });
+  const events: AddressedEvent[] = [];
+  let automatic: 2 | 3 | null = null;
+
+  if (isStream) {
+    const { channel, topic } = target;
+    // The sender's automatic follow / unmute (`set_visibility_policy_possible`: humans only).
+    const s = sender.settings;
+    if (
+      !sender.is_bot &&
+      !(
+        s.automatically_follow_topics_policy === AutoPolicy.never &&
+        s.automatically_unmute_topics_in_muted_streams_policy === AutoPolicy.never
+      )
+    ) {
+      const sub = state.subscriptions.get(channel.stream_id)?.get(sender.user_id);
+      const muted = sub?.active === true && sub.is_muted;
+      const policy = policyForSend(
+        sender,
+        muted,
+        topicPolicy(state, sender.user_id, channel.stream_id, topic),
+        () => hadTopicMessages(state, sender, channel, topic),
+      );
+      if (policy !== null) {
+        const changed = setTopicPolicy(next, [sender.user_id], channel, topic, policy, opts.now);
+        next = changed.state;
+        events.push(...changed.events);
+        automatic = policy;
+      }
+    }
+    // Mentioned humans among the recipients follow the topic unless they muted or follow it.
+    const recipientSet = new Set(recipients);
+    const toFollow = [...mentioned]
+      .filter((u) => recipientSet.has(u))
+      .filter((u) => {
+        const user = next.users.get(u)!;
+        if (user.is_bot || !user.settings.automatically_follow_topics_where_mentioned) return false;
+        const p = topicPolicy(next, u, channel.stream_id, topic);
+        return p !== 1 && p !== 3;
+      })
+      .sort((a, b) => a - b);
+    const followed = setTopicPolicy(next, toFollow, channel, topic, 3, opts.now);
+    next = followed.state;
+    events.push(...followed.events);
+    if (!wasActive) {
+      events.push(
+        to(metadataAccessUserIds(next, channel), {
+          type: 'stream',
+          op: 'update',
+          stream_id: channel.stream_id,
+          name: channel.name,
+          property: 'is_recently_active',
+          value: true,
+        }),
+      );
+    }
+  }
+
+  events.push(...messageEvents(next, id, sender.user_id, rows, opts));
+  return success(next, {
+    ignored: opts.ignored,
+    data: automatic === null ? { id } : { id, automatic_new_visibility_policy: automatic },
+    events,
+  });
+}
+
+/**
+ * One `message` event per distinct flag set (each recipient sees their own flags); the sender first,
+ * alone when their queue is to get `local_message_id`.
+ */
+function messageEvents(
+  state: RealmState,
+  id: number,
+  senderId: number,
+  rows: ReadonlyArray<readonly [number, number]>,
+  opts: DeliverOptions,
+): AddressedEvent[] {
+  const record = getMessage(state.messages, id)!;
+  const message = messageDict(state, record, {
+    applyMarkdown: true,
+    clientGravatar: false,
+    allowEmptyTopicName: true,
+  });
+  const byFlags = new Map<number, number[]>();
+  let senderFlags: number | undefined;
+  for (const [userId, flags] of rows) {
+    if (userId === senderId && opts.queueId !== undefined && opts.localId !== undefined) {
+      senderFlags = flags & ~FLAG_BITS.is_private;
+      continue;
+    }
+    const key = flags & ~FLAG_BITS.is_private;
+    const list = byFlags.get(key);
+    if (list) list.push(userId);
+    else byFlags.set(key, [userId]);
+  }
+  const out: AddressedEvent[] = [];
+  if (senderFlags !== undefined) {
+    out.push({
+      ...to([senderId], { type: 'message', message, flags: flagNames(senderFlags) }),
+      forQueue: { queueId: opts.queueId!, fields: { local_message_id: opts.localId! } },
+    });
+  }
+  const groups = [...byFlags].sort((a, b) =>
+    a[1].includes(senderId) ? -1 : b[1].includes(senderId) ? 1 : a[0] - b[0],
+  );
+  for (const [flags, users] of groups)
+    out.push(to(users, { type: 'message', message, flags: flagNames(flags) }));
+  return out;
+}
+
+/** Senders of the topic's messages plus this sender (`participants_for_topic`, reactions aside). */
+function topicParticipants(
+  state: RealmState,
+  target: Extract<Addressee, { kind: 'stream' }>,
+  senderId: number,
+): Set<number> {
+  const out = new Set<number>([senderId]);
+  for (const mid of topicMessageIds(state.messages, target.channel.stream_id, target.topic)) {
+    const at = locateMessage(state.messages, mid);
+    if (at !== undefined) out.add(at.chunk.sender[at.index]!);
+    for (const r of state.messages.reactions.get(mid) ?? []) out.add(r.user_id);
+  }
+  return out;
+}
+
+/**
+ * Whether the sender could already see a message in the topic (before this one): any message when
+ * they can read the channel's history, else one of their own rows — looked for newest first, where
+ * their own earlier messages are, so a conversation in progress answers at once.
+ */
+function hadTopicMessages(state: RealmState, sender: User, channel: Channel, topic: string): boolean {
+  const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
+  const list = key === undefined ? undefined : state.messages.byTopic.get(channel.stream_id)?.get(key);
+  if (list === undefined || list.count === 0) return false;
+  if (canAccessChannelHistory(state, sender, channel)) return true;
+  const rows = state.messages.rows.get(sender.user_id);
+  if (rows === undefined) return false;
+  for (let c = list.chunks.length - 1; c >= 0; c--) {
+    const chunk = list.chunks[c]!;
+    for (let i = chunk.length - 1; i >= 0; i--) if (getRowFlags(rows, chunk[i]!) !== undefined) return true;
+  }
+  return false;
+}
+
+/** Recently active before this send: the newest message decides at once when it is recent. */
+function recentlyActiveBefore(state: RealmState, streamId: number, now: number): boolean {
+  const list = state.messages.byChannel.get(streamId);
+  const lastChunk = list?.chunks[list.chunks.length - 1];
+  if (lastChunk === undefined) return false;
+  const at = locateMessage(state.messages, lastChunk[lastChunk.length - 1]!);
+  if (at !== undefined && at.chunk.timestamp[at.index]! >= now - 180 * 86400) return true;
+  return isRecentlyActive(state, streamId, now);
+}
+
+/** `has_link` from the content (Zulip sets it when rendering finds a link). */
+function linkBits(content: string): number {
+  return /\bhttps?:\/\/|\bmailto:/i.test(content) ? MESSAGE_BITS.has_link : 0;
+}

@@ -77,3 +77,12 @@ export const OPERATIONS = [
   deleteBotStorage,
   reorderChannelFolders,
 ] as const;
+
+/** The name of one of the built-in operations (`'editChannel'`, …). */
+export type OperationName = (typeof OPERATIONS)[number]['def']['name'];
+
+/** The built-in operation with the given name, with its parameter and data types. */
+export type OperationNamed<N extends OperationName> = Extract<
+  (typeof OPERATIONS)[number],
+  { readonly def: { readonly name: N } }
+>;

@@ -4,9 +4,6 @@ import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 
-interface Params {
-  keys?: readonly string[] | null;
-}
 
 const notABot = () => zulipError('This endpoint is only available to bots.', 'PERMISSION_DENIED');
 
@@ -32,7 +29,7 @@ const notABot = () => zulipError('This endpoint is only available to bots.', 'PE
  * expect(unknownKey.body).toMatchObject({ result: 'error', msg: 'Key does not exist.' });
  * ```
  */
-export const deleteBotStorage = defineOperation<Params>({
+export const deleteBotStorage = defineOperation({
   name: 'deleteBotStorage',
   method: 'DELETE',
   path: '/bot_storage',

@@ -10,9 +10,6 @@ import { edit, editRecord, failure, success } from '../../core/result';
 import { putUser } from '../../core/state-edit';
 import { humanAdminIds } from '../../core/users/realm-users';
 
-interface Params {
-  readonly bot_id: number;
-}
 
 /**
  * POST /api/v1/bots/{bot_id}/api_key/regenerate — https://zulip.com/api/regenerate-bot-api-key
@@ -35,7 +32,7 @@ interface Params {
  * expect(r.state.users.get(11)?.api_key).toBe(r.body['api_key']);
  * ```
  */
-export const regenerateBotApiKey = defineOperation<Params>({
+export const regenerateBotApiKey = defineOperation({
   name: 'regenerateBotApiKey',
   method: 'POST',
   path: '/bots/{bot_id}/api_key/regenerate',

@@ -15,10 +15,6 @@ import { edit, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { resetUserTopics } from '../../core/channels/reset-user-topics';
 
-interface Params {
-  readonly stream_id: number;
-  readonly topic_name: string;
-}
 
 /** Zulip's `NonNegativeInt` path id: any integer (the route only matches digits), not below 0. */
 const nonNegativeInt = z.unknown().superRefine((v, ctx) => {
@@ -45,7 +41,7 @@ const nonNegativeInt = z.unknown().superRefine((v, ctx) => {
  * expect(r.events.map((e) => e.event['type'])).toContain('delete_message');
  * ```
  */
-export const deleteTopic = defineOperation<Params>({
+export const deleteTopic = defineOperation({
   name: 'deleteTopic',
   method: 'POST',
   path: '/streams/{stream_id}/delete_topic',

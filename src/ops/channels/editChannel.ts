@@ -37,7 +37,7 @@ import { changeSettings, checkDeleteMessagePolicy } from './edit-channel/setting
  * expect(denied.state).toBe(realm);
  * ```
  */
-export const editChannel = defineOperation<Params>({
+export const editChannel = defineOperation({
   name: 'editChannel',
   method: 'PATCH',
   path: '/streams/{stream_id}',

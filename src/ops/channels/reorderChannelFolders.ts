@@ -8,9 +8,6 @@ import { edit, editRecord, failure, success } from '../../core/result';
 import { activeUserIds } from '../../core/users/realm-users';
 import type { RealmState } from '../../core/state';
 
-interface Params {
-  readonly order: readonly number[];
-}
 
 /**
  * PATCH /api/v1/channel_folders (Zulip operationId `patch-channel-folders`):
@@ -27,7 +24,7 @@ interface Params {
  * expect(r.state.channelFolders.get(3)?.order).toBe(0);
  * ```
  */
-export const reorderChannelFolders = defineOperation<Params>({
+export const reorderChannelFolders = defineOperation({
   name: 'reorderChannelFolders',
   method: 'PATCH',
   path: '/channel_folders',

@@ -23,10 +23,6 @@ import { markChannelsRead, unsubscribeEvents, type Removal } from '../../core/ch
 
 type Principals = readonly string[] | readonly number[];
 
-interface Params {
-  readonly principals?: Principals | null;
-  readonly subscriptions: readonly string[];
-}
 
 /**
  * Zulip's `list[str] | list[int]` in pydantic's strict mode: a mixed or wrong list reports the
@@ -57,7 +53,7 @@ const principalsSchema = z.unknown().superRefine((v, ctx) => {
  * expect(r.body).toMatchObject({ removed: ['Verona'], not_removed: [] });
  * ```
  */
-export const unsubscribe = defineOperation<Params>({
+export const unsubscribe = defineOperation({
   name: 'unsubscribe',
   method: 'DELETE',
   path: '/users/me/subscriptions',

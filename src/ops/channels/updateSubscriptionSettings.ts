@@ -21,9 +21,6 @@ export type SubscriptionChange =
   | { readonly stream_id: number; readonly property: 'color'; readonly value: string }
   | { readonly stream_id: number; readonly property: BooleanProperty; readonly value: boolean };
 
-interface Params {
-  readonly subscription_data: readonly SubscriptionChange[];
-}
 
 /**
  * Python's `re.match(r"^#[0-9a-fA-F]{3,6}$", …)`: `$` also matches before a final newline, and
@@ -97,7 +94,7 @@ const subscriptionDataSchema: z.ZodType<readonly SubscriptionChange[]> = z
  * expect(r.events).toHaveLength(1);
  * ```
  */
-export const updateSubscriptionSettings = defineOperation<Params>({
+export const updateSubscriptionSettings = defineOperation({
   name: 'updateSubscriptionSettings',
   method: 'POST',
   path: '/users/me/subscriptions/properties',

@@ -23,15 +23,6 @@ import {
 } from '../../narrow';
 import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
 
-interface Params {
-  anchor: string | number;
-  flag: string;
-  include_anchor?: boolean;
-  narrow: NarrowTerm[];
-  num_after: number;
-  num_before: number;
-  op: string;
-}
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
@@ -127,7 +118,7 @@ function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
  * expect(r.body).toMatchObject({ found_newest: true });
  * ```
  */
-export const updateMessageFlagsForNarrow = defineOperation<Params>({
+export const updateMessageFlagsForNarrow = defineOperation({
   name: 'updateMessageFlagsForNarrow',
   method: 'POST',
   path: '/messages/flags/narrow',

@@ -7,11 +7,6 @@ import { param, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import { strippedString } from '../../core/text/stripped-param';
 
-interface Params {
-  fragment: string;
-  is_pinned: boolean;
-  name?: string | null;
-}
 
 /** Zulip's built-in view fragments (exact, case-sensitive; `reminders` is the newest). */
 const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
@@ -42,7 +37,7 @@ const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
  * expect(r.events[0]?.event).toMatchObject({ type: 'navigation_view', op: 'add' });
  * ```
  */
-export const addNavigationView = defineOperation<Params>({
+export const addNavigationView = defineOperation({
   name: 'addNavigationView',
   method: 'POST',
   path: '/navigation_views',

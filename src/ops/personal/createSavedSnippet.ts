@@ -7,10 +7,6 @@ import { codePointLength, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import { pythonStrip, stripUnicodeWhitespace } from '../../core/text/whitespace';
 
-interface Params {
-  content: string;
-  title: string;
-}
 
 /** Zulip's `SavedSnippet.MAX_TITLE_LENGTH`. */
 const MAX_TITLE_LENGTH = 60;
@@ -33,7 +29,7 @@ const MAX_TITLE_LENGTH = 60;
  * expect(typeof r.body['saved_snippet_id']).toBe('number');
  * ```
  */
-export const createSavedSnippet = defineOperation<Params>({
+export const createSavedSnippet = defineOperation({
   name: 'createSavedSnippet',
   method: 'POST',
   path: '/saved_snippets',

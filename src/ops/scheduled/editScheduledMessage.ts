@@ -20,14 +20,6 @@ import { stripUnicodeWhitespace } from '../../core/text/whitespace';
 import { directRecipientsForApi, scheduledMessageForApi } from './format';
 
 type RecipientType = 'stream' | 'private';
-interface Params {
-  scheduled_message_id: number;
-  type?: 'direct' | 'channel' | 'stream' | 'private';
-  to?: number | number[];
-  topic?: string;
-  content?: string;
-  scheduled_delivery_timestamp?: number;
-}
 
 /** `Json[int | list[int]]`: Zulip reports any mismatch against the first branch. */
 const toSchema = z.unknown().transform((value, ctx): number | number[] => {
@@ -61,7 +53,7 @@ const futureError = (): ZulipError => errors.badRequest('Scheduled delivery time
  * expect(r.state.scheduledMessages.get(1)?.content).toBe('Lunch at one?');
  * ```
  */
-export const editScheduledMessage = defineOperation<Params>({
+export const editScheduledMessage = defineOperation({
   name: 'editScheduledMessage',
   method: 'PATCH',
   path: '/scheduled_messages/{scheduled_message_id}',

@@ -19,16 +19,6 @@ import {
 /** `field_data`: an object whose values are strings or string → string objects. */
 type FieldData = Readonly<Record<string, string | Readonly<Record<string, string>>>>;
 
-interface Params {
-  readonly field_type: number;
-  readonly name?: string;
-  readonly hint?: string;
-  readonly field_data?: FieldData;
-  readonly display_in_profile_summary?: boolean;
-  readonly required?: boolean;
-  readonly editable_by_user?: boolean;
-  readonly use_for_user_matching?: boolean;
-}
 
 /** Zulip parses each value as `dict[str, str] | str`; a wrong value reports the dict branch. */
 const fieldDataSchema: z.ZodType<FieldData> = z.unknown().transform((value, ctx): FieldData => {
@@ -127,7 +117,7 @@ function checkExternalAccountData(data: FieldData): string | undefined {
  * expect(r.body['id']).toBe(10);
  * ```
  */
-export const createCustomProfileField = defineOperation<Params>({
+export const createCustomProfileField = defineOperation({
   name: 'createCustomProfileField',
   method: 'POST',
   path: '/realm/profile_fields',

@@ -18,9 +18,6 @@ interface Item {
   readonly value: ProfileValue;
 }
 
-interface Params {
-  readonly data: readonly Item[];
-}
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
@@ -84,7 +81,7 @@ const dataSchema: z.ZodType<readonly Item[]> = z.unknown().transform((value, ctx
  * expect(r.events[0]?.event).toMatchObject({ type: 'realm_user', op: 'update' });
  * ```
  */
-export const updateProfileData = defineOperation<Params>({
+export const updateProfileData = defineOperation({
   name: 'updateProfileData',
   method: 'PATCH',
   path: '/users/me/profile_data',

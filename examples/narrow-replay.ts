@@ -42,7 +42,7 @@ export interface ReplayReport {
   readonly state: RealmState;
 }
 
-const ALL: readonly unknown[] = [];
+const ALL: readonly never[] = [];
 
 /** What this script reads from a POST /messages/flags/narrow response. */
 interface FlagsResponse {

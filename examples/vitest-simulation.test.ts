@@ -15,7 +15,7 @@ const now = org.now ?? 0;
 function count(
   state: RealmState,
   userId: number,
-  narrow: Array<{ operator: string; operand: unknown; negated?: boolean }>,
+  narrow: Array<{ operator: string; operand: string | number; negated?: boolean }>,
 ): number {
   const r = updateMessageFlagsForNarrow(
     state,

@@ -79,9 +79,7 @@ export type AnyOperationDef = Omit<OperationDef, 'handler'> & {
 
 /** `params` may be left out when the operation has no required parameter. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends P`: P has no required key
-export type OperationArgs<P> = {} extends P
-  ? [params?: P, ctx?: OpContext]
-  : [params: P, ctx?: OpContext];
+export type OperationArgs<P> = {} extends P ? [params?: P, ctx?: OpContext] : [params: P, ctx?: OpContext];
 
 /** Type-level facts about an operation (never present at run time). */
 export interface OperationTypes<P, D> {
@@ -129,11 +127,9 @@ export function defineOperation<
 >(def: OperationDef<N, Specs, D>): Operation<ParamsInput<Specs>, D, N> {
   const op = (state: RealmState, actor: Actor, params?: unknown, ctx?: OpContext) =>
     invoke(def as unknown as AnyOperationDef, state, actor, params ?? {}, ctx, 'decoded');
-  return Object.assign(op, { def: def as unknown as AnyOperationDef & { readonly name: N } }) as unknown as Operation<
-    ParamsInput<Specs>,
-    D,
-    N
-  >;
+  return Object.assign(op, {
+    def: def as unknown as AnyOperationDef & { readonly name: N },
+  }) as unknown as Operation<ParamsInput<Specs>, D, N>;
 }
 
 /**

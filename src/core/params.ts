@@ -33,7 +33,12 @@ export interface ParamOptions<R extends boolean, A extends string> {
  * `required` and `alias` stay in the spec's type, so `defineOperation` infers the operation's
  * parameter type from its list of specs (see `ParamsInput`).
  */
-export function param<const N extends string, S extends z.ZodType, R extends boolean = false, A extends string = never>(
+export function param<
+  const N extends string,
+  S extends z.ZodType,
+  R extends boolean = false,
+  A extends string = never,
+>(
   name: N,
   schema: S,
   opts: ParamOptions<R, A> = {},
@@ -82,7 +87,8 @@ type IsRequired<P extends ParamSpec> = [Exclude<P['required'], undefined>] exten
     ? true
     : false;
 /** A literal alias; a spec typed only as `ParamSpec` has none we could name. */
-type AliasOf<P extends ParamSpec> = string extends Exclude<P['alias'], undefined> ? never : Exclude<P['alias'], undefined>;
+type AliasOf<P extends ParamSpec> =
+  string extends Exclude<P['alias'], undefined> ? never : Exclude<P['alias'], undefined>;
 
 /**
  * The parameters an operation accepts in library mode (decoded JS values, what `JSON.parse` of the
@@ -94,17 +100,21 @@ export type ParamsInput<Specs extends readonly ParamSpec[]> =
   Specs extends DeclaredParams<infer In, object> ? In : InferredInput<Specs>;
 type InferredInput<Specs extends readonly ParamSpec[]> = Simplify<
   {
-    readonly [P in Specs[number] as IsRequired<P> extends true
-      ? [AliasOf<P>] extends [never]
-        ? P['name']
+    readonly [
+      P in Specs[number] as IsRequired<P> extends true
+        ? [AliasOf<P>] extends [never]
+          ? P['name']
+          : never
         : never
-      : never]: z.input<P['schema']>;
+    ]: z.input<P['schema']>;
   } & {
-    readonly [P in Specs[number] as IsRequired<P> extends true
-      ? [AliasOf<P>] extends [never]
-        ? never
+    readonly [
+      P in Specs[number] as IsRequired<P> extends true
+        ? [AliasOf<P>] extends [never]
+          ? never
+          : P['name']
         : P['name']
-      : P['name']]?: z.input<P['schema']> | undefined;
+    ]?: z.input<P['schema']> | undefined;
   } & {
     readonly [P in Specs[number] as AliasOf<P>]?: z.input<P['schema']> | undefined;
   }

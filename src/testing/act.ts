@@ -120,7 +120,9 @@ export function assertEvent(
  * expect(() => assertSuccess(getOwnUser(realm, { userId: 999 }))).toThrow(/failed/);
  * ```
  */
-export function assertSuccess<D extends object>(result: Pick<OpResult<D>, 'status' | 'body'>): ZulipSuccess<D> {
+export function assertSuccess<D extends object>(
+  result: Pick<OpResult<D>, 'status' | 'body'>,
+): ZulipSuccess<D> {
   if (result.body.result !== 'success') {
     throw new Error(`operation failed with ${result.status}: ${JSON.stringify(result.body)}`);
   }

@@ -265,7 +265,7 @@ describe('addNavigationView', () => {
 
   it('types decoded parameters strictly', () => {
     refused(
-      addNavigationView(state, as('hamlet'), { fragment: 5, is_pinned: true }),
+      loose(addNavigationView)(state, as('hamlet'), { fragment: 5, is_pinned: true }),
       state,
       'fragment is not a string',
     );
@@ -275,7 +275,7 @@ describe('addNavigationView', () => {
       'is_pinned is not a boolean',
     );
     refused(
-      addNavigationView(state, as('hamlet'), { fragment: 'x', is_pinned: true, name: 3 }),
+      loose(addNavigationView)(state, as('hamlet'), { fragment: 'x', is_pinned: true, name: 3 }),
       state,
       'name is not a string',
     );

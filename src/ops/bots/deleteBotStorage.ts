@@ -4,7 +4,6 @@ import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 
-
 const notABot = () => zulipError('This endpoint is only available to bots.', 'PERMISSION_DENIED');
 
 /**

@@ -10,7 +10,6 @@ import { edit, editRecord, failure, success } from '../../core/result';
 import { putUser } from '../../core/state-edit';
 import { humanAdminIds } from '../../core/users/realm-users';
 
-
 /**
  * POST /api/v1/bots/{bot_id}/api_key/regenerate — https://zulip.com/api/regenerate-bot-api-key
  *

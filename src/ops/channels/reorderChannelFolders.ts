@@ -8,7 +8,6 @@ import { edit, editRecord, failure, success } from '../../core/result';
 import { activeUserIds } from '../../core/users/realm-users';
 import type { RealmState } from '../../core/state';
 
-
 /**
  * PATCH /api/v1/channel_folders (Zulip operationId `patch-channel-folders`):
  * https://zulip.com/api/patch-channel-folders

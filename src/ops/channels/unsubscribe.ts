@@ -5,7 +5,7 @@ import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { AddressedEvent } from '../../core/events';
 import type { Channel, User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { param, zulipIssue } from '../../core/params';
+import { accepts, param, zulipIssue } from '../../core/params';
 import {
   canAdministerChannel,
   getChannelByName,
@@ -23,18 +23,19 @@ import { markChannelsRead, unsubscribeEvents, type Removal } from '../../core/ch
 
 type Principals = readonly string[] | readonly number[];
 
-
 /**
  * Zulip's `list[str] | list[int]` in pydantic's strict mode: a mixed or wrong list reports the
  * first union member's first error.
  */
-const principalsSchema = z.unknown().superRefine((v, ctx) => {
-  if (v === null) return;
-  if (!Array.isArray(v)) return zulipIssue(ctx, '{var}["list[str]"] is not a list');
-  if (v.every((x) => typeof x === 'string')) return;
-  if (v.every((x) => typeof x === 'number' && Number.isInteger(x))) return;
-  zulipIssue(ctx, `{var}["list[str]"][${v.findIndex((x) => typeof x !== 'string')}] is not a string`);
-}) as unknown as z.ZodType<Principals | null>;
+const principalsSchema = accepts<Principals | null>()(
+  z.unknown().superRefine((v, ctx) => {
+    if (v === null) return;
+    if (!Array.isArray(v)) return zulipIssue(ctx, '{var}["list[str]"] is not a list');
+    if (v.every((x) => typeof x === 'string')) return;
+    if (v.every((x) => typeof x === 'number' && Number.isInteger(x))) return;
+    zulipIssue(ctx, `{var}["list[str]"][${v.findIndex((x) => typeof x !== 'string')}] is not a string`);
+  }) as unknown as z.ZodType<Principals | null>,
+);
 
 /**
  * DELETE /api/v1/users/me/subscriptions (Zulip operationId `unsubscribe`):

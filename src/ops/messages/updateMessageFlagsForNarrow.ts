@@ -9,7 +9,7 @@ import { nameOf } from '../../core/messages/interner';
 import { hasContentAccess, isSubscribed } from '../../core/permissions/channels';
 import { isGuest } from '../../core/permissions/roles';
 import { defineOperation } from '../../core/operation';
-import { param, rawParam, zulipIssue } from '../../core/params';
+import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
@@ -21,8 +21,7 @@ import {
   selectWindow,
   type NarrowContext,
 } from '../../narrow';
-import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
-
+import { parseNarrow, type NarrowTerm, type Operand } from '../../narrow/terms';
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
@@ -46,14 +45,21 @@ const EDITABLE: Readonly<Record<string, number>> = {
   collapsed: FLAG_BITS.collapsed,
 };
 
-const narrowSchema = z.unknown().transform((value, ctx) => {
-  const r = parseNarrow(value);
-  if (!r.ok) {
-    zulipIssue(ctx, r.msg);
-    return z.NEVER;
-  }
-  return r.terms;
-});
+/** A narrow term as the library takes it: an object (the `negated` flag optional) or Zulip's legacy pair. */
+type NarrowInput =
+  | { readonly operator: string; readonly operand: Operand; readonly negated?: boolean }
+  | readonly [operator: string, operand: string];
+
+const narrowSchema = accepts<readonly NarrowInput[]>()(
+  z.unknown().transform((value, ctx) => {
+    const r = parseNarrow(value);
+    if (!r.ok) {
+      zulipIssue(ctx, r.msg);
+      return z.NEVER;
+    }
+    return r.terms;
+  }),
+);
 // The library API may pass the anchor as a number; the wire always sends text.
 const anchorSchema = z.union([z.string(), z.int()]);
 

@@ -7,7 +7,6 @@ import { param, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import { strippedString } from '../../core/text/stripped-param';
 
-
 /** Zulip's built-in view fragments (exact, case-sensitive; `reminders` is the newest). */
 const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
   'inbox',

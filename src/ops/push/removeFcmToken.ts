@@ -4,7 +4,6 @@ import { defineOperation } from '../../core/operation';
 import { codePointLength, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 
-
 /** Zulip's limit on push token length. */
 const MAX_TOKEN_LENGTH = 4096;
 

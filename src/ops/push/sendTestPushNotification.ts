@@ -7,7 +7,6 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { testNotificationPayload } from './payload';
 
-
 /**
  * POST /api/v1/mobile_push/test_notification — https://zulip.com/api/test-notify (deprecated at FL420)
  *

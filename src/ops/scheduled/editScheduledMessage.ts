@@ -13,7 +13,7 @@ import {
 } from '../../core/messages/send-checks';
 import type { ScheduledMessage } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { param, rawParam, zulipIssue } from '../../core/params';
+import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
@@ -22,12 +22,14 @@ import { directRecipientsForApi, scheduledMessageForApi } from './format';
 type RecipientType = 'stream' | 'private';
 
 /** `Json[int | list[int]]`: Zulip reports any mismatch against the first branch. */
-const toSchema = z.unknown().transform((value, ctx): number | number[] => {
-  if (Number.isSafeInteger(value)) return value as number;
-  if (Array.isArray(value) && value.every((v) => Number.isSafeInteger(v))) return value as number[];
-  zulipIssue(ctx, '{var}["int"] is not an integer');
-  return z.NEVER;
-});
+const toSchema = accepts<number | readonly number[]>()(
+  z.unknown().transform((value, ctx): number | number[] => {
+    if (Number.isSafeInteger(value)) return value as number;
+    if (Array.isArray(value) && value.every((v) => Number.isSafeInteger(v))) return value as number[];
+    zulipIssue(ctx, '{var}["int"] is not an integer');
+    return z.NEVER;
+  }),
+);
 
 const typeSchema = z.string().transform((value, ctx) => {
   if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;

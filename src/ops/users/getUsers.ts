@@ -7,7 +7,6 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { formatUser } from '../../core/users/format';
 
-
 /**
  * Spectators may list users only when the server and the realm allow web-public access and the
  * realm has a web-public channel that is not archived (Zulip's `allow_web_public_streams_access`).

@@ -3,7 +3,7 @@ import { errors, zulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { isPlainObject, param, zulipIssue } from '../../core/params';
+import { accepts, isPlainObject, param, zulipIssue } from '../../core/params';
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import { edit, editRecord, failure, success } from '../../core/result';
@@ -18,47 +18,48 @@ interface Item {
   readonly value: ProfileValue;
 }
 
-
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 /**
  * `list[{id: int, value: str | list[int] | null}]`, strict, extra keys ignored. A wrong value
  * reports the first union branch (`data[0]["value"]["str"] is not a string`), as pydantic does.
  */
-const dataSchema: z.ZodType<readonly Item[]> = z.unknown().transform((value, ctx): readonly Item[] => {
-  if (!Array.isArray(value)) {
-    zulipIssue(ctx, '{var} is not a list');
-    return z.NEVER;
-  }
-  const items: Item[] = [];
-  for (const [i, item] of value.entries()) {
-    const at = `{var}[${i}]`;
-    if (!isPlainObject(item)) {
-      zulipIssue(ctx, `${at} is not a dict`);
+const dataSchema = accepts<readonly Item[]>()(
+  z.unknown().transform((value, ctx): readonly Item[] => {
+    if (!Array.isArray(value)) {
+      zulipIssue(ctx, '{var} is not a list');
       return z.NEVER;
     }
-    if (!('id' in item)) {
-      zulipIssue(ctx, `${at}["id"] field is missing: Field required`);
-      return z.NEVER;
+    const items: Item[] = [];
+    for (const [i, item] of value.entries()) {
+      const at = `{var}[${i}]`;
+      if (!isPlainObject(item)) {
+        zulipIssue(ctx, `${at} is not a dict`);
+        return z.NEVER;
+      }
+      if (!('id' in item)) {
+        zulipIssue(ctx, `${at}["id"] field is missing: Field required`);
+        return z.NEVER;
+      }
+      if (!isInt(item['id'])) {
+        zulipIssue(ctx, `${at}["id"] is not an integer`);
+        return z.NEVER;
+      }
+      if (!('value' in item)) {
+        zulipIssue(ctx, `${at}["value"] field is missing: Field required`);
+        return z.NEVER;
+      }
+      const v = item['value'];
+      const ok = v === null || typeof v === 'string' || (Array.isArray(v) && v.every(isInt));
+      if (!ok) {
+        zulipIssue(ctx, `${at}["value"]["str"] is not a string`);
+        return z.NEVER;
+      }
+      items.push({ id: item['id'], value: v as ProfileValue });
     }
-    if (!isInt(item['id'])) {
-      zulipIssue(ctx, `${at}["id"] is not an integer`);
-      return z.NEVER;
-    }
-    if (!('value' in item)) {
-      zulipIssue(ctx, `${at}["value"] field is missing: Field required`);
-      return z.NEVER;
-    }
-    const v = item['value'];
-    const ok = v === null || typeof v === 'string' || (Array.isArray(v) && v.every(isInt));
-    if (!ok) {
-      zulipIssue(ctx, `${at}["value"]["str"] is not a string`);
-      return z.NEVER;
-    }
-    items.push({ id: item['id'], value: v as ProfileValue });
-  }
-  return items;
-});
+    return items;
+  }),
+);
 
 /**
  * PATCH /api/v1/users/me/profile_data — https://zulip.com/api/update-profile-data

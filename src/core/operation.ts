@@ -81,6 +81,10 @@ export type AnyOperationDef = Omit<OperationDef, 'handler'> & {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends P`: P has no required key
 export type OperationArgs<P> = {} extends P ? [params?: P, ctx?: OpContext] : [params: P, ctx?: OpContext];
 
+/** The `params` argument alone, optional when the operation has no required parameter. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends P`: P has no required key
+export type ParamsArg<P> = {} extends P ? [params?: P] : [params: P];
+
 /** Type-level facts about an operation (never present at run time). */
 export interface OperationTypes<P, D> {
   readonly params: P;

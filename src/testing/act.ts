@@ -2,12 +2,8 @@ import type { OpContext } from '../core/context';
 import type { AddressedEvent, ZulipEvent } from '../core/events';
 import type { OpResult, ZulipSuccess } from '../core/result';
 import type { RealmState } from '../core/state';
-import { runDecoded, type DataOf, type ParamsOf } from '../core/operation';
+import { runDecoded, type DataOf, type ParamsArg, type ParamsOf } from '../core/operation';
 import { OPERATIONS, type OperationName, type OperationNamed } from '../ops/index';
-
-/** `params` may be left out when the operation has no required parameter. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: "has no required key"
-type ParamsArg<P> = {} extends P ? [params?: P] : [params: P];
 
 /**
  * A user's session over an evolving realm: each call runs an operation as that user and keeps

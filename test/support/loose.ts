@@ -4,7 +4,12 @@ import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 
 /** An operation called with parameters of any shape: for tests that send wrong input on purpose. */
-export type LooseOperation = ((state: RealmState, actor: Actor, params?: unknown, ctx?: OpContext) => OpResult) & {
+export type LooseOperation = ((
+  state: RealmState,
+  actor: Actor,
+  params?: unknown,
+  ctx?: OpContext,
+) => OpResult) & {
   readonly def: AnyOperationDef;
 };
 

@@ -13,7 +13,7 @@ import { renderMarkdown } from '../../core/markdown';
 
 type ProfileValue = string | readonly number[] | null;
 
-interface Item {
+export interface ProfileDataItem {
   readonly id: number;
   readonly value: ProfileValue;
 }
@@ -24,13 +24,13 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInt
  * `list[{id: int, value: str | list[int] | null}]`, strict, extra keys ignored. A wrong value
  * reports the first union branch (`data[0]["value"]["str"] is not a string`), as pydantic does.
  */
-const dataSchema = accepts<readonly Item[]>()(
-  z.unknown().transform((value, ctx): readonly Item[] => {
+const dataSchema = accepts<readonly ProfileDataItem[]>()(
+  z.unknown().transform((value, ctx): readonly ProfileDataItem[] => {
     if (!Array.isArray(value)) {
       zulipIssue(ctx, '{var} is not a list');
       return z.NEVER;
     }
-    const items: Item[] = [];
+    const items: ProfileDataItem[] = [];
     for (const [i, item] of value.entries()) {
       const at = `{var}[${i}]`;
       if (!isPlainObject(item)) {

@@ -23,8 +23,6 @@ export default defineConfig([
     target: 'es2022',
     // Shared chunks: every entry uses the same copy of the core, so instanceof checks hold across subpaths.
     splitting: true,
-    // nanoid 5 is ESM-only: bundle it so the CommonJS build works on every Node 20.
-    noExternal: ['nanoid'],
     external: ['better-sqlite3', 'pg', '@electric-sql/pglite', 'fast-check'],
   },
   {
@@ -33,7 +31,6 @@ export default defineConfig([
     target: 'node20',
     sourcemap: true,
     clean: false,
-    noExternal: ['nanoid'],
     external: ['better-sqlite3', 'pg', '@electric-sql/pglite'],
     banner: { js: '#!/usr/bin/env node' },
   },

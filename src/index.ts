@@ -20,6 +20,7 @@ export {
   type RandomSource,
   type PasswordHasher,
 } from './core/context';
+export { scryptPasswordHasher, type ScryptOptions } from './core/passwords';
 export { IntMap } from './core/collections/int-map';
 export { StrMap } from './core/collections/str-map';
 export type * from './core/model/records';

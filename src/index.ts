@@ -6,8 +6,16 @@ export { createRealm, type RealmOptions } from './core/snapshot/create';
 export { snapshotRealm, type RealmSnapshot } from './core/snapshot/export';
 export { SnapshotError, type SnapshotIssue } from './core/snapshot/issues';
 export type { RealmState } from './core/state';
-export type { Actor, Operation, DefinedOperation, OperationDef } from './core/operation';
-export type { OpResult, ZulipSuccess, ZulipErrorBody } from './core/result';
+export type {
+  Actor,
+  AnyOperation,
+  DataOf,
+  DefinedOperation,
+  Operation,
+  OperationDef,
+  ParamsOf,
+} from './core/operation';
+export type { OpResult, ZulipSuccess, ZulipErrorBody, EmptyData } from './core/result';
 export type { ZulipEvent, AddressedEvent } from './core/events';
 export type { Effect } from './core/effects';
 export type { ZulipError } from './core/errors';
@@ -21,8 +29,6 @@ export {
   type PasswordHasher,
 } from './core/context';
 export { scryptPasswordHasher, type ScryptOptions } from './core/passwords';
-export { IntMap } from './core/collections/int-map';
-export { StrMap } from './core/collections/str-map';
 export type * from './core/model/records';
 export type { GroupSettingValue, AnonymousGroup, SystemGroupName } from './core/model/group-setting';
 export type { RealmSettings, ServerSettings } from './core/model/realm';
@@ -37,13 +43,3 @@ export {
   type SimulateOptions,
   type Preset,
 } from './simulate/simulate';
-export { snapshotText } from './simulate/snapshot-text';
-export {
-  parseNarrow,
-  buildNarrow,
-  selectWindow,
-  firstUnreadAnchor,
-  type NarrowTerm,
-  type NarrowPlan,
-  type Selection,
-} from './narrow';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError, type ZulipError } from '../errors';
 import { isAnonymousGroup, type GroupSettingValue } from '../model/group-setting';
 import { accepts, isPlainObject, zulipIssue } from '../params';

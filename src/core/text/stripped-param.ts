@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { codePointLength, zulipIssue } from '../params';
 import { stripUnicodeWhitespace } from './whitespace';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { generateApiKey } from '../../core/context';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';

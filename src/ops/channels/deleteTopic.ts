@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import { firstMessageIdInChannel, topicMessageIds, usersWithRows } from '../../core/messages/query';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam } from '../../core/params';

@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkChannelName } from '../../core/channels/check-channel-name';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { AddressedEvent } from '../../core/events';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import { SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription } from '../../core/model/records';

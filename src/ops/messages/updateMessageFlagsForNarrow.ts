@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';

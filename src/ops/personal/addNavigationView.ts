@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { to } from '../../core/events';
 import type { NavigationView } from '../../core/model/records';

@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import type { CustomProfileField, CustomProfileFieldType } from '../../core/model/records';

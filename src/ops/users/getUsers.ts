@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';

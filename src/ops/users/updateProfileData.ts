@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { User } from '../../core/model/records';

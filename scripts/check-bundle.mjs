@@ -76,10 +76,14 @@ for (const op of ['getLinkifiers', 'editChannel']) {
 if (json) console.log(JSON.stringify(sizes));
 else {
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  for (const [label, s] of Object.entries(sizes)) console.log(`${label}: ${kb(s.min)} minified, ${kb(s.gzip)} gzipped`);
+  for (const [label, s] of Object.entries(sizes))
+    console.log(`${label}: ${kb(s.min)} minified, ${kb(s.gzip)} gzipped`);
 }
 if (failures.length) {
   console.error(`bundle check failed:\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-if (!json) console.log(`bundle check: ${BROWSER_ENTRIES.join(', ')} bundle for browser and neutral with no Node imports`);
+if (!json)
+  console.log(
+    `bundle check: ${BROWSER_ENTRIES.join(', ')} bundle for browser and neutral with no Node imports`,
+  );

@@ -53,21 +53,42 @@ for (const moduleKind of ['nodenext-esm', 'nodenext-cjs']) {
   const esm = moduleKind.endsWith('esm');
   for (const [name, c] of Object.entries(cases)) {
     const file = `case-${name}.${esm ? 'mts' : 'cts'}`;
-    const code = esm ? c.code : c.code.replace(/^import (.*) from '(.*)';$/gm, 'import $1 from \'$2\';');
+    const code = esm ? c.code : c.code.replace(/^import (.*) from '(.*)';$/gm, "import $1 from '$2';");
     writeFileSync(join(project, file), code);
     let out = '';
     try {
       execFileSync(
         'node',
-        [tsc, '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', 'false', '--types', '', file],
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--exactOptionalPropertyTypes',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--skipLibCheck',
+          'false',
+          '--types',
+          '',
+          file,
+        ],
         { cwd: project, stdio: 'pipe' },
       );
     } catch (e) {
       out = String(e.stdout ?? '') + String(e.stderr ?? '');
     }
     const codes = [...out.matchAll(/error (TS\d+)/g)].map((m) => m[1]);
-    const ok = c.errors.length === 0 ? codes.length === 0 : codes.length > 0 && codes.every((x) => c.errors.includes(x));
-    console.log(`${ok ? 'ok  ' : 'FAIL'} types ${moduleKind} ${name}${codes.length ? ` (${[...new Set(codes)].join(', ')})` : ''}`);
+    const ok =
+      c.errors.length === 0
+        ? codes.length === 0
+        : codes.length > 0 && codes.every((x) => c.errors.includes(x));
+    console.log(
+      `${ok ? 'ok  ' : 'FAIL'} types ${moduleKind} ${name}${codes.length ? ` (${[...new Set(codes)].join(', ')})` : ''}`,
+    );
     if (!ok) {
       failed++;
       console.log(out);

@@ -12,6 +12,7 @@ import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import {
   DEFAULT_DB,
+  envValue,
   holdsRealm,
   openSqliteStore,
   parse,
@@ -21,7 +22,7 @@ import {
   type CliIO,
 } from './common';
 
-/** Zulip's development server port; when it is taken (and no --port was given) a free one is used. */
+/** Zulip's development server port: the default when neither --port nor PORT is given. */
 const DEFAULT_PORT = 9991;
 
 export const SERVE_HELP = `Usage: chat-realm serve [options]
@@ -31,11 +32,11 @@ The realm is kept in an embedded SQLite file; an existing store opens as it is. 
 starts from --snapshot, or from a demo organization with known API keys.
 
 Options:
-  --db FILE          SQLite file (default ${DEFAULT_DB}; created if missing)
+  --db FILE          SQLite file (default $CHAT_REALM_DB, else ${DEFAULT_DB}; created if missing)
   --realm NAME       Which realm in the file (default "default")
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
-  --port N           Port (default ${DEFAULT_PORT}, or a free one if ${DEFAULT_PORT} is taken; 0 for any free port)
+  --port N           Port (default $PORT, else ${DEFAULT_PORT}); a taken port is an error; 0 for any free port
   --host H           Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
   --user EMAIL       Whose credentials to print (default: an administrator)
   --max-body BYTES   Largest request body (default 1048576)
@@ -72,7 +73,13 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     return 'help';
   }
   if (args.memory && args.db !== undefined) throw new UsageError('--memory and --db exclude each other');
-  const port = args.port === undefined ? undefined : integer('--port', args.port, 0, 65535);
+  const envPort = envValue('PORT');
+  const port =
+    args.port !== undefined
+      ? integer('--port', args.port, 0, 65535)
+      : envPort !== undefined
+        ? integer('PORT', envPort, 0, 65535)
+        : DEFAULT_PORT;
   const maxBodyBytes =
     args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
   const host = args.host ?? '127.0.0.1';
@@ -126,7 +133,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
       handler = logRequests(handler, io);
       realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
     }
-    server = await listen(handler, port, host, io, logger);
+    server = await listen(handler, port, host, logger);
     text = banner(realm, user, server, where, origin);
   } catch (error) {
     await realm.close();
@@ -153,21 +160,17 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 
 async function listen(
   handler: FetchHandler,
-  port: number | undefined,
+  port: number,
   host: string,
-  io: CliIO,
   logger: { error(message: string, error: unknown): void },
 ): Promise<NodeServer> {
   try {
-    return await serveNode({ handler, port: port ?? DEFAULT_PORT, host, logger });
+    return await serveNode({ handler, port, host, logger });
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (port === undefined && code === 'EADDRINUSE') {
-      io.err(`Port ${DEFAULT_PORT} is taken; using a free port instead (choose one with --port).`);
-      return serveNode({ handler, port: 0, host, logger });
-    }
-    if (code === 'EADDRINUSE')
-      throw new UsageError(`Port ${port ?? DEFAULT_PORT} on ${host} is taken; choose another --port`);
+    // A taken port is an error (never a silent switch: clients would talk to another server);
+    // --port 0 asks for any free port.
+    if ((error as { code?: unknown }).code === 'EADDRINUSE')
+      throw new UsageError(`Port ${port} on ${host} is taken; choose another --port (0 for any free port)`);
     throw error;
   }
 }

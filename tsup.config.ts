@@ -48,7 +48,8 @@ export default defineConfig([
     ...shared,
     entry: { ...publicEntries, ...moduleEntries },
     format: ['esm'],
-    dts: false,
+    // Declarations for the public entries only (the `_/` modules are implementation).
+    dts: { entry: publicEntries },
     clean: true,
     splitting: true,
   },

@@ -6,9 +6,11 @@ export { createRealm, type RealmOptions } from './core/snapshot/create';
 export { snapshotRealm, type RealmSnapshot } from './core/snapshot/export';
 export { SnapshotError, type SnapshotIssue } from './core/snapshot/issues';
 export type { RealmState } from './core/state';
+export { untyped } from './core/operation';
 export type {
   Actor,
   AnyOperation,
+  UntypedOperation,
   DataOf,
   DefinedOperation,
   Operation,

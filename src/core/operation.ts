@@ -119,6 +119,29 @@ export type AnyOperation = ((
 /** @deprecated Use `AnyOperation` (any operation) or `Operation<P, D>` (a typed one). */
 export type DefinedOperation = AnyOperation;
 
+/** An operation called with parameters of any shape (bad input is a Zulip error, as on the wire). */
+export type UntypedOperation = ((
+  state: RealmState,
+  actor: Actor,
+  params?: unknown,
+  ctx?: OpContext,
+) => OpResult) & { readonly def: AnyOperationDef };
+
+/**
+ * The same operation without its parameter types: for property tests and fuzzers that send input
+ * of any shape on purpose (the run-time checks answer with Zulip's errors).
+ *
+ * @example
+ * ```ts
+ * const r = untyped(editChannel)(realm, { userId: 2 }, { stream_id: 'one' }, { now });
+ * expect(r.body).toMatchObject({ result: 'error', msg: 'stream_id is not an integer' });
+ * expect(untyped(editChannel)).toBe(editChannel);
+ * ```
+ */
+export function untyped(op: AnyOperation): UntypedOperation {
+  return op as unknown as UntypedOperation;
+}
+
 /** An operation's library-mode parameter type. */
 export type ParamsOf<O> = O extends { readonly '~types'?: OperationTypes<infer P, unknown> } ? P : never;
 /** An operation's success data (the body minus `result`, `msg`, `ignored_parameters_unsupported`). */

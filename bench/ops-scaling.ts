@@ -618,7 +618,11 @@ function runCase(c: Case, fx: Fixture, quick: boolean): Sample {
   const r = runDecoded(c.fn, state, actor, params, fx.ctx);
   if (r.status !== 200) throw new Error(`${c.op}: ${r.status} ${JSON.stringify(r.body)}`);
   if (c.changes && r.state === state) throw new Error(`${c.op}: succeeded without changing anything`);
-  const us = timeCall(() => runDecoded(c.fn, state, actor, params, fx.ctx), quick ? 15 : 41, quick ? 500 : 1500);
+  const us = timeCall(
+    () => runDecoded(c.fn, state, actor, params, fx.ctx),
+    quick ? 15 : 41,
+    quick ? 500 : 1500,
+  );
   return {
     us,
     events: r.events.length,

@@ -5,6 +5,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runFlagsNarrowBench } from './flags-narrow/bench';
+import { groupCommitMarkdown, measureGroupCommit } from './group-commit';
+import { measureScaleOut, scaleOutMarkdown } from './scale-out';
+import { runLiveQueuesBench } from './live-queues';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
@@ -28,7 +31,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,ops,persistence,small-change` runs a subset.
+// `--only=flags,ops,persistence,small-change,group-commit,scale-out,live` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -56,4 +59,23 @@ if (wanted('persistence')) {
   const markdown = await runPersistenceBench({ log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('persistence', markdown);
+}
+if (wanted('group-commit')) {
+  const markdown = groupCommitMarkdown(
+    await measureGroupCommit({ quick, log: (line) => process.stderr.write(`${line}\n`) }),
+  );
+  process.stdout.write(`${markdown}\n`);
+  writeSection('group-commit', markdown);
+}
+if (wanted('scale-out')) {
+  const markdown = scaleOutMarkdown(
+    await measureScaleOut({ quick, log: (line) => process.stderr.write(`${line}\n`) }),
+  );
+  process.stdout.write(`${markdown}\n`);
+  writeSection('scale-out', markdown);
+}
+if (wanted('live')) {
+  const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`${markdown}\n`);
+  writeSection('live-queues', markdown);
 }

@@ -43,10 +43,20 @@ export const OPERATION_IDS = [
   'patch-channel-folders',
 ] as const;
 
+/** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */
+export const LIVE_OPERATION_IDS = [
+  'get-server-settings',
+  'register-queue',
+  'get-events',
+  'delete-queue',
+  'get-subscriptions',
+  'get-streams',
+] as const;
+
 /** Zulip's pseudo-operation documenting the errors common to many endpoints; extracted too. */
 export const COMMON_ERRORS_ID = 'rest-error-handling';
 
-const EXTRACTED_IDS: readonly string[] = [...OPERATION_IDS, COMMON_ERRORS_ID];
+const EXTRACTED_IDS: readonly string[] = [...OPERATION_IDS, ...LIVE_OPERATION_IDS, COMMON_ERRORS_ID];
 
 /** JSON Schema keywords we keep; everything else (prose, examples, x-*, deprecated, default) is dropped. */
 const KEPT = new Set(['type', 'enum', 'required', 'additionalProperties', 'properties', 'items']);

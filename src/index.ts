@@ -45,3 +45,7 @@ export {
   type SimulateOptions,
   type Preset,
 } from './simulate/simulate';
+// Live clients (issue 13): the register projection and the read endpoints clients start with.
+export { registerState } from './core/register/register-state';
+export type { RegisterOptions, ClientCapabilities } from './core/register/options';
+export { getServerSettings, register, getStreams, getSubscriptions, LIVE_OPERATIONS } from './ops/live/index';

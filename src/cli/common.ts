@@ -1,6 +1,7 @@
 /** What the commands share: output, refusals with an exit code, argument parsing, opening a store. */
 import { parseArgs } from 'node:util';
 import type { RealmStore } from '../host/store';
+import type * as PostgresModule from '../stores/postgres/index';
 import type * as SqliteModule from '../stores/sqlite/index';
 
 /** Where a command writes; the tests swap these for buffers. */
@@ -76,6 +77,74 @@ export async function openSqliteStore(choice: StoreChoice): Promise<{ store: Rea
   const realm = choice.realm ?? DEFAULT_REALM;
   const store = sqlite.sqliteStore({ filename, realm });
   return { store, where: `${filename}${realm === DEFAULT_REALM ? '' : ` (realm "${realm}")`}` };
+}
+
+/** Whether `--db` names a file with content (a new store is only ever seeded into one without). */
+export async function fileHoldsData(choice: StoreChoice): Promise<boolean> {
+  const { stat } = await import('node:fs/promises');
+  try {
+    return (await stat(choice.db ?? DEFAULT_DB)).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes a store file this command created (and its -wal and -shm files), after a refusal. */
+export async function removeNewStore(choice: StoreChoice): Promise<void> {
+  const { rm } = await import('node:fs/promises');
+  const file = choice.db ?? DEFAULT_DB;
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) await rm(f, { force: true });
+}
+
+export interface PostgresChoice {
+  readonly url: string;
+  readonly realm?: string | undefined;
+  readonly schema?: string | undefined;
+}
+
+/**
+ * The PostgreSQL store for `--database-url` (or `DATABASE_URL`), `--realm` and `--schema`: several
+ * processes may serve one realm this way. `pg` is an optional peer dependency, loaded only here.
+ */
+export async function openPostgresStore(
+  choice: PostgresChoice,
+): Promise<{ store: RealmStore; where: string }> {
+  const realm = choice.realm ?? DEFAULT_REALM;
+  const where =
+    `PostgreSQL ${redactUrl(choice.url)}` +
+    `${choice.schema === undefined ? '' : `, schema ${choice.schema}`}` +
+    `${realm === DEFAULT_REALM ? '' : ` (realm "${realm}")`}`;
+  let postgres: typeof PostgresModule;
+  try {
+    await import('pg');
+    postgres = await import('../stores/postgres/index');
+  } catch (error) {
+    throw new Error('The PostgreSQL store needs the pg package: npm install pg', { cause: error });
+  }
+  try {
+    const store = await postgres.postgresStore({
+      connectionString: choice.url,
+      realm,
+      ...(choice.schema === undefined ? {} : { schema: choice.schema }),
+    });
+    return { store, where };
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw new Error(`Cannot open the realm in ${where}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** A connection URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    throw new UsageError(
+      `--database-url must be a URL like postgres://user@host:5432/db, got ${JSON.stringify(url)}`,
+    );
+  }
 }
 
 /** Whether the store already holds a realm (a checkpoint or any change). */

@@ -1,7 +1,9 @@
 /**
- * `chat-realm serve`: one realm, persisted in an embedded SQLite file, served over HTTP until
- * SIGINT/SIGTERM. A new store starts from `--snapshot`, or from the demo organization.
+ * `chat-realm serve`: one realm, persisted in an embedded SQLite file (or in PostgreSQL, which
+ * several processes may serve at once), served over HTTP until SIGINT/SIGTERM. A new store starts
+ * from `--snapshot`, or from the demo organization.
  */
+import { withEventQueues, type LiveRealm } from '../host/live-realm';
 import { openRealm, type RealmHandle } from '../host/realm-handle';
 import type { RealmStore } from '../host/store';
 import type { User } from '../core/model/records';
@@ -13,10 +15,13 @@ import { memoryStore } from '../stores/memory/index';
 import {
   DEFAULT_DB,
   envValue,
+  fileHoldsData,
   holdsRealm,
+  openPostgresStore,
   openSqliteStore,
   parse,
   readSnapshotFile,
+  removeNewStore,
   STORE_OPTIONS,
   UsageError,
   type CliIO,
@@ -28,12 +33,15 @@ const DEFAULT_PORT = 9991;
 export const SERVE_HELP = `Usage: chat-realm serve [options]
 
 Serves a realm's Zulip REST API (/api/v1/...) over HTTP until Ctrl+C (SIGINT) or SIGTERM.
-The realm is kept in an embedded SQLite file; an existing store opens as it is. A new store
-starts from --snapshot, or from a demo organization with known API keys.
+The realm is kept in an embedded SQLite file, or in PostgreSQL; an existing store opens as it
+is. A new store starts from --snapshot, or from a demo organization with known API keys.
 
 Options:
   --db FILE          SQLite file (default $CHAT_REALM_DB, else ${DEFAULT_DB}; created if missing)
-  --realm NAME       Which realm in the file (default "default")
+  --database-url URL PostgreSQL instead (default: $DATABASE_URL when set and --db is not given);
+                     several processes may serve one realm there
+  --schema NAME      PostgreSQL schema for the tables (default public)
+  --realm NAME       Which realm in the file or database (default "default")
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
   --port N           Port (default $PORT, else ${DEFAULT_PORT}); a taken port is an error; 0 for any free port
@@ -48,6 +56,8 @@ Exit codes: 0 stopped cleanly, 1 error, 2 refused (bad arguments, store already 
 const OPTIONS = {
   ...STORE_OPTIONS,
   memory: { type: 'boolean' },
+  'database-url': { type: 'string' },
+  schema: { type: 'string' },
   snapshot: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
@@ -73,6 +83,16 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     return 'help';
   }
   if (args.memory && args.db !== undefined) throw new UsageError('--memory and --db exclude each other');
+  for (const other of ['db', 'memory'] as const) {
+    if (args['database-url'] !== undefined && args[other] !== undefined)
+      throw new UsageError(`--database-url and --${other} exclude each other`);
+  }
+  // DATABASE_URL chooses PostgreSQL only when no other store was asked for.
+  const databaseUrl =
+    args['database-url'] ??
+    (args.db === undefined && !args.memory ? process.env['DATABASE_URL'] || undefined : undefined);
+  if (args.schema !== undefined && databaseUrl === undefined)
+    throw new UsageError('--schema needs --database-url (or DATABASE_URL)');
   const envPort = envValue('PORT');
   const port =
     args.port !== undefined
@@ -86,9 +106,17 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 
   let store: RealmStore;
   let where: string;
+  // Seeding is only ever into a new file: one that did not exist or was empty before this command.
+  const newFile = !args.memory && !(await fileHoldsData(args));
   if (args.memory) {
     store = memoryStore();
     where = 'memory (nothing is saved)';
+  } else if (databaseUrl !== undefined) {
+    ({ store, where } = await openPostgresStore({
+      url: databaseUrl,
+      realm: args.realm,
+      schema: args.schema,
+    }));
   } else {
     ({ store, where } = await openSqliteStore(args));
   }
@@ -103,6 +131,15 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
           'Serve it without --snapshot, or use another --db (or --realm).',
       );
     }
+    if (!existing && !args.memory && !newFile) {
+      // A file with data or a schema but not this realm: another realm's file, or a store whose
+      // -wal file was lost (it then looks empty). Never seed into it, least of all the demo keys.
+      throw new UsageError(
+        `${where} is an existing file but holds no realm${args.realm === undefined ? '' : ` "${args.realm}"`}; ` +
+          'serve only creates a realm in a new file. If it held a realm, its -wal file may be missing ' +
+          '(restore it). To add a realm to this file, use chat-realm import --realm NAME.',
+      );
+    }
     let snapshot: unknown;
     if (!existing)
       snapshot = args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot);
@@ -114,18 +151,22 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     realm = await openRealm({ store, ...(snapshot === undefined ? {} : { snapshot }) });
   } catch (error) {
     await store.close();
+    // A refused seed leaves no file behind (a schema-only file would be seeded by a later serve).
+    if (newFile) await removeNewStore(args);
     throw error;
   }
 
   let server: NodeServer;
   let text: string;
+  // Event queues for POST /register and GET /events (long-poll), shared by every request.
+  const live: LiveRealm = withEventQueues(realm);
   try {
     const user = chooseUser(realm.state, args.user);
     const logger = {
       error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`),
     };
     let handler: FetchHandler = createFetchHandler({
-      realm,
+      realm: live,
       logger,
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     });
@@ -136,6 +177,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     server = await listen(handler, port, host, logger);
     text = banner(realm, user, server, where, origin);
   } catch (error) {
+    live.close();
     await realm.close();
     throw error;
   }
@@ -148,6 +190,8 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     stop() {
       stopping ??= (async () => {
         try {
+          // Waiting long-polls are answered first, so the server can close at once.
+          live.close();
           await server.close(2000);
         } finally {
           await realm.close();
@@ -215,6 +259,16 @@ function banner(realm: RealmHandle, user: User, server: NodeServer, where: strin
     '',
     'Try:',
     `  curl -sSu ${shellQuote(`${user.delivery_email}:${user.api_key}`)} ${site}/api/v1/users/me`,
+    '',
+    "Print live events with Zulip's Python client (pip install zulip; save the zuliprc above first):",
+    '',
+    `  python3 -c 'import zulip; zulip.Client(config_file="~/.zuliprc").call_on_each_event(print)'`,
+    '',
+    'or with zulip-js (npm install zulip-js):',
+    '',
+    `  node -e 'require("zulip-js")({ realm: "${site}", username: "${user.delivery_email}", apiKey: "${user.api_key}" }).then(async (c) => { const q = await c.queues.register({}); for (let last = q.last_event_id; ; ) { const r = await c.events.retrieve({ queue_id: q.queue_id, last_event_id: last }); for (const e of r.events) { console.log(e); last = e.id; } } })'`,
+    '',
+    'Then change something as another user (e.g. the curl line above with PATCH /settings) and watch the event arrive.',
     '',
     'Stop with Ctrl+C.',
   ].join('\n');

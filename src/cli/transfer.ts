@@ -4,10 +4,12 @@ import { snapshotRealm } from '../core/snapshot/export';
 import { openRealm } from '../host/realm-handle';
 import {
   DEFAULT_DB,
+  fileHoldsData,
   holdsRealm,
   openSqliteStore,
   parse,
   readSnapshotFile,
+  removeNewStore,
   STORE_OPTIONS,
   UsageError,
   type CliIO,
@@ -68,6 +70,7 @@ export async function runImport(argv: readonly string[], io: CliIO): Promise<num
   }
   if (args.snapshot === undefined) throw new UsageError('import needs --snapshot FILE');
   const snapshot = await readSnapshotFile(args.snapshot);
+  const newFile = !(await fileHoldsData(args));
   const { store, where } = await openSqliteStore(args);
   try {
     if (await holdsRealm(store)) {
@@ -76,6 +79,11 @@ export async function runImport(argv: readonly string[], io: CliIO): Promise<num
     const realm = await openRealm({ store, snapshot });
     io.out(`Imported ${args.snapshot} into ${where} (${realm.state.users.size} users)`);
     await realm.close();
+  } catch (error) {
+    await store.close();
+    // A refused snapshot leaves no file behind.
+    if (newFile) await removeNewStore(args);
+    throw error;
   } finally {
     await store.close();
   }

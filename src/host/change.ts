@@ -15,8 +15,13 @@ import { CorruptStoreError, UnsupportedFormatError } from './errors';
 import type { PasswordCall } from './passwords';
 import type { SealedChange } from './store';
 
-/** The change format this version writes. Older formats are migrated on read (`MIGRATIONS`). */
-export const CHANGE_FORMAT = 2;
+/**
+ * The change format this version writes. Older formats are migrated on read (`MIGRATIONS`).
+ * Format 3 records are chained: their checksum continues the previous change's (`store.ts`).
+ */
+export const CHANGE_FORMAT = 3;
+/** The first format whose checksum is chained. */
+const CHAINED_FORMAT = 3;
 
 /** A library call: `op(state, actor, params)` with decoded parameters. */
 export interface CallInput {
@@ -107,28 +112,53 @@ const MIGRATIONS: Readonly<Record<number, (raw: Record<string, unknown>) => Reco
   // 1 → 2: format 1 recorded no hasher answers (and stored passwords as given): replay it with the
   // live hasher, as format 1 did.
   1: (raw) => ({ ...raw, format: 2, liveHasher: true }),
+  // 2 → 3: the same fields; only the checksum (outside the payload) became a chain.
+  2: (raw) => ({ ...raw, format: 3 }),
 };
 
-export function sealChange(change: Change): SealedChange {
+/**
+ * Encodes a change; its checksum continues `chain`, the checksum of the change before it (or the
+ * `chain` of the checkpoint it follows; 0 after checkpoint 0). A batch of changes chains by sealing
+ * them in order, each with the previous one's checksum.
+ */
+export function sealChange(change: Change, chain: number): SealedChange {
   const { passwords, ...rest } = change;
   const payload = JSON.stringify({
     format: CHANGE_FORMAT,
     ...rest,
     ...(passwords && passwords.length > 0 ? { passwords } : {}),
   });
-  return { version: change.version, payload, checksum: checksum(payload) };
+  return { version: change.version, payload, checksum: checksum(payload, chain) };
 }
 
-/** Verifies and decodes a stored change; `where` names it in errors (e.g. `sqlite x.db, change 17`). */
-export function openChange(sealed: SealedChange, where: string): Change {
-  if (checksum(sealed.payload) !== sealed.checksum) {
-    throw new CorruptStoreError(where, 'checksum mismatch (the record is damaged or truncated)');
+/**
+ * Verifies and decodes a stored change that follows a record whose checksum (chain value) is
+ * `chain`; `where` names it in errors (e.g. `sqlite x.db, change 17`).
+ */
+export function openChange(sealed: SealedChange, where: string, chain: number): Change {
+  const chained = checksum(sealed.payload, chain) === sealed.checksum;
+  // Formats 1 and 2 (0.1.0) carry the payload's own CRC; the format inside tells which applies.
+  const plain = !chained && checksum(sealed.payload) === sealed.checksum;
+  if (!chained && !plain) {
+    throw new CorruptStoreError(
+      where,
+      'checksum mismatch (the record is damaged or truncated, or does not follow the change before it)',
+    );
   }
   let raw: unknown;
   try {
     raw = JSON.parse(sealed.payload);
   } catch (cause) {
     throw new CorruptStoreError(where, 'the record is not valid JSON', { cause });
+  }
+  const declared = formatOf(raw);
+  if (declared !== undefined && declared > CHANGE_FORMAT)
+    throw new UnsupportedFormatError(where, declared, CHANGE_FORMAT);
+  if (plain && declared !== undefined && declared >= CHAINED_FORMAT) {
+    throw new CorruptStoreError(
+      where,
+      `the record does not follow the change before it (its checksum chain is broken: a change before it was replaced, lost or damaged)`,
+    );
   }
   const migrated = migrate(raw, where);
   const parsed = changeSchema.safeParse(migrated);
@@ -154,6 +184,12 @@ export function openChange(sealed: SealedChange, where: string): Change {
     ...(liveHasher ? { liveHasher } : {}),
     ...(redacted ? { redacted } : {}),
   };
+}
+
+function formatOf(raw: unknown): number | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const f = (raw as Record<string, unknown>)['format'];
+  return typeof f === 'number' ? f : undefined;
 }
 
 function migrate(raw: unknown, where: string): unknown {

@@ -1,9 +1,10 @@
 /**
  * When the handle writes checkpoints. A checkpoint bounds what the next load replays: by count of
  * changes, and by the time replaying them would take (measured as they ran or were replayed).
+ * Checkpoints are written one at a time, outside the handle's queue (`checkpointStream`).
  */
 import type { RealmState } from '../core/state';
-import { sealRealmCheckpoint } from './checkpoint';
+import { checkpointStream } from './checkpoint';
 import type { RealmStore } from './store';
 
 export interface CheckpointPolicy {
@@ -55,14 +56,29 @@ export class CheckpointSchedule {
     return version - this.checkpointVersion >= every || this.replayCostMs >= budget;
   }
 
-  /** Writes `state` as the checkpoint of `version`, unless that is the last one written. */
-  async write(store: RealmStore, version: number, state: RealmState): Promise<void> {
-    if (version === this.checkpointVersion) return;
+  /**
+   * Whether the changes since the last written checkpoint reached twice the policy's count: the
+   * background checkpoint is not keeping up (a caller that never yields to the event loop), and
+   * the handle waits for it rather than let the log to replay grow without bound.
+   */
+  overdue(version: number): boolean {
+    const policy = this.policy;
+    if (policy === false) return false;
+    return version - this.checkpointVersion >= 2 * (policy?.everyChanges ?? DEFAULT_EVERY);
+  }
+
+  /**
+   * Writes `state` as the checkpoint of `version` (`chain`: the log's chain value there), unless
+   * it is not newer than the last one written. Changes may run meanwhile: their cost stays counted.
+   */
+  async write(store: RealmStore, version: number, state: RealmState, chain: number): Promise<void> {
+    if (version <= this.checkpointVersion) return;
     const started = performance.now();
-    await store.writeCheckpoint(sealRealmCheckpoint(version, state));
+    const costBefore = this.replayCostMs;
+    await store.writeCheckpoint(checkpointStream(version, state, chain));
     // Writing a big realm is slow; replaying for less time than that is not worth a checkpoint.
     this.lastCheckpointMs = performance.now() - started;
     this.checkpointVersion = version;
-    this.replayCostMs = 0;
+    this.replayCostMs = Math.max(0, this.replayCostMs - costBefore);
   }
 }

@@ -2,41 +2,28 @@
  * Checkpoint encodings.
  *
  * - Format 1: the `chat-realm.snapshot/1` JSON text (`snapshotRealm`). Simple and readable, but a
- *   1,000,000-message realm takes ~12 s to write and ~10 s to load (JSON of 250 MB).
- * - Format 2 (written by default): binary. The realm without its messages as snapshot JSON, then
- *   the messages as columns copied from the store's chunks (ids, stream ids, senders, interned topic
- *   and conversation ids with their string tables, timestamps, bits, contents as one UTF-8 block)
- *   and each user's rows as (ids, flags) arrays copied from the row chunks. Loading
- *   copies arrays and rebuilds the store with `buildMessageStoreFromColumns`, skipping per-message
- *   JSON objects and validation (the checksum vouches for the bytes).
+ *   1,000,000-message realm takes ~12 s to write and ~10 s to load (JSON of 250 MB). Still read.
+ * - Format 2 (0.1.0): binary, header first. Still read.
+ * - Format 3 (written now): binary, produced piece by piece, exact for every string, and carrying
+ *   the realm version and the change log's chain value (`checkpoint-binary.ts`).
  *
- * Layout of format 2 (little-endian): "CRCK", u32 JSON length, JSON header, then the sections in
- * the order the header's `sections` lists them, each a typed array of the stated length.
+ * A checkpoint is written without holding the handle's queue: `checkpointStream` encodes the
+ * (immutable) realm of one version a slice at a time, yielding to the event loop between slices,
+ * while later operations run; the store writes the pieces as they come.
  */
-import { buildMessageStoreFromColumns, EMPTY_STORE } from '../core/messages/store';
-import type { Reaction } from '../core/model/records';
 import { createRealm } from '../core/snapshot/create';
-import { snapshotRealm } from '../core/snapshot/export';
 import type { RealmState } from '../core/state';
+import { decodeCheckpoint2, decodeCheckpoint3, encodeCheckpoint, isFormat3 } from './checkpoint-binary';
 import { checksum } from './checksum';
 import { CorruptStoreError, UnsupportedFormatError } from './errors';
-import type { SealedCheckpoint } from './store';
+import type { CheckpointStream, SealedCheckpoint } from './store';
 
-export const CHECKPOINT_FORMAT = 2;
-const MAGIC = 0x4b435243; // "CRCK" read as a little-endian u32
+export const CHECKPOINT_FORMAT = 3;
 
-interface BinaryHeader {
-  readonly snapshot: Record<string, unknown>;
-  readonly count: number;
-  /** [interned id, exact topic name]: the ids the `topic` column uses. */
-  readonly topics: ReadonlyArray<readonly [number, string]>;
-  /** [interned id, conversation key]: the ids the `conversation` column uses. */
-  readonly conversations: ReadonlyArray<readonly [number, string]>;
-  readonly reactions: ReadonlyArray<readonly [number, readonly Reaction[]]>;
-  /** [user id, row count] in the order of the row sections. */
-  readonly rows: ReadonlyArray<readonly [number, number]>;
-  readonly contentBytes: number;
-}
+/** Pieces handed to the store are about this size (the last one may be smaller). */
+const PART_BYTES = 1 << 20;
+/** Work done between two yields to the event loop, in milliseconds. */
+const SLICE_MS = 2;
 
 /** Seals a snapshot (`snapshotRealm` output) as a format-1 JSON checkpoint. */
 export function sealCheckpoint(version: number, snapshot: unknown): SealedCheckpoint {
@@ -44,39 +31,128 @@ export function sealCheckpoint(version: number, snapshot: unknown): SealedCheckp
   return { version, format: 1, payload, checksum: checksum(payload) };
 }
 
-/** Seals a realm as a format-2 binary checkpoint. */
-export function sealRealmCheckpoint(version: number, state: RealmState): SealedCheckpoint {
-  const payload = encodeBinary(state);
-  return { version, format: 2, payload, checksum: checksum(payload) };
+/** Seals a realm as a format-3 binary checkpoint, in one go. `chain`: the log's chain value at `version`. */
+export function sealRealmCheckpoint(version: number, state: RealmState, chain = 0): SealedCheckpoint {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  for (const piece of encodeCheckpoint(state, version, chain)) {
+    pieces.push(piece.slice());
+    total += piece.length;
+  }
+  const payload = concat(pieces, total);
+  return { version, format: CHECKPOINT_FORMAT, payload, checksum: checksum(payload) };
+}
+
+/**
+ * A format-3 checkpoint encoded while the caller goes on: the next piece is encoded only when the
+ * store asks for it, and encoding yields to the event loop every ~2 ms of work, so operations
+ * queued meanwhile run between slices. The realm is immutable, so later changes cannot disturb it.
+ */
+export function checkpointStream(version: number, state: RealmState, chain = 0): CheckpointStream {
+  let crc = 0;
+  let done = false;
+  async function* parts(): AsyncGenerator<Uint8Array> {
+    const pieces = encodeCheckpoint(state, version, chain);
+    let buffer = new Uint8Array(PART_BYTES);
+    let filled = 0;
+    let slice = performance.now();
+    for (const piece of pieces) {
+      let from = 0;
+      while (from < piece.length) {
+        const n = Math.min(piece.length - from, PART_BYTES - filled);
+        buffer.set(piece.subarray(from, from + n), filled);
+        filled += n;
+        from += n;
+        if (filled === PART_BYTES) {
+          crc = checksum(buffer, crc);
+          yield buffer;
+          buffer = new Uint8Array(PART_BYTES);
+          filled = 0;
+        }
+      }
+      if (performance.now() - slice > SLICE_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+      }
+    }
+    if (filled > 0) {
+      const last = buffer.subarray(0, filled);
+      crc = checksum(last, crc);
+      yield last;
+    }
+    done = true;
+  }
+  return {
+    version,
+    format: CHECKPOINT_FORMAT,
+    parts: parts(),
+    checksum() {
+      if (!done) throw new Error('the checkpoint stream was not read to its end');
+      return crc;
+    },
+  };
+}
+
+/** Reads a whole stream into a sealed checkpoint (for stores that keep a checkpoint in one piece). */
+export async function collectCheckpoint(stream: CheckpointStream): Promise<SealedCheckpoint> {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  for await (const part of stream.parts) {
+    pieces.push(part.slice());
+    total += part.length;
+  }
+  const payload = concat(pieces, total);
+  return { version: stream.version, format: stream.format, payload, checksum: stream.checksum() };
 }
 
 /** Verifies and decodes a checkpoint of any known format into a realm. */
 export function openCheckpoint(sealed: SealedCheckpoint, where: string): RealmState {
+  return readCheckpoint(sealed, where).state;
+}
+
+/**
+ * Verifies and decodes a checkpoint, with the change log's chain value at its version (format 3),
+ * or `undefined` for the older formats, which did not record it.
+ */
+export function readCheckpoint(
+  sealed: SealedCheckpoint,
+  where: string,
+): { readonly state: RealmState; readonly chain: number | undefined } {
   if (sealed.format > CHECKPOINT_FORMAT)
     throw new UnsupportedFormatError(where, sealed.format, CHECKPOINT_FORMAT);
-  if (sealed.format !== 1 && sealed.format !== 2)
+  if (sealed.format < 1 || sealed.format > 3)
     throw new CorruptStoreError(where, `unknown checkpoint format ${sealed.format}`);
   if (checksum(sealed.payload) !== sealed.checksum) {
     throw new CorruptStoreError(where, 'checksum mismatch (the checkpoint is damaged or truncated)');
   }
   if (sealed.format === 1) {
     const text =
-      typeof sealed.payload === 'string' ? sealed.payload : new TextDecoder().decode(sealed.payload);
+      typeof sealed.payload === 'string'
+        ? sealed.payload
+        : new TextDecoder('utf-8', { ignoreBOM: true }).decode(sealed.payload);
     let snapshot: unknown;
     try {
       snapshot = JSON.parse(text);
     } catch (cause) {
       throw new CorruptStoreError(where, 'the checkpoint is not valid JSON', { cause });
     }
-    return build(() => createRealm(snapshot), where);
+    return { state: build(() => createRealm(snapshot), where), chain: undefined };
   }
-  if (typeof sealed.payload === 'string')
-    throw new CorruptStoreError(where, 'a binary checkpoint stored as text');
   const payload = sealed.payload;
-  return build(() => decodeBinary(payload), where);
+  if (typeof payload === 'string') throw new CorruptStoreError(where, 'a binary checkpoint stored as text');
+  if (sealed.format === 2) return { state: build(() => decodeCheckpoint2(payload), where), chain: undefined };
+  if (!isFormat3(payload)) throw new CorruptStoreError(where, 'the checkpoint is not in format 3');
+  const decoded = build(() => decodeCheckpoint3(payload), where);
+  if (decoded.version !== sealed.version) {
+    throw new CorruptStoreError(
+      where,
+      `the checkpoint says version ${decoded.version}, the store ${sealed.version}`,
+    );
+  }
+  return { state: decoded.state, chain: decoded.chain };
 }
 
-function build(make: () => RealmState, where: string): RealmState {
+function build<T>(make: () => T, where: string): T {
   try {
     return make();
   } catch (cause) {
@@ -85,160 +161,19 @@ function build(make: () => RealmState, where: string): RealmState {
   }
 }
 
-// --- format 2 ------------------------------------------------------------------------------------
-
-function encodeBinary(state: RealmState): Uint8Array {
-  const { messages: _messages, ...snapshot } = snapshotRealm({ ...state, messages: EMPTY_STORE });
-  const store = state.messages;
-  const n = store.count;
-  // The columns, copied chunk by chunk. A chunk's `recipient` is the stream id, or minus the
-  // conversation's interned id; `topic` is the exact topic's interned id (ARCHITECTURE.md).
-  const ids = new Int32Array(n);
-  const recipient = new Int32Array(n);
-  const sender = new Int32Array(n);
-  const topic = new Int32Array(n);
-  const conversation = new Int32Array(n);
-  const bits = new Uint8Array(n);
-  const timestamp = new Float64Array(n);
-  const lengths = new Uint32Array(n);
-  const contents: string[] = new Array<string>(n);
-  let at = 0;
-  for (const c of store.chunks) {
-    const size = c.ids.length;
-    ids.set(c.ids, at);
-    sender.set(c.sender, at);
-    timestamp.set(c.timestamp, at);
-    bits.set(c.bits, at);
-    for (let i = 0; i < size; i++) {
-      const r = c.recipient[i]!;
-      const k = at + i;
-      if (r > 0) {
-        recipient[k] = r;
-        topic[k] = c.topic[i]!;
-        conversation[k] = -1;
-      } else {
-        topic[k] = -1;
-        conversation[k] = -r;
-      }
-      const text = c.content[i]!;
-      contents[k] = text;
-      lengths[k] = text.length;
-    }
-    at += size;
-  }
-  const content = new TextEncoder().encode(contents.join(''));
-  const rowHeader: Array<readonly [number, number]> = [];
-  let rowBytes = 0;
-  for (const [userId, rows] of store.rows) {
-    rowHeader.push([userId, rows.count]);
-    rowBytes += rows.count * 6;
-  }
-  const header: BinaryHeader = {
-    snapshot,
-    count: n,
-    topics: [...store.topics.names],
-    conversations: [...store.conversations.names],
-    reactions: [...store.reactions],
-    rows: rowHeader,
-    contentBytes: content.length,
-  };
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const sections = [
-    bytesOf(ids),
-    bytesOf(recipient),
-    bytesOf(sender),
-    bytesOf(topic),
-    bytesOf(conversation),
-    bytesOf(timestamp),
-    bits,
-    bytesOf(lengths),
-    content,
-  ];
-  const total = 8 + json.length + sections.reduce((sum, b) => sum + b.length, 0) + rowBytes;
+function concat(pieces: readonly Uint8Array[], total: number): Uint8Array {
+  if (pieces.length === 1) return pieces[0]!;
   const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, json.length, true);
-  out.set(json, 8);
-  let offset = 8 + json.length;
-  for (const section of sections) {
-    out.set(section, offset);
-    offset += section.length;
-  }
-  // Each user's rows straight from the row chunks: all ids, then all flags.
-  for (const [, rows] of store.rows) {
-    for (const chunk of rows.chunks) {
-      out.set(bytesOf(chunk.ids), offset);
-      offset += chunk.ids.byteLength;
-    }
-    for (const chunk of rows.chunks) {
-      out.set(bytesOf(chunk.flags), offset);
-      offset += chunk.flags.byteLength;
-    }
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
   }
   return out;
 }
 
-function decodeBinary(payload: Uint8Array): RealmState {
-  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  if (payload.length < 8 || view.getUint32(0, true) !== MAGIC) throw new Error('not a binary checkpoint');
-  const jsonLength = view.getUint32(4, true);
-  let at = 8;
-  const take = (bytes: number): Uint8Array => {
-    if (at + bytes > payload.length) throw new Error('the checkpoint ends early');
-    const out = payload.slice(at, at + bytes); // a copy: aligned, and independent of the driver's buffer
-    at += bytes;
-    return out;
-  };
-  const header = JSON.parse(new TextDecoder().decode(take(jsonLength))) as BinaryHeader;
-  const n = header.count;
-  const ids = new Int32Array(take(4 * n).buffer);
-  const recipient = new Int32Array(take(4 * n).buffer);
-  const sender = new Int32Array(take(4 * n).buffer);
-  const topic = new Int32Array(take(4 * n).buffer);
-  const conversation = new Int32Array(take(4 * n).buffer);
-  const timestamp = new Float64Array(take(8 * n).buffer);
-  const bits = take(n);
-  const lengths = new Uint32Array(take(4 * n).buffer);
-  const text = new TextDecoder().decode(take(header.contentBytes));
-  const content = new Array<string>(n);
-  const topics = new Array<string | undefined>(n);
-  const conversations = new Array<string | undefined>(n);
-  const topicNames = byId(header.topics);
-  const conversationKeys = byId(header.conversations);
-  let offset = 0;
-  for (let i = 0; i < n; i++) {
-    content[i] = text.slice(offset, (offset += lengths[i]!));
-    const t = topic[i]!;
-    const c = conversation[i]!;
-    topics[i] = t >= 0 ? topicNames[t] : undefined;
-    conversations[i] = c >= 0 ? conversationKeys[c] : undefined;
-    if ((t >= 0 ? topics[i] : conversations[i]) === undefined)
-      throw new Error(`message ${ids[i]} names no topic or conversation`);
-  }
-  const rows = new Map<number, { ids: Int32Array; flags: Uint16Array }>();
-  for (const [userId, count] of header.rows) {
-    rows.set(userId, {
-      ids: new Int32Array(take(4 * count).buffer),
-      flags: new Uint16Array(take(2 * count).buffer),
-    });
-  }
-  if (at !== payload.length) throw new Error('the checkpoint has trailing bytes');
-  const base = createRealm({ ...header.snapshot, messages: [] });
-  const messages = buildMessageStoreFromColumns(
-    { ids, recipient, sender, timestamp, bits, content, topics, conversations },
-    rows,
-    header.reactions,
-  );
-  return Object.freeze({ ...base, messages });
-}
-
-function byId(pairs: ReadonlyArray<readonly [number, string]>): string[] {
-  const out: string[] = [];
-  for (const [id, name] of pairs) out[id] = name;
-  return out;
-}
-
-function bytesOf(a: Int32Array | Uint16Array | Uint32Array | Float64Array): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+/** Lets timers and I/O run (a macrotask turn; `setImmediate` where there is one). */
+function yieldToEventLoop(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
 }

@@ -64,6 +64,20 @@ export class PersistError extends Error {
   }
 }
 
+/** A change's stored record would exceed the handle's `maxChangeBytes`; it is not stored or acknowledged. */
+export class ChangeTooLargeError extends Error {
+  override readonly name = 'ChangeTooLargeError';
+  constructor(
+    readonly version: number,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      `Change ${version} would store ${bytes} bytes, more than the limit of ${limit} (maxChangeBytes); it was not applied`,
+    );
+  }
+}
+
 /** The handle was closed; no more operations. */
 export class RealmClosedError extends Error {
   override readonly name = 'RealmClosedError';

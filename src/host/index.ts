@@ -12,7 +12,14 @@ export {
   type ChangeListener,
   type ChangeNotice,
 } from './realm-handle';
-export type { RealmStore, SealedChange, SealedCheckpoint, StoredRealm } from './store';
+export type {
+  CheckpointStream,
+  RealmStore,
+  SealedChange,
+  SealedCheckpoint,
+  StoredHead,
+  StoredRealm,
+} from './store';
 export {
   CHANGE_FORMAT,
   sealChange,
@@ -24,7 +31,15 @@ export {
 } from './change';
 export type { PasswordCall } from './passwords';
 export { REDACTED, isSecretName } from './redact';
-export { CHECKPOINT_FORMAT, sealCheckpoint, sealRealmCheckpoint, openCheckpoint } from './checkpoint';
+export {
+  CHECKPOINT_FORMAT,
+  sealCheckpoint,
+  sealRealmCheckpoint,
+  openCheckpoint,
+  readCheckpoint,
+  checkpointStream,
+  collectCheckpoint,
+} from './checkpoint';
 export { checksum } from './checksum';
 export {
   VersionConflictError,
@@ -33,4 +48,7 @@ export {
   ReplayMismatchError,
   PersistError,
   RealmClosedError,
+  ChangeTooLargeError,
 } from './errors';
+export { withEventQueues, type LiveRealm } from './live-realm';
+export { EventQueues, badEventQueueId, type EventQueueOptions, type QueueClock } from './event-queues';

@@ -1,20 +1,28 @@
 /**
  * The realm handle: the impure shell around one pure realm and one store.
  *
- * - Operations run one at a time (a promise queue); the pure core itself never awaits.
- * - Before each operation the handle catches up with changes other writers appended.
- * - A change is appended to the store (at the expected version) *before* the call answers; only
- *   then does the in-memory realm move on and do subscribers get the change's events, in order.
+ * - Requests run one at a time, in arrival order (a promise queue); the pure core never awaits.
+ * - Group commit: requests that arrive while a batch is being committed form the next batch. A
+ *   batch catches up with changes other writers appended, runs its requests one after another in
+ *   memory, each on the state the previous one left, and appends all of their changes to the
+ *   store in one transaction (`appendBatch`: one fsync) *before* anyone in it is answered; only
+ *   then does the in-memory realm move on and do subscribers get the changes' events, in order.
+ *   Reads queue like writes: a read in a batch may see the batch's earlier changes, so it too is
+ *   answered only once they are durable; `handle.state` is always the last durable state.
  * - A failed or no-op result (the same state object) writes nothing.
- * - A change that cannot be persisted is not acknowledged: the call rejects with `PersistError`
- *   (cause: the store's error) and the in-memory realm stays as it was. A version conflict (another
- *   process appended first) is retried on the caught-up state, up to `maxRetries` times.
+ * - A batch that cannot be persisted is not acknowledged: each of its changes rejects with
+ *   `PersistError` (cause: the store's error) and the in-memory realm stays as it was. Requests
+ *   that ran on its uncommitted changes without changing anything are run again, on the realm as
+ *   it is. A version conflict (another process appended first) runs the batch again on the
+ *   caught-up state, up to `maxRetries` times; stores with a write lock (`exclusive`, PostgreSQL)
+ *   never conflict: a batch with changes is appended holding the lock, after catching up (and
+ *   running again if that brought anything new).
  * - Secrets never reach the store: password parameters are redacted and the hasher's answers are
  *   recorded instead; a redacted change is replayed once before it is stored, to prove it loads.
  *
- * The pieces live beside it: handle-queue (one task at a time), handle-input (what is stored and
- * how it runs), record-change (a live run as a change), replay (stored changes back to a realm),
- * checkpoint-policy (when to checkpoint) and listeners (subscribers).
+ * The pieces live beside it: handle-queue (one task at a time), handle-batch (gathering batches),
+ * handle-input (what is stored and how it runs), record-change (a live run as a change), replay
+ * (stored changes back to a realm), checkpoint-policy (when to checkpoint) and listeners.
  */
 import type { Actor, AnyOperation, DataOf, ParamsArg, ParamsOf } from '../core/operation';
 import type { OperationName, OperationNamed } from '../ops/index';
@@ -25,16 +33,43 @@ import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import type { ChangeInput } from './change';
-import { openCheckpoint, sealRealmCheckpoint } from './checkpoint';
+import { checkpointStream, readCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
 import { CorruptStoreError, PersistError, RealmClosedError, VersionConflictError } from './errors';
+import { Batches, type BatchEntry } from './handle-batch';
 import { clock, opContext, type HandleContext } from './handle-context';
 import { applyInput, headerOf, plainActor, requestInput } from './handle-input';
+import { checkChangeSize, checkHead, DEFAULT_MAX_CHANGE_BYTES } from './load-checks';
 import { TaskQueue } from './handle-queue';
 import { Listeners, type ChangeListener } from './listeners';
 import { ChangeRecorder } from './record-change';
 import { proveReplay, replayStored, type ReplayEnv } from './replay';
 import type { RealmStore, SealedChange } from './store';
+
+/** One request of a batch after it ran: its result (and change, if any), or what it threw. */
+type Ran =
+  | {
+      readonly entry: BatchEntry<HandleResult>;
+      readonly result: HandleResult;
+      readonly change?: { readonly sealed: SealedChange; readonly cost: number };
+    }
+  | { readonly entry: BatchEntry<HandleResult>; readonly error: unknown };
+
+interface RanBatch {
+  /** The version the batch ran from (what the append expects). */
+  readonly baseVersion: number;
+  readonly tip: RealmState;
+  readonly version: number;
+  /** The checksum chain value after the batch's last change. */
+  readonly chain: number;
+  readonly ran: readonly Ran[];
+  readonly sealed: readonly SealedChange[];
+}
+
+function answer(r: Ran): void {
+  if ('error' in r) r.entry.reject(r.error);
+  else r.entry.resolve(r.result);
+}
 
 export type { HandleContext } from './handle-context';
 export type { CheckpointPolicy } from './checkpoint-policy';
@@ -49,8 +84,19 @@ export interface OpenRealmOptions {
   readonly operations?: readonly AnyOperation[];
   /** Automatic checkpoints; `false` for none (call `checkpoint()` yourself). */
   readonly checkpoints?: CheckpointPolicy | false;
-  /** Retries of an operation that lost a race with another writer. Default 10. */
+  /** Retries of a batch that lost a race with another writer. Default 10. */
   readonly maxRetries?: number;
+  /**
+   * The largest stored change, in bytes of its record (UTF-8). A change beyond it is not stored or
+   * acknowledged: the call rejects with `PersistError` (cause: `ChangeTooLargeError`). Default
+   * 1 MiB, the Node server's default body limit.
+   */
+  readonly maxChangeBytes?: number;
+  /**
+   * Most requests run and persisted together (group commit). Default 256; 1 turns group commit
+   * off: one transaction, so one fsync, per change.
+   */
+  readonly maxBatch?: number;
   /** Passed to `createRealm` for the initial snapshot. */
   readonly realmOptions?: RealmOptions;
   /**
@@ -109,17 +155,28 @@ export async function openRealm(options: OpenRealmOptions): Promise<RealmHandle>
 class Handle implements RealmHandle {
   private current!: RealmState;
   private ver = 0;
+  /** The checksum of the latest change (the chain value the next change continues). */
+  private chain = 0;
+  /** Checkpoint writes, one at a time, outside the queue. */
+  private checkpointTail: Promise<void> = Promise.resolve();
+  private checkpointsPending = 0;
+  private closing = false;
   private readonly queue = new TaskQueue();
   private readonly listeners = new Listeners((error) => this.reportBackgroundError(error));
   private readonly ops = new Map<string, AnyOperation>();
   private readonly store: RealmStore;
   private readonly env: ReplayEnv;
   private readonly checkpoints: CheckpointSchedule;
+  private readonly batches: Batches<HandleResult>;
   private stopWatching: (() => Promise<void>) | undefined;
   private catchUpQueued = false;
 
   constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot'>) {
     this.store = options.store;
+    const maxBatch = options.maxBatch ?? 256;
+    if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
+      throw new RangeError(`maxBatch must be a positive integer, got ${String(options.maxBatch)}`);
+    this.batches = new Batches(this.queue, maxBatch, (entries) => this.commitBatch(entries));
     for (const op of options.operations ?? OPERATIONS) this.ops.set(op.def.name, op);
     this.env = { ops: this.ops, ctx: options.ctx, store: this.store };
     this.checkpoints = new CheckpointSchedule(options.checkpoints);
@@ -141,17 +198,21 @@ class Handle implements RealmHandle {
       }
       // Validate (createRealm) before storing: version 0 is a realm that loads.
       const initial = createRealm(snapshot, this.options.realmOptions);
-      await this.store.writeCheckpoint(sealRealmCheckpoint(0, initial));
+      // Streamed like every checkpoint, so that pruning it later goes part by part.
+      await this.store.writeCheckpoint(checkpointStream(0, initial, 0));
       // Another process may have initialized the store first: load what is there.
       stored = await this.store.load();
     }
     if (stored.checkpoint === null)
       throw new CorruptStoreError(this.store.describe, 'changes without a checkpoint');
     const cpWhere = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
-    this.current = openCheckpoint(stored.checkpoint, cpWhere);
+    const loaded = readCheckpoint(stored.checkpoint, cpWhere);
+    this.current = loaded.state;
     this.ver = stored.checkpoint.version;
+    this.chain = loaded.chain ?? (await this.legacyChain(this.ver));
     this.checkpoints.loaded(this.ver);
     this.applyStored(stored.changes, false);
+    checkHead(this.store.describe, stored, this.ver, this.chain);
     if (this.store.watch) {
       this.stopWatching = await this.store.watch(() => this.scheduleCatchUp());
     }
@@ -181,36 +242,37 @@ class Handle implements RealmHandle {
     } catch (cause) {
       return Promise.reject(new TypeError('params must be JSON-serializable to be persisted', { cause }));
     }
-    return this.queue.enqueue(
-      () =>
-        this.execute({ kind: 'call', op: name, actor: plainActor(actor), params: normalized }) as Promise<
-          RunResult<O>
-        >,
-    );
+    if (this.queue.closed) return Promise.reject(new RealmClosedError());
+    return this.batches.add({
+      kind: 'input',
+      input: { kind: 'call', op: name, actor: plainActor(actor), params: normalized },
+    }) as Promise<RunResult<O>>;
   }
 
   request(request: ApiRequest): Promise<HandleResult> {
-    return this.queue.enqueue(async () => {
-      await this.catchUpNow();
-      const actor = authenticate(this.current, headerOf(request.headers, 'authorization'));
-      // Not authenticated: the wire layer answers the error without touching the realm.
-      if ('code' in actor) return this.answerUnchanged(request);
-      return this.execute(requestInput(actor, request), request);
-    });
+    if (this.queue.closed) return Promise.reject(new RealmClosedError());
+    return this.batches.add({ kind: 'request', request });
   }
 
   catchUp(): Promise<void> {
+    this.batches.cut();
     return this.queue.enqueue(() => this.catchUpNow());
   }
 
-  checkpoint(): Promise<void> {
-    return this.queue.enqueue(() => this.writeCheckpoint());
+  async checkpoint(): Promise<void> {
+    this.batches.cut();
+    // The version is taken in the queue; the writing happens outside it.
+    const { written } = await this.queue.enqueue(async () => ({ written: this.startCheckpoint() }));
+    await written;
   }
 
   async close(): Promise<void> {
     if (this.queue.closed) return;
+    this.batches.cut();
     await this.queue.enqueue(async () => {
+      this.closing = true;
       if (this.checkpoints.onClose) await this.checkpointInBackground();
+      await this.checkpointTail;
       this.queue.close();
       await this.stopWatching?.();
     });
@@ -220,7 +282,8 @@ class Handle implements RealmHandle {
   // --- internals ------------------------------------------------------------------------------
 
   private scheduleCatchUp(): void {
-    if (this.catchUpQueued || this.queue.closed) return;
+    // A batch waiting for its turn catches up when it starts.
+    if (this.catchUpQueued || this.queue.closed || this.batches.waiting) return;
     this.catchUpQueued = true;
     this.queue
       .enqueue(async () => {
@@ -232,62 +295,182 @@ class Handle implements RealmHandle {
       });
   }
 
-  /** A request that failed authentication, answered by the wire layer on the current realm. */
-  private answerUnchanged(request: ApiRequest): HandleResult {
-    const ctx = opContext(this.options.ctx, clock(this.options.ctx), undefined);
-    return { ...handleApiRequest(this.current, request, ctx), version: this.ver };
+  /**
+   * Runs a batch and persists its changes in one append, then answers everyone in it (see the
+   * top of this file). Only a failure to read the store (catching up) rejects the batch whole.
+   */
+  private async commitBatch(entries: readonly BatchEntry<HandleResult>[]): Promise<void> {
+    const maxRetries = this.options.maxRetries ?? 10;
+    let todo = entries;
+    let conflicts = 0;
+    while (todo.length > 0) {
+      await this.catchUpNow();
+      let batch = this.runBatch(todo);
+      let failure: { readonly error: unknown } | undefined;
+      const persist = async (locked: boolean) => {
+        if (locked) {
+          // Holding the lock: what was appended since we ran is final now. Run again on it.
+          const seen = this.ver;
+          await this.catchUpNow();
+          if (this.ver !== seen) batch = this.runBatch(todo);
+        }
+        if (batch.sealed.length === 0) return;
+        try {
+          await this.store.appendBatch(batch.sealed, batch.baseVersion);
+        } catch (error) {
+          failure = { error };
+        }
+      };
+      if (batch.sealed.length > 0) {
+        try {
+          // A read-only batch never takes the write lock.
+          await (this.store.exclusive ? this.store.exclusive(() => persist(true)) : persist(false));
+        } catch (error) {
+          // The lock could not be taken, or catching up under it failed: nothing was appended.
+          failure = { error };
+        }
+      }
+      if (failure === undefined) {
+        this.adopt(batch);
+        this.maybeCheckpoint();
+        // Back-pressure: only when the background checkpoint fell far behind.
+        if (this.checkpointsPending > 0 && this.checkpoints.overdue(this.ver)) await this.checkpointTail;
+        return;
+      }
+      if (failure.error instanceof VersionConflictError && conflicts < maxRetries) {
+        conflicts++;
+        continue;
+      }
+      todo = this.refuse(batch, failure.error);
+      conflicts = 0;
+    }
   }
 
-  /** Runs, records, persists, and only then acknowledges one change (retrying lost races). */
-  private async execute(first: ChangeInput, original?: ApiRequest): Promise<HandleResult> {
-    const maxRetries = this.options.maxRetries ?? 10;
-    let input = first;
-    for (let attempt = 0; ; attempt++) {
-      if (input.kind === 'call' || attempt > 0) await this.catchUpNow();
-      if (input.kind === 'request' && original && attempt > 0) {
-        // The caught-up realm may authenticate differently (a key regenerated by another process).
-        const actor = authenticate(this.current, headerOf(original.headers, 'authorization'));
-        if ('code' in actor) return this.answerUnchanged(original);
-        input = { ...input, actor };
-      }
-      const base = this.current;
-      const version = this.ver;
-      const now = clock(this.options.ctx);
-      const recorder = new ChangeRecorder(this.options.ctx);
-      const started = performance.now();
-      const ctx = opContext(this.options.ctx, now, recorder.random, undefined, recorder.passwords);
-      const result = applyInput(this.ops, base, input, ctx, original);
-      const cost = performance.now() - started;
-      if (result.state === base) return { ...result, version };
-
-      const { sealed, redacted } = recorder.seal(version + 1, input, now, result.status);
+  /** Runs `todo` in order from the current realm, in memory: each entry on the state the previous left. */
+  private runBatch(todo: readonly BatchEntry<HandleResult>[]): RanBatch {
+    const baseVersion = this.ver;
+    let tip = this.current;
+    let version = this.ver;
+    let chain = this.chain;
+    const ran: Ran[] = [];
+    const sealed: SealedChange[] = [];
+    for (const entry of todo) {
+      let outcome: Ran;
       try {
-        if (redacted) proveReplay(this.env, base, sealed, result.state);
-        await this.store.append(sealed, version);
+        outcome = this.runEntry(entry, tip, version, chain);
       } catch (error) {
-        if (error instanceof VersionConflictError && attempt < maxRetries) continue;
-        throw new PersistError(version + 1, { cause: error });
+        outcome = { entry, error };
       }
-      this.current = result.state;
-      this.ver = version + 1;
-      this.checkpoints.spent(cost);
-      this.listeners.notify(this.ver, result.events);
-      await this.maybeCheckpoint();
-      return { ...result, version: this.ver };
+      ran.push(outcome);
+      if ('change' in outcome && outcome.change) {
+        tip = outcome.result.state;
+        version = outcome.result.version;
+        chain = outcome.change.sealed.checksum;
+        sealed.push(outcome.change.sealed);
+      }
     }
+    return { baseVersion, tip, version, chain, ran, sealed };
+  }
+
+  /** Runs and records one request on `tip` (at `version`, whose change checksum is `chain`). */
+  private runEntry(entry: BatchEntry<HandleResult>, tip: RealmState, version: number, chain: number): Ran {
+    let input: ChangeInput;
+    let original: ApiRequest | undefined;
+    if (entry.work.kind === 'request') {
+      original = entry.work.request;
+      const actor = authenticate(tip, headerOf(original.headers, 'authorization'));
+      // Not authenticated: the wire layer answers the error without touching the realm.
+      if ('code' in actor) {
+        const ctx = opContext(this.options.ctx, clock(this.options.ctx), undefined);
+        return { entry, result: { ...handleApiRequest(tip, original, ctx), version } };
+      }
+      input = requestInput(actor, original);
+    } else {
+      input = entry.work.input;
+    }
+    const now = clock(this.options.ctx);
+    const recorder = new ChangeRecorder(this.options.ctx);
+    const started = performance.now();
+    const ctx = opContext(this.options.ctx, now, recorder.random, undefined, recorder.passwords);
+    const result = applyInput(this.ops, tip, input, ctx, original);
+    const cost = performance.now() - started;
+    if (result.state === tip) return { entry, result: { ...result, version } };
+    const { sealed, redacted } = recorder.seal(chain, version + 1, input, now, result.status);
+    try {
+      checkChangeSize(sealed, this.options.maxChangeBytes ?? DEFAULT_MAX_CHANGE_BYTES);
+      if (redacted) proveReplay(this.env, tip, sealed, chain, result.state);
+    } catch (cause) {
+      return { entry, error: new PersistError(version + 1, { cause }) };
+    }
+    return { entry, result: { ...result, version: version + 1 }, change: { sealed, cost } };
+  }
+
+  /** The batch is durable: move on, tell subscribers (in version order), answer everyone in it. */
+  private adopt(batch: RanBatch): void {
+    this.current = batch.tip;
+    this.ver = batch.version;
+    this.chain = batch.chain;
+    for (const r of batch.ran) {
+      if ('change' in r && r.change) {
+        this.checkpoints.spent(r.change.cost);
+        this.listeners.notify(r.result.version, r.result.events);
+      }
+    }
+    for (const r of batch.ran) answer(r);
+  }
+
+  /**
+   * The batch could not be persisted: its changes reject with `PersistError` and the realm stays
+   * as it was. Requests that ran before its first change are answered (they saw only durable
+   * state); the others are returned, to run again on the realm as it is.
+   */
+  private refuse(batch: RanBatch, error: unknown): BatchEntry<HandleResult>[] {
+    const again: BatchEntry<HandleResult>[] = [];
+    let changed = false;
+    for (const r of batch.ran) {
+      if ('change' in r && r.change) {
+        changed = true;
+        r.entry.reject(new PersistError(r.result.version, { cause: error }));
+      } else if (changed) {
+        again.push(r.entry);
+      } else {
+        answer(r);
+      }
+    }
+    return again;
   }
 
   private async catchUpNow(): Promise<void> {
     const changes = await this.store.changesSince(this.ver);
+    if (changes.length > 0 && changes[0]!.version > this.ver + 1) {
+      // Another writer's checkpoints pruned the changes this handle still needed (it was idle
+      // for two checkpoints): start again from the store's latest checkpoint. Subscribers hear
+      // only the changes after it.
+      const stored = await this.store.load();
+      if (stored.checkpoint !== null && stored.checkpoint.version > this.ver) {
+        const where = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
+        const loaded = readCheckpoint(stored.checkpoint, where);
+        const chain = loaded.chain ?? (await this.legacyChain(stored.checkpoint.version));
+        const from = { state: loaded.state, version: stored.checkpoint.version, chain };
+        const replayed = replayStored(this.env, from, stored.changes, true, () => undefined);
+        this.current = replayed.state;
+        this.ver = replayed.version;
+        this.chain = replayed.chain;
+        this.checkpoints.loaded(from.version);
+        for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
+        return;
+      }
+    }
     if (changes.length > 0) this.applyStored(changes, true);
   }
 
   /** Replays stored changes; any damage or divergence refuses the store (nothing half-applied). */
   private applyStored(changes: readonly SealedChange[], notify: boolean): void {
-    const from = { state: this.current, version: this.ver };
+    const from = { state: this.current, version: this.ver, chain: this.chain };
     const replayed = replayStored(this.env, from, changes, notify, (ms) => this.checkpoints.spent(ms));
     this.current = replayed.state;
     this.ver = replayed.version;
+    this.chain = replayed.chain;
     for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
   }
 
@@ -296,21 +479,52 @@ class Handle implements RealmHandle {
     else console.error('chat-realm: realm handle background error', error);
   }
 
-  private async maybeCheckpoint(): Promise<void> {
-    if (this.checkpoints.due(this.ver)) await this.checkpointInBackground();
+  /**
+   * The chain value at a checkpoint of format 1 or 2 (0.1.0), which did not record it: the
+   * checksum of the stored change of that version (kept: pruning keeps the change at the oldest
+   * checkpoint), or 0 at version 0.
+   */
+  private async legacyChain(version: number): Promise<number> {
+    if (version === 0) return 0;
+    const [change] = await this.store.changesSince(version - 1);
+    return change?.version === version ? change.checksum : 0;
+  }
+
+  /** Starts an automatic checkpoint when the policy wants one and none is being written. */
+  private maybeCheckpoint(): void {
+    if (this.closing || this.checkpointsPending > 0 || !this.checkpoints.due(this.ver)) return;
+    void this.checkpointInBackground().then((written) => {
+      // Changes acknowledged meanwhile may already call for the next one (not after a failure:
+      // the next change tries again).
+      if (written) this.maybeCheckpoint();
+    });
   }
 
   /** A checkpoint nobody asked for: its failure is reported, never thrown. */
-  private async checkpointInBackground(): Promise<void> {
+  private async checkpointInBackground(): Promise<boolean> {
     try {
-      await this.writeCheckpoint();
+      await this.startCheckpoint();
+      return true;
     } catch (error) {
       // The changes are persisted; a failed checkpoint only makes the next load slower.
       this.reportBackgroundError(error);
+      return false;
     }
   }
 
-  private writeCheckpoint(): Promise<void> {
-    return this.checkpoints.write(this.store, this.ver, this.current);
+  /**
+   * Writes a checkpoint of the current version after the ones already being written, without
+   * holding the queue: the realm is immutable, so it is encoded and written while later changes run.
+   */
+  private startCheckpoint(): Promise<void> {
+    const { ver, current, chain } = this;
+    this.checkpointsPending++;
+    const written = this.checkpointTail
+      .then(() => this.checkpoints.write(this.store, ver, current, chain))
+      .finally(() => {
+        this.checkpointsPending--;
+      });
+    this.checkpointTail = written.catch(() => undefined);
+    return written;
   }
 }

@@ -22,7 +22,9 @@ export class ChangeRecorder {
   }
 
   /** The stored change; `redacted` says it lost secrets, so it must be proven to replay first. */
+  /** `chain`: the checksum of the change before (see `sealChange`). */
   seal(
+    chain: number,
     version: number,
     input: ChangeInput,
     now: number,
@@ -43,7 +45,7 @@ export class ChangeRecorder {
       ...(stored.redacted ? { redacted: true as const } : {}),
       status,
     };
-    return { sealed: sealChange(change), redacted: stored.redacted };
+    return { sealed: sealChange(change, chain), redacted: stored.redacted };
   }
 }
 

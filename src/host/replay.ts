@@ -24,6 +24,8 @@ export interface ReplayEnv {
 interface Replayed {
   readonly state: RealmState;
   readonly version: number;
+  /** The checksum of the last change replayed: the chain value the next change continues. */
+  readonly chain: number;
   /** The changes' events, when asked for; the caller tells subscribers once it has moved on. */
   readonly notices: readonly ChangeNotice[];
 }
@@ -34,27 +36,28 @@ interface Replayed {
  */
 export function replayStored(
   env: ReplayEnv,
-  from: { readonly state: RealmState; readonly version: number },
+  from: { readonly state: RealmState; readonly version: number; readonly chain: number },
   changes: readonly SealedChange[],
   notify: boolean,
   spent: (ms: number) => void,
 ): Replayed {
-  let { state, version } = from;
+  let { state, version, chain } = from;
   const notices: ChangeNotice[] = [];
   for (const sealed of changes) {
     const where = `${env.store.describe}, change ${sealed.version}`;
     if (sealed.version !== version + 1) {
       throw new CorruptStoreError(where, `expected change ${version + 1} next (a change is missing)`);
     }
-    const change = openChange(sealed, where);
+    const change = openChange(sealed, where, chain);
     const started = performance.now();
     const result = replayChange(env, state, change);
     spent(performance.now() - started);
     state = result.state;
     version = change.version;
+    chain = sealed.checksum;
     if (notify) notices.push({ version, events: result.events });
   }
-  return { state, version, notices };
+  return { state, version, chain, notices };
 }
 
 /** Replays one stored change on `state`; a different outcome is a `ReplayMismatchError`. */
@@ -90,9 +93,11 @@ export function proveReplay(
   env: ReplayEnv,
   base: RealmState,
   sealed: SealedChange,
+  chain: number,
   expected: RealmState,
 ): void {
-  const change = openChange(sealed, `${env.store.describe}, change ${sealed.version} (before storing)`);
+  const where = `${env.store.describe}, change ${sealed.version} (before storing)`;
+  const change = openChange(sealed, where, chain);
   const trial = replayChange(env, base, change).state;
   if (!sameUsers(base, trial, expected)) {
     throw new ReplayMismatchError(change.version, 'the replay with redacted secrets gave other users');

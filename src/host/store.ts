@@ -10,7 +10,12 @@ export interface SealedChange {
   readonly version: number;
   /** The change as JSON text (`change.ts`). */
   readonly payload: string;
-  /** CRC-32 of `payload`. */
+  /**
+   * CRC-32 of `payload`, continuing the previous change's checksum (change format 3; the change
+   * after a checkpoint continues the checkpoint's `chain`, 0 after checkpoint 0). So each checksum
+   * vouches for the whole log up to its change, and a replaced or reordered change breaks the chain.
+   * Changes of formats 1 and 2 (0.1.0) carry the plain CRC-32 of their payload.
+   */
   readonly checksum: number;
 }
 
@@ -24,11 +29,36 @@ export interface SealedCheckpoint {
   readonly checksum: number;
 }
 
+/**
+ * A checkpoint handed over piece by piece, so that neither encoding nor writing a large realm holds
+ * the handle's queue: `parts` yields the payload's bytes in order (the handle encodes the next piece
+ * only when the store asks for it), `checksum()` is the CRC-32 of all of them once `parts` is done.
+ * A store writes the pieces and then, atomically, the checkpoint row; until then it is invisible.
+ */
+export interface CheckpointStream {
+  readonly version: number;
+  readonly format: number;
+  readonly parts: AsyncIterable<Uint8Array>;
+  checksum(): number;
+}
+
+/** The latest change a store holds, recorded with every append (in the same transaction). */
+export interface StoredHead {
+  readonly version: number;
+  /** The checksum of that change: the chain value at the head. */
+  readonly checksum: number;
+}
+
 export interface StoredRealm {
   /** The latest checkpoint, or null for an empty store. */
   readonly checkpoint: SealedCheckpoint | null;
   /** Every change after the checkpoint, in version order. */
   readonly changes: readonly SealedChange[];
+  /**
+   * The store's own record of its latest change, or null when no change was ever appended. The
+   * handle refuses a load that does not end there (changes lost at the end of the log).
+   */
+  readonly head: StoredHead | null;
 }
 
 export interface RealmStore {
@@ -40,13 +70,35 @@ export interface RealmStore {
   changesSince(after: number): Promise<readonly SealedChange[]>;
   /**
    * Appends `change` (whose version is `expected + 1`) durably, only if the latest stored version
-   * is `expected`; otherwise rejects with `VersionConflictError` and writes nothing.
+   * is `expected`; otherwise rejects with `VersionConflictError` and writes nothing. The store's
+   * head (`StoredRealm.head`) becomes this change, in the same transaction.
    */
   append(change: SealedChange, expected: number): Promise<void>;
-  /** Stores a checkpoint. Writing one that already exists at that version is a no-op. */
-  writeCheckpoint(checkpoint: SealedCheckpoint): Promise<void>;
+  /**
+   * Appends `changes` (versions `expected + 1`, `expected + 2`, ... in order) in one transaction:
+   * all of them durably, or none (group commit: one fsync for the batch). Like `append`, only if
+   * the latest stored version is `expected`; otherwise rejects with `VersionConflictError`.
+   */
+  appendBatch(changes: readonly SealedChange[], expected: number): Promise<void>;
+  /**
+   * Optional: runs `work` holding the realm's write lock, shared by every process and handle on
+   * this backing (PostgreSQL: a session advisory lock). A handle runs catch-up, its batch and the
+   * append inside, so writers never lose a race to each other (no version conflicts, no retries).
+   */
+  exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Stores a checkpoint, then prunes: checkpoints beyond the newest `keepCheckpoints`, and changes
+   * older than the oldest checkpoint kept (see docs/persistence.md, "Retention"). Writing one that
+   * already exists at that version is a no-op.
+   */
+  writeCheckpoint(checkpoint: SealedCheckpoint | CheckpointStream): Promise<void>;
   /** Optional: calls `listener` when another writer may have appended (PostgreSQL LISTEN/NOTIFY). */
   watch?(listener: () => void): Promise<() => Promise<void>>;
   /** Releases what the store opened (never an injected connection). */
   close(): Promise<void>;
+}
+
+/** Whether `changes` are versions `expected + 1`, `expected + 2`, ... (what `appendBatch` accepts). */
+export function consecutiveFrom(changes: readonly SealedChange[], expected: number): boolean {
+  return changes.every((c, i) => c.version === expected + 1 + i);
 }

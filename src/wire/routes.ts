@@ -1,5 +1,6 @@
 import type { DefinedOperation } from '../core/operation';
 import { OPERATIONS } from '../ops/index';
+import { LIVE_OPERATIONS } from '../ops/live/index';
 
 /** A route: the operation, and the regex for its path under /api/v1 with named path params. */
 export interface Route {
@@ -13,7 +14,10 @@ function compile(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-export const ROUTES: readonly Route[] = OPERATIONS.map((op) => ({ op, pattern: compile(op.def.path) }));
+export const ROUTES: readonly Route[] = [...OPERATIONS, ...LIVE_OPERATIONS].map((op) => ({
+  op,
+  pattern: compile(op.def.path),
+}));
 
 export type RouteMatch =
   | { readonly kind: 'found'; readonly op: DefinedOperation; readonly pathParams: Record<string, string> }

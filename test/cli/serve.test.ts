@@ -122,7 +122,21 @@ describe('chat-realm serve', () => {
     const after = (await again.users.me.getProfile()) as Record<string, unknown>;
     expectValidResponse('get-own-user', 200, after);
     expect(after['full_name']).toBe('Iago the Persistent');
+
+    // Live clients: the banner shows how; a queue registered here gets the next change, and a poll
+    // still waiting when the server stops is answered rather than left hanging.
+    expect(second.output()).toContain('call_on_each_event');
+    expect(second.output()).toContain('queues.register');
+    const reg = (await again.queues.register({ event_types: ['realm_user'] })) as Record<string, unknown>;
+    expectValidResponse('register-queue', 200, reg);
+    const poll = again.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1 });
+    await again.callEndpoint('/settings', 'PATCH', { full_name: 'Iago the Live' });
+    expect(((await poll) as { events: unknown[] }).events).toEqual([
+      expect.objectContaining({ type: 'realm_user', person: { user_id: 2, full_name: 'Iago the Live' } }),
+    ]);
+    const waiting = again.events.retrieve({ queue_id: reg['queue_id'], last_event_id: 0 });
     expect(await stop(second.child, 'SIGINT')).toBe(0);
+    await waiting.catch(() => undefined);
 
     // export writes the realm with the change.
     const exported = join(dir, 'export.json');
@@ -131,7 +145,7 @@ describe('chat-realm serve', () => {
     const snapshot = JSON.parse(readFileSync(exported, 'utf8')) as {
       users: Array<{ user_id: number; full_name: string }>;
     };
-    expect(snapshot.users.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Persistent');
+    expect(snapshot.users.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Live');
 
     // --snapshot on a store that holds a realm is refused.
     const refused = await inProcess(['serve', '--db', db, '--snapshot', exported, '--port', '0']);
@@ -154,7 +168,7 @@ describe('chat-realm serve', () => {
       members: Array<{ user_id: number; full_name: string }>;
     };
     expectValidResponse('get-users', 200, users);
-    expect(users.members.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Persistent');
+    expect(users.members.find((u) => u.user_id === 2)?.full_name).toBe('Iago the Live');
     expect(await stop(third.child)).toBe(0);
   });
 

@@ -25,6 +25,9 @@ declare module 'zulip-js' {
     readonly streams: { retrieve(params?: Params): Reply; deleteById(params: Params): Reply };
     readonly messages: { retrieve(params?: Params): Reply; send(params: Params): Reply };
     readonly filters: { retrieve(params?: Params): Reply };
+    readonly queues: { register(params?: Params): Reply; deregister(params: Params): Reply };
+    readonly events: { retrieve(params: Params): Reply };
+    readonly server: { settings(): Reply };
   }
   export default function zulip(
     config: { zuliprc: string } | { realm: string; username: string; apiKey?: string; password?: string },

@@ -164,7 +164,7 @@ describe.each(backings)('password changes on a %s store', (_name, makeBacking) =
     expect(defaultPasswordHasher.verify(NEW, hash)).toBe(true);
 
     const [payload] = backing.changePayloads();
-    const change = openChange({ version: 1, payload: payload!, checksum: checksum(payload!) }, 'test');
+    const change = openChange({ version: 1, payload: payload!, checksum: checksum(payload!) }, 'test', 0);
     expect(change.input).toEqual({
       kind: 'call',
       op: 'updateSettings',
@@ -219,14 +219,15 @@ describe.each(backings)('password changes on a %s store', (_name, makeBacking) =
 
     const inputs = backing
       .changePayloads()
-      .map((p, i) => openChange({ version: i + 1, payload: p, checksum: checksum(p) }, 'test').input);
+      .map((p, i) => openChange({ version: i + 1, payload: p, checksum: checksum(p) }, 'test', 0).input);
     expect(inputs).toEqual([
       {
         kind: 'request',
         actor: hamlet,
         method: 'PATCH',
         url: '/api/v1/settings',
-        body: 'old_password=%5Bredacted%5D&new_password=%5Bredacted%5D&full_name=Hamlet+P',
+        // Stored as the operation's parameters (fields), whatever form the request had.
+        body: { old_password: REDACTED, new_password: REDACTED, full_name: 'Hamlet P' },
       },
       {
         kind: 'request',
@@ -239,7 +240,8 @@ describe.each(backings)('password changes on a %s store', (_name, makeBacking) =
         kind: 'request',
         actor: hamlet,
         method: 'PATCH',
-        url: '/api/v1/settings?old_password=%5Bredacted%5D&new_password=%5Bredacted%5D',
+        url: '/api/v1/settings',
+        body: { old_password: REDACTED, new_password: REDACTED },
       },
     ]);
     await handle.close();
@@ -381,8 +383,8 @@ describe('loading changes with recorded hasher answers', () => {
   const reload = (store: MemoryStore) =>
     openRealm({ store, ctx, operations: ALL_OPS, checkpoints: false }).catch((e: unknown) => e);
   const rewrite = (store: MemoryStore, edit: (c: Change) => Change) => {
-    const c = openChange(store.records.changes[0]!, 'x');
-    store.records.changes[0] = sealChange(edit(c));
+    const c = openChange(store.records.changes[0]!, 'x', 0);
+    store.records.changes[0] = sealChange(edit(c), 0);
   };
 
   it('refuses a change whose replay makes more hasher calls than recorded', async () => {
@@ -426,13 +428,15 @@ describe('loading changes with recorded hasher answers', () => {
       status: 200,
     });
     store.records.changes[0] = { version: 1, payload: legacy, checksum: checksum(legacy) };
+    store.records.head = { version: 1, checksum: checksum(legacy) };
     const again = await openRealm({ store, operations: ALL_OPS, checkpoints: false });
     const hash = again.state.users.get(cast.hamlet)!.password_hash!;
     expect(hash).toBe(defaultPasswordHasher.hash(NEW, new PlaybackRandom(toBase64(salt), 1)));
     expect(defaultPasswordHasher.verify(NEW, hash)).toBe(true);
-    expect(openChange(store.records.changes[0], 'x').liveHasher).toBe(true);
+    expect(openChange(store.records.changes[0], 'x', 0).liveHasher).toBe(true);
     // A migrated record re-sealed is written in the current format and still loads.
-    store.records.changes[0] = sealChange(openChange(store.records.changes[0], 'x'));
+    store.records.changes[0] = sealChange(openChange(store.records.changes[0], 'x', 0), 0);
+    store.records.head = { version: 1, checksum: store.records.changes[0].checksum };
     const third = await openRealm({ store, operations: ALL_OPS, checkpoints: false });
     expect(third.state.users.get(cast.hamlet)!.password_hash).toBe(hash);
   });

@@ -256,7 +256,7 @@ describe('createFetchHandler', () => {
   it('answers 500 when the store cannot persist a change, and the change is not applied', async () => {
     const store = memoryStore();
     const realm = await openRealm({ store, snapshot: devSnapshot() });
-    store.append = () => Promise.reject(new Error('disk full'));
+    store.appendBatch = () => Promise.reject(new Error('disk full'));
     const logger = { error: vi.fn() };
     const handler = createFetchHandler({ realm, logger });
     const response = await handler(

@@ -17,8 +17,13 @@ import { ALL_OPS, appendMark, noop, randomSnippet } from '../support/host-ops';
 export interface StoreBacking {
   /** Opens a store on this backing (each call: a new connection, like another process). */
   open(): Promise<RealmStore>;
-  /** Overwrites the stored payload of change `version` (keeping its checksum), as disk damage would. */
-  damageChange(version: number, payload: string): Promise<void>;
+  /**
+   * Overwrites the stored payload of change `version` (keeping its checksum unless one is given),
+   * as disk damage (or a foreign writer) would.
+   */
+  damageChange(version: number, payload: string, checksum?: number): Promise<void>;
+  /** Deletes the changes from `version` on (the end of the log), leaving the head record. */
+  dropChangesFrom(version: number): Promise<void>;
   /** Removes everything the backing created. */
   cleanup(): Promise<void>;
 }
@@ -30,13 +35,16 @@ const iago = { userId: cast.iago };
 const ctx = (seed = 7) => ({ now: 1795219200, random: seededRandom(seed) });
 
 function change(version: number, mark: string): SealedChange {
-  return sealChange({
-    version,
-    input: { kind: 'call', op: appendMark.def.name, actor: hamlet, params: { mark } },
-    now: 1795219200,
-    random: '',
-    status: 200,
-  });
+  return sealChange(
+    {
+      version,
+      input: { kind: 'call', op: appendMark.def.name, actor: hamlet, params: { mark } },
+      now: 1795219200,
+      random: '',
+      status: 200,
+    },
+    0,
+  );
 }
 
 export function storeConformance(name: string, factory: BackingFactory): void {
@@ -60,7 +68,7 @@ export function storeConformance(name: string, factory: BackingFactory): void {
 
     it('loads an empty store as no checkpoint and no changes', async () => {
       const store = await open(await fresh());
-      expect(await store.load()).toEqual({ checkpoint: null, changes: [] });
+      expect(await store.load()).toEqual({ checkpoint: null, changes: [], head: null });
       expect(await store.changesSince(0)).toEqual([]);
       expect(store.describe).toEqual(expect.any(String));
     });
@@ -117,6 +125,87 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       const lost = outcomes.find((o) => o.status === 'rejected');
       expect((lost as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
       expect((await s2.load()).changes).toHaveLength(1);
+    });
+
+    it('appends a batch in one go, all or nothing, only at the expected version', async () => {
+      const b = await fresh();
+      const store = await open(b);
+      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      await store.appendBatch([change(1, 'a'), change(2, 'b'), change(3, 'c')], 0);
+      await store.appendBatch([], 3);
+      await store.append(change(4, 'd'), 3);
+      await store.appendBatch([change(5, 'e')], 4);
+      const stale = await store.appendBatch([change(5, 'x'), change(6, 'y')], 4).catch((e: unknown) => e);
+      expect(stale).toMatchObject({ name: 'VersionConflictError', expected: 4, actual: 5 });
+      const gap = await store.appendBatch([change(6, 'x'), change(8, 'y')], 5).catch((e: unknown) => e);
+      expect(gap).toBeInstanceOf(VersionConflictError);
+      const again = await open(b);
+      expect((await again.load()).changes).toEqual(['a', 'b', 'c', 'd', 'e'].map((m, i) => change(i + 1, m)));
+    });
+
+    it('lets exactly one of two batches racing for the same versions win, and writes none of the other', async () => {
+      const b = await fresh();
+      const s1 = await open(b);
+      const s2 = await open(b);
+      await s1.writeCheckpoint(sealCheckpoint(0, {}));
+      const outcomes = await Promise.allSettled([
+        s1.appendBatch([change(1, 'x1'), change(2, 'x2')], 0),
+        s2.appendBatch([change(1, 'y1'), change(2, 'y2'), change(3, 'y3')], 0),
+      ]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const lost = outcomes.find((o) => o.status === 'rejected');
+      expect((lost as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
+      const stored = (await s2.load()).changes.map((c) => c.payload);
+      const winner = outcomes[0]!.status === 'fulfilled' ? ['x1', 'x2'] : ['y1', 'y2', 'y3'];
+      expect(stored).toEqual(winner.map((m, i) => change(i + 1, m).payload));
+    });
+
+    it('lets writers on one backing take turns when the store has a write lock', async () => {
+      const b = await fresh();
+      const s1 = await open(b);
+      const s2 = await open(b);
+      if (!s1.exclusive || !s2.exclusive) return;
+      const trace: string[] = [];
+      const turn = (store: RealmStore, name: string) =>
+        store.exclusive!(async () => {
+          trace.push(`${name} in`);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          trace.push(`${name} out`);
+          return name;
+        });
+      expect(await Promise.all([turn(s1, 'a'), turn(s2, 'b'), turn(s1, 'c')])).toEqual(['a', 'b', 'c']);
+      for (let i = 0; i < trace.length; i += 2) expect(trace[i + 1]).toBe(trace[i]!.replace(' in', ' out'));
+      // A failed turn releases the lock.
+      await expect(s1.exclusive(() => Promise.reject(new Error('inside')))).rejects.toThrow('inside');
+      expect(await s2.exclusive(async () => 'free')).toBe('free');
+    });
+
+    it('commits concurrent operations of a handle in batches, every one acknowledged and replayable', async () => {
+      const b = await fresh();
+      const inner = await b.open();
+      const batches: number[] = [];
+      const store: RealmStore = {
+        ...inner,
+        describe: inner.describe,
+        appendBatch: (changes, expected) => {
+          batches.push(changes.length);
+          return inner.appendBatch(changes, expected);
+        },
+      };
+      if (inner.exclusive) store.exclusive = (work) => inner.exclusive!(work);
+      const h = await openRealm({ store, snapshot: devSnapshot(), ctx: ctx(), operations: ALL_OPS });
+      const marks = 'abcdefghijklmnopqrst'.split('');
+      const results = await Promise.all(marks.map((mark) => h.run(appendMark, hamlet, { mark })));
+      expect(results.map((r) => r.version)).toEqual(marks.map((_, i) => i + 1));
+      expect(batches.reduce((x, y) => x + y, 0)).toBe(marks.length);
+      expect(batches.length).toBeLessThan(marks.length);
+      const before = snapshotRealm(h.state);
+      await h.close();
+      const again = await openRealm({ store: await open(b), operations: ALL_OPS });
+      expect(again.version).toBe(marks.length);
+      expect(snapshotRealm(again.state)).toEqual(before);
+      expect(again.state.users.get(cast.hamlet)?.full_name).toMatch(/abcdefghijklmnopqrst$/);
+      await again.close();
     });
 
     it('persists a realm handle and reopens it at the same version and state, random bytes and clock replayed', async () => {
@@ -240,6 +329,96 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       const error = await openRealm({ store: await open(b), operations: ALL_OPS }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CorruptStoreError);
       expect((error as Error).message).toMatch(/change 2: checksum mismatch/);
+    });
+
+    it('records the head with every append, in the same transaction', async () => {
+      const store = await open(await fresh());
+      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      expect((await store.load()).head).toBeNull();
+      await store.append(change(1, 'a'), 0);
+      const second = change(2, 'b');
+      await store.append(second, 1);
+      expect((await store.load()).head).toEqual({ version: 2, checksum: second.checksum });
+      await store.append(change(2, 'c'), 1).catch(() => undefined); // refused: the head stays
+      expect((await store.load()).head).toEqual({ version: 2, checksum: second.checksum });
+    });
+
+    it('refuses a change that does not chain to the one before it, naming it', async () => {
+      const b = await fresh();
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
+      for (const mark of ['1', '2', '3']) await h.run(appendMark, hamlet, { mark });
+      await h.close();
+      // A well-formed record with a valid checksum of its own, but not of the log: replaced.
+      const forged = change(2, 'X');
+      await b.damageChange(2, forged.payload, forged.checksum);
+      const error = await openRealm({ store: await open(b), operations: ALL_OPS }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorruptStoreError);
+      expect((error as Error).message).toMatch(
+        /change 2: the record does not follow the change before it \(its checksum chain is broken/,
+      );
+    });
+
+    it('refuses a log that lost changes at its end, naming the first missing one', async () => {
+      const b = await fresh();
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
+      for (const mark of ['1', '2', '3', '4', '5']) await h.run(appendMark, hamlet, { mark });
+      await h.close();
+      await b.dropChangesFrom(4);
+      const error = await openRealm({ store: await open(b), operations: ALL_OPS }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorruptStoreError);
+      expect((error as Error).message).toMatch(
+        /, change 4: the change log ends at change 3, but the store's head is change 5 \(changes 4–5 are missing\)$/,
+      );
+    });
+
+    it('prunes changes older than the oldest kept checkpoint, and still loads', async () => {
+      const b = await fresh();
+      const h = await openRealm({
+        store: await b.open(),
+        snapshot: devSnapshot(),
+        ctx: ctx(),
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
+      for (let round = 1; round <= 3; round++) {
+        for (const mark of ['a', 'b']) await h.run(appendMark, hamlet, { mark });
+        await h.checkpoint(); // at 2, 4, 6
+      }
+      await h.run(appendMark, hamlet, { mark: 'z' });
+      await h.checkpoint(); // at 7: kept 6 and 7, and the changes from 6 on
+      const before = snapshotRealm(h.state);
+      await h.close();
+      const store = await open(b);
+      expect((await store.changesSince(0)).map((c) => c.version)).toEqual([6, 7]);
+      const again = await openRealm({ store: await b.open(), operations: ALL_OPS });
+      expect(again.version).toBe(7);
+      expect(snapshotRealm(again.state)).toEqual(before);
+      await again.close();
+    });
+
+    it('writes a checkpoint handed over in parts and reads it back whole', async () => {
+      const b = await fresh();
+      const store = await open(b);
+      const bytes = new Uint8Array(150_000).map((_, i) => (i * 7) & 0xff);
+      async function* parts() {
+        for (let at = 0; at < bytes.length; at += 1 << 16) yield bytes.subarray(at, at + (1 << 16));
+      }
+      await store.writeCheckpoint({ version: 0, format: 3, parts: parts(), checksum: () => 42 });
+      const loaded = await (await open(b)).load();
+      expect(loaded.checkpoint).toMatchObject({ version: 0, format: 3, checksum: 42 });
+      expect(loaded.checkpoint?.payload).toEqual(bytes);
     });
   });
 }

@@ -1,9 +1,10 @@
 /**
  * Child process for the crash-safety test: opens the SQLite store at argv[2] (starting it from the
- * dev realm if empty), prints `loaded <version>`, then applies operations forever, printing
- * `ack <version>` after each acknowledged change — until the parent kills it with SIGKILL.
- * Every change creates a snippet "crash-<version>" with random bytes in its title, and a
- * checkpoint is written every 25 changes, so kills also land in the middle of checkpoints.
+ * dev realm if empty), prints `loaded <version>`, then eight writers apply operations at once,
+ * forever (so changes are committed in batches), printing `ack <version> <content>` after each
+ * acknowledged change — until the parent kills it with SIGKILL. Every change creates a snippet
+ * "crash-<pid>-<writer>-<n>" with random bytes in its title, and a checkpoint is written every 25
+ * changes, so kills also land in the middle of batches and checkpoints.
  */
 import { writeSync } from 'node:fs';
 import { openRealm } from '../../src/host/realm-handle';
@@ -14,19 +15,29 @@ import { ALL_OPS, randomSnippet } from '../support/host-ops';
 const filename = process.argv[2];
 if (!filename) throw new Error('usage: crash-child.ts <dbfile>');
 
+const inner = sqliteStore({ filename, realm: 'crash' });
 const handle = await openRealm({
-  store: sqliteStore({ filename, realm: 'crash' }),
+  store: {
+    ...inner,
+    // Tell the parent how big the batches are (after the commit, so only durable ones count).
+    appendBatch: async (changes, expected) => {
+      await inner.appendBatch(changes, expected);
+      writeSync(1, `batch ${changes.length}\n`);
+    },
+  },
   snapshot: devSnapshot(),
   operations: ALL_OPS,
   checkpoints: { everyChanges: 25 },
 });
 // Synchronous writes: a line printed is a line the parent will read, even if we die right after.
 writeSync(1, `loaded ${handle.version}\n`);
-for (;;) {
-  const r = await handle.run(
-    randomSnippet,
-    { userId: cast.hamlet },
-    { content: `crash-${handle.version + 1}` },
-  );
-  writeSync(1, `ack ${r.version}\n`);
-}
+const WRITERS = 8;
+await Promise.all(
+  Array.from({ length: WRITERS }, async (_, w) => {
+    for (let n = 0; ; n++) {
+      const content = `crash-${process.pid}-${w}-${n}`;
+      const r = await handle.run(randomSnippet, { userId: cast.hamlet }, { content });
+      writeSync(1, `ack ${r.version} ${content}\n`);
+    }
+  }),
+);

@@ -6,9 +6,13 @@ storeConformance('memory', async () => {
   const first = memoryStore();
   return {
     open: async () => bindTo(first),
-    damageChange: async (version, payload) => {
+    damageChange: async (version, payload, checksum) => {
       const i = first.records.changes.findIndex((c) => c.version === version);
-      first.records.changes[i] = { ...first.records.changes[i]!, payload };
+      const old = first.records.changes[i]!;
+      first.records.changes[i] = { ...old, payload, checksum: checksum ?? old.checksum };
+    },
+    dropChangesFrom: async (version) => {
+      first.records.changes = first.records.changes.filter((c) => c.version < version);
     },
     cleanup: async () => {},
   };
@@ -22,6 +26,7 @@ function bindTo(store: MemoryStore): MemoryStore {
     load: () => store.load(),
     changesSince: (after) => store.changesSince(after),
     append: (change, expected) => store.append(change, expected),
+    appendBatch: (changes, expected) => store.appendBatch(changes, expected),
     writeCheckpoint: (cp) => store.writeCheckpoint(cp),
     close: async () => {},
   };

@@ -1,8 +1,8 @@
 /**
- * Child process for the many-processes test: opens realm "multi" in schema argv[2] of the
+ * Child process for the many-processes test: opens realm argv[5] (default "multi") in schema argv[2] of the
  * PostgreSQL database at DATABASE_URL and appends `count` marks to hamlet's name (a read-modify-
  * write, so the processes conflict), printing `ack <version> <mark>` for each acknowledged change
- * and `conflicts <n>` at the end.
+ * and `conflicts <n>` at the end. argv[6] `optimistic` turns the write lock off.
  */
 import { writeSync } from 'node:fs';
 import { openRealm } from '../../src/host/realm-handle';
@@ -11,17 +11,17 @@ import { postgresStore } from '../../src/stores/postgres/index';
 import { ALL_OPS, appendMark } from '../support/host-ops';
 import { cast } from '../support/realm';
 
-const [schema, id, count] = process.argv.slice(2);
+const [schema, id, count, realm = 'multi', mode = 'lock'] = process.argv.slice(2);
 const url = process.env['DATABASE_URL'];
 if (!schema || !id || !count || !url)
-  throw new Error('usage: DATABASE_URL=… multi-child.ts <schema> <id> <count>');
+  throw new Error('usage: DATABASE_URL=… multi-child.ts <schema> <id> <count> [realm] [lock|optimistic]');
 
-const store = await postgresStore({ connectionString: url, realm: 'multi', schema });
+const store = await postgresStore({ connectionString: url, realm, schema, lockWrites: mode === 'lock' });
 let conflicts = 0;
 const counting = {
   ...store,
-  append: (change: Parameters<typeof store.append>[0], expected: number) =>
-    store.append(change, expected).catch((error: unknown) => {
+  appendBatch: (changes: Parameters<typeof store.appendBatch>[0], expected: number) =>
+    store.appendBatch(changes, expected).catch((error: unknown) => {
       if (error instanceof VersionConflictError) conflicts++;
       throw error;
     }),

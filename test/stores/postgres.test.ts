@@ -23,11 +23,18 @@ storeConformance(usingServer ? 'postgres (DATABASE_URL)' : 'postgres (PGlite)', 
       ends.push(conn.end);
       return postgresStore({ client: conn.client, realm: 'conformance', schema });
     },
-    damageChange: async (version, payload) => {
+    damageChange: async (version, payload, checksum) => {
       await db.client.query(
-        `UPDATE "${schema}".chat_realm_changes SET payload = $1 WHERE realm = $2 AND version = $3`,
-        [payload, 'conformance', version],
+        `UPDATE "${schema}".chat_realm_changes SET payload = $1, checksum = coalesce($4, checksum)
+          WHERE realm = $2 AND version = $3`,
+        [payload, 'conformance', version, checksum ?? null],
       );
+    },
+    dropChangesFrom: async (version) => {
+      await db.client.query(`DELETE FROM "${schema}".chat_realm_changes WHERE realm = $1 AND version >= $2`, [
+        'conformance',
+        version,
+      ]);
     },
     cleanup: async () => {
       await db.client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

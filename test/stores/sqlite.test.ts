@@ -10,13 +10,16 @@ storeConformance('sqlite', async () => {
   const filename = join(dir, 'realm.db');
   return {
     open: async () => sqliteStore({ filename, realm: 'conformance' }),
-    damageChange: async (version, payload) => {
+    damageChange: async (version, payload, checksum) => {
       const db = new Database(filename);
-      db.prepare('UPDATE changes SET payload = ? WHERE realm = ? AND version = ?').run(
-        payload,
-        'conformance',
-        version,
-      );
+      db.prepare(
+        'UPDATE changes SET payload = ?, checksum = coalesce(?, checksum) WHERE realm = ? AND version = ?',
+      ).run(payload, checksum ?? null, 'conformance', version);
+      db.close();
+    },
+    dropChangesFrom: async (version) => {
+      const db = new Database(filename);
+      db.prepare('DELETE FROM changes WHERE realm = ? AND version >= ?').run('conformance', version);
       db.close();
     },
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),

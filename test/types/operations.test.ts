@@ -26,7 +26,7 @@ describe('operation types', () => {
     expectTypeOf<ParamsOf<typeof editChannel>['stream_id']>().toEqualTypeOf<number>();
     expectTypeOf<ParamsOf<typeof editChannel>['description']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<ParamsOf<typeof updateMessageFlagsForNarrow>['anchor']>().toEqualTypeOf<string | number>();
-    expectTypeOf<ParamsOf<typeof getLinkifiers>>().toEqualTypeOf<{}>();
+    expectTypeOf<keyof ParamsOf<typeof getLinkifiers>>().toEqualTypeOf<never>();
     const realm = devRealm();
     // @ts-expect-error -- a misspelled parameter
     editChannel(realm, { userId: 2 }, { stream_id: 1, descripton: 'x' }, { now });

@@ -137,3 +137,10 @@ export function formatUser(
     return { ...base, profile_data: profileDataFor(state, target) };
   return base;
 }
+
+/** Zulip's medium-size avatar: `&s=500` for Gravatar, a `-medium` file for uploads. */
+export function mediumAvatarUrl(url: string): string {
+  return url.startsWith('https://secure.gravatar.com/')
+    ? url.replace('&version=', '&s=500&version=')
+    : url.replace('.png?', '-medium.png?');
+}

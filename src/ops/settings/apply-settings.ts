@@ -4,7 +4,7 @@ import type { User } from '../../core/model/records';
 import type { UserSettingName, UserSettings } from '../../core/model/user-settings';
 import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import type { RealmState } from '../../core/state';
-import { avatarUrl, canSeeDeliveryEmail, fakeEmailDomain } from '../../core/users/format';
+import { avatarUrl, canSeeDeliveryEmail, fakeEmailDomain, mediumAvatarUrl } from '../../core/users/format';
 import { humanAdminIds } from '../../core/users/realm-users';
 import { canonicalizeTimezone } from '../../core/users/timezones';
 import { languageName } from './languages';
@@ -152,13 +152,6 @@ export function changeTimezone(cc: ChangeContext, user: User, raw: string): User
     }),
   );
   return markEdited(Object.freeze({ ...user, timezone: canonical }), 'timezone');
-}
-
-/** Zulip's medium-size variant: `&s=500` for Gravatar, a `-medium` file for uploads. */
-function mediumAvatarUrl(url: string): string {
-  return url.startsWith('https://secure.gravatar.com/')
-    ? url.replace('&version=', '&s=500&version=')
-    : url.replace('.png?', '-medium.png?');
 }
 
 /** A once-computed list of who can access `user`. */

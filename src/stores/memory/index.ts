@@ -3,21 +3,39 @@
  * Several handles may share one store, which then behaves like a database shared by processes.
  * Nothing survives the process.
  */
+import { collectCheckpoint } from '../../host/checkpoint';
 import { VersionConflictError } from '../../host/errors';
-import type { RealmStore, SealedChange, SealedCheckpoint, StoredRealm } from '../../host/store';
+import {
+  consecutiveFrom,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredHead,
+  type StoredRealm,
+} from '../../host/store';
 
 export interface MemoryStore extends RealmStore {
   /** The stored records, for inspection (and for tests that damage them on purpose). */
-  readonly records: { changes: SealedChange[]; checkpoints: SealedCheckpoint[] };
+  readonly records: { changes: SealedChange[]; checkpoints: SealedCheckpoint[]; head: StoredHead | null };
 }
 
 export interface MemoryStoreOptions {
   /** Name used in error messages. Default "memory". */
   readonly name?: string;
+  /**
+   * Checkpoints kept (older ones are deleted, and the changes before the oldest kept one).
+   * Default 2; `Infinity` keeps every checkpoint and change.
+   */
+  readonly keepCheckpoints?: number;
 }
 
 export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  const records = { changes: [] as SealedChange[], checkpoints: [] as SealedCheckpoint[] };
+  const records = {
+    changes: [] as SealedChange[],
+    checkpoints: [] as SealedCheckpoint[],
+    head: null as StoredHead | null,
+  };
+  const keep = Math.max(1, options.keepCheckpoints ?? 2);
   // Changes are kept in version order, so the newest are at the end.
   const since = (after: number) => {
     let i = records.changes.length;
@@ -32,7 +50,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     async load(): Promise<StoredRealm> {
       const checkpoint = records.checkpoints.at(-1) ?? null;
       const from = checkpoint?.version ?? 0;
-      return { checkpoint, changes: since(from) };
+      return { checkpoint, changes: since(from), head: records.head };
     },
     async changesSince(after) {
       return since(after);
@@ -42,11 +60,27 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       if (actual !== expected || change.version !== expected + 1)
         throw new VersionConflictError(expected, actual);
       records.changes.push(change);
+      records.head = { version: change.version, checksum: change.checksum };
     },
-    async writeCheckpoint(checkpoint) {
+    async appendBatch(changes, expected) {
+      const actual = latest();
+      if (actual !== expected || !consecutiveFrom(changes, expected))
+        throw new VersionConflictError(expected, actual);
+      const last = changes[changes.length - 1];
+      if (last === undefined) return;
+      records.changes.push(...changes);
+      records.head = { version: last.version, checksum: last.checksum };
+    },
+    async writeCheckpoint(written) {
+      const checkpoint = 'payload' in written ? written : await collectCheckpoint(written);
       if (records.checkpoints.some((c) => c.version === checkpoint.version)) return;
       records.checkpoints.push(checkpoint);
       records.checkpoints.sort((a, b) => a.version - b.version);
+      // Retention: the newest `keep` checkpoints, and the changes from the oldest of them on.
+      if (records.checkpoints.length > keep) records.checkpoints.splice(0, records.checkpoints.length - keep);
+      const oldest = records.checkpoints[0]!.version;
+      const first = records.changes.findIndex((c) => c.version >= oldest);
+      records.changes.splice(0, first < 0 ? records.changes.length : first);
     },
     async close() {},
   };

@@ -1,17 +1,32 @@
 /**
  * The PostgreSQL store, for hosts that run several server processes against one database.
  *
- * - Appends are optimistic: `(realm, version)` is the primary key and the insert only happens when
- *   the realm's latest version is the expected one, so of two processes racing for version n + 1
+ * - Writers take turns: `exclusive` holds a session advisory lock per realm (on a dedicated pool
+ *   connection) while a handle catches up, runs its batch and appends it, so processes never lose
+ *   a race to each other and never answer an error for it. Appends are still checked: `(realm,
+ *   version)` is the primary key and the insert only happens when the realm's latest version is
+ *   the expected one, so of two writers racing for version n + 1 (e.g. one that does not lock)
  *   exactly one wins; the other gets a `VersionConflictError`, catches up and retries.
  * - Each append NOTIFYs (in the same statement, so only on commit); `watch` LISTENs, so handles
  *   in other processes catch up and deliver the events to their subscribers promptly. Correctness
  *   does not depend on it: a handle also catches up before each operation.
+ * - Each append also records the realm's head (its last change) in the same statement, so a log
+ *   that lost changes at its end is refused. Checkpoints handed over as a stream are stored as
+ *   parts of ~1 MiB (one statement each) and committed by their row; pruning goes in batches.
+ * - Text columns cannot hold NUL: every payload stored as text is JSON, which escapes it.
  * - The driver is injected or imported lazily: pass any client with `query(text, params)` (a `pg`
  *   Pool or Client, or `@electric-sql/pglite`), or a `connectionString` for a `pg` Pool made here.
  */
 import { CorruptStoreError, VersionConflictError } from '../../host/errors';
-import type { RealmStore, SealedChange, SealedCheckpoint, StoredRealm } from '../../host/store';
+import {
+  consecutiveFrom,
+  type CheckpointStream,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredHead,
+  type StoredRealm,
+} from '../../host/store';
 
 /** The little this adapter needs from a driver; `pg.Pool`, `pg.Client` and `PGlite` all fit. */
 export interface PgQueryable {
@@ -23,12 +38,12 @@ interface PgListenable {
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
-/** A pg.Pool-style source of dedicated connections (for LISTEN). */
+/** A pg.Pool-style source of dedicated connections (for LISTEN and the write lock). */
 interface PgConnectable {
   connect(): Promise<
     PgQueryable & {
       on(event: 'notification', cb: (n: { channel: string; payload?: string }) => void): unknown;
-      release(): void;
+      release(destroy?: boolean): void;
     }
   >;
 }
@@ -44,13 +59,27 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /** Prefix of the table names. Default "chat_realm_". */
   readonly tablePrefix?: string;
-  /** Checkpoints kept per realm. Default 2. */
+  /**
+   * Checkpoints kept per realm (older ones are deleted, and the changes before the oldest kept
+   * one). Default 2; `Infinity` keeps every checkpoint and change.
+   */
   readonly keepCheckpoints?: number;
   /** Use LISTEN/NOTIFY to learn about other writers' changes. Default true. */
   readonly listen?: boolean;
+  /**
+   * Take the realm's write lock (`exclusive`) around each batch. Default true. With false, writers
+   * are purely optimistic: a process that loses a race catches up and retries (up to the handle's
+   * `maxRetries`, then the request fails).
+   */
+  readonly lockWrites?: boolean;
 }
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
+/** Rows deleted per statement when pruning: changes are small, checkpoint parts ~1 MiB each. */
+const PRUNE_BATCH = 500;
+const PRUNE_PARTS = 2;
+/** The first key of chat-realm's advisory locks ("chat" in ASCII); the second is the realm's hash. */
+const LOCK_CLASS = 0x63686174;
 const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
 
 export async function postgresStore(options: PostgresStoreOptions): Promise<RealmStore> {
@@ -68,13 +97,18 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     owned = pool;
     client = pool;
   }
-  const db = client;
+  const pool = client;
+  // While `exclusive` holds the lock, every query of this store runs on the locked connection.
+  let active: PgQueryable | undefined;
+  const db: PgQueryable = { query: (text, params) => (active ?? pool).query(text, params) };
   const realm = options.realm;
   const t = (name: string) => `"${schema}"."${prefix}${name}"`;
   const channel = `${prefix}changes`;
   const describe = `postgres ${schema}.${prefix}*, realm ${JSON.stringify(realm)}`;
 
   await migrate(db, schema, t, describe);
+  const keep = Math.max(1, options.keepCheckpoints ?? 2);
+  const lockName = `${schema}.${prefix}:${realm}`;
 
   const toChange = (row: unknown): SealedChange => {
     const r = row as { version: unknown; payload: unknown; checksum: unknown };
@@ -96,11 +130,91 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     return Number((rows[0] as { v: unknown } | undefined)?.v ?? 0);
   };
 
+  /** The changes after `after` and the head, read by one statement (one snapshot). */
+  const changesAndHead = async (after: number) => {
+    const { rows } = await db.query(
+      `SELECT version, payload, checksum, false AS head FROM ${t('changes')} WHERE realm = $1 AND version > $2
+       UNION ALL SELECT version, NULL, checksum, true FROM ${t('heads')} WHERE realm = $1
+       ORDER BY head, version`,
+      [realm, after],
+    );
+    const last = rows.at(-1) as { head: boolean; version: unknown; checksum: unknown } | undefined;
+    const head: StoredHead | null =
+      last?.head === true ? { version: Number(last.version), checksum: Number(last.checksum) } : null;
+    return { changes: (head ? rows.slice(0, -1) : rows).map(toChange), head };
+  };
+  const readParts = async (version: number, key: unknown, count: number): Promise<Uint8Array> => {
+    const { rows } = await db.query(
+      `SELECT data FROM ${t('checkpoint_parts')} WHERE realm = $1 AND version = $2 AND parts_key = $3 ORDER BY part`,
+      [realm, version, key],
+    );
+    if (rows.length !== count) {
+      throw new CorruptStoreError(
+        `${describe}, checkpoint ${version}`,
+        `${rows.length} of its ${count} parts are stored`,
+      );
+    }
+    const parts = rows.map((r) => (r as { data: Uint8Array }).data);
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  };
+  const prune = async () => {
+    const step = async (sql: string, batch: number) => {
+      for (;;) {
+        const { rows } = await db.query(sql, [realm, batch]);
+        if (Number((rows[0] as { n: unknown } | undefined)?.n ?? 0) === 0) return;
+      }
+    };
+    await step(
+      `WITH gone AS (DELETE FROM ${t('checkpoint_parts')} WHERE ctid IN (
+         SELECT p.ctid FROM ${t('checkpoint_parts')} p WHERE p.realm = $1 AND p.version <
+           (SELECT min(version) FROM ${t('checkpoints')} WHERE realm = $1) AND NOT EXISTS
+           (SELECT 1 FROM ${t('checkpoints')} c WHERE c.realm = p.realm AND c.version = p.version
+               AND c.parts_key = p.parts_key) LIMIT $2) RETURNING 1)
+       SELECT count(*) AS n FROM gone`,
+      PRUNE_PARTS,
+    );
+    if (!Number.isFinite(keep)) return;
+    await step(
+      `WITH gone AS (DELETE FROM ${t('changes')} WHERE realm = $1 AND version IN (
+         SELECT version FROM ${t('changes')} WHERE realm = $1 AND version <
+           (SELECT min(version) FROM ${t('checkpoints')} WHERE realm = $1) ORDER BY version LIMIT $2)
+         RETURNING 1)
+       SELECT count(*) AS n FROM gone`,
+      PRUNE_BATCH,
+    );
+  };
+  const commitCheckpoint = async (
+    cp: { version: number; format: number; checksum: number },
+    text: string | null,
+    bin: Uint8Array | null,
+    parts: number,
+    key: number,
+  ) => {
+    await db.query(
+      `INSERT INTO ${t('checkpoints')} (realm, version, format, payload_text, payload_bin, checksum, parts, parts_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (realm, version) DO NOTHING`,
+      [realm, cp.version, cp.format, text, bin, cp.checksum, parts, key],
+    );
+    if (Number.isFinite(keep)) {
+      await db.query(
+        `DELETE FROM ${t('checkpoints')} WHERE realm = $1 AND version NOT IN
+           (SELECT version FROM ${t('checkpoints')} WHERE realm = $1 ORDER BY version DESC LIMIT $2)`,
+        [realm, keep],
+      );
+    }
+  };
+
   return {
     describe,
     async load(): Promise<StoredRealm> {
       const { rows } = await db.query(
-        `SELECT version, format, payload_text, payload_bin, checksum FROM ${t('checkpoints')}
+        `SELECT version, format, payload_text, payload_bin, checksum, parts, parts_key FROM ${t('checkpoints')}
           WHERE realm = $1 ORDER BY version DESC LIMIT 1`,
         [realm],
       );
@@ -111,23 +225,28 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
             payload_text: string | null;
             payload_bin: Uint8Array | null;
             checksum: unknown;
+            parts: unknown;
+            parts_key: unknown;
           }
         | undefined;
-      if (!row) return { checkpoint: null, changes: await changesAfter(0) };
-      const payload = row.payload_text ?? row.payload_bin;
-      if (payload === null)
-        throw new CorruptStoreError(`${describe}, checkpoint ${String(row.version)}`, 'no payload');
+      if (!row) return { checkpoint: null, ...(await changesAndHead(0)) };
+      const version = Number(row.version);
+      const parts = Number(row.parts);
+      const payload =
+        parts > 0 ? await readParts(version, row.parts_key, parts) : (row.payload_text ?? row.payload_bin);
+      if (payload === null) throw new CorruptStoreError(`${describe}, checkpoint ${version}`, 'no payload');
       const checkpoint: SealedCheckpoint = {
-        version: Number(row.version),
+        version,
         format: Number(row.format),
         payload: typeof payload === 'string' ? payload : new Uint8Array(payload),
         checksum: Number(row.checksum),
       };
-      return { checkpoint, changes: await changesAfter(checkpoint.version) };
+      return { checkpoint, ...(await changesAndHead(version)) };
     },
     changesSince: changesAfter,
     async append(change, expected) {
       if (change.version !== expected + 1) throw new VersionConflictError(expected, await latest());
+      noNul(change.payload, describe);
       let inserted: number;
       try {
         const { rows } = await db.query(
@@ -136,7 +255,10 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
              SELECT $1, $2, $3, $4
               WHERE GREATEST((SELECT max(version) FROM ${t('changes')} WHERE realm = $1),
                              (SELECT max(version) FROM ${t('checkpoints')} WHERE realm = $1), 0) = $5
-             RETURNING version)
+             RETURNING version, checksum),
+           head AS (
+             INSERT INTO ${t('heads')} (realm, version, checksum) SELECT $1, version, checksum FROM ins
+             ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum)
            SELECT pg_notify($6, $1) AS notified FROM ins`,
           [realm, change.version, change.payload, change.checksum, expected, channel],
         );
@@ -148,27 +270,152 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
       }
       if (inserted === 0) throw new VersionConflictError(expected, await latest());
     },
-    async writeCheckpoint(cp) {
-      const text = typeof cp.payload === 'string' ? cp.payload : null;
-      const bin = typeof cp.payload === 'string' ? null : cp.payload;
-      await db.query(
-        `INSERT INTO ${t('checkpoints')} (realm, version, format, payload_text, payload_bin, checksum)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (realm, version) DO NOTHING`,
-        [realm, cp.version, cp.format, text, bin, cp.checksum],
-      );
-      await db.query(
-        `DELETE FROM ${t('checkpoints')} WHERE realm = $1 AND version NOT IN
-           (SELECT version FROM ${t('checkpoints')} WHERE realm = $1 ORDER BY version DESC LIMIT $2)`,
-        [realm, options.keepCheckpoints ?? 2],
-      );
+    async appendBatch(changes, expected) {
+      if (!consecutiveFrom(changes, expected)) throw new VersionConflictError(expected, await latest());
+      if (changes.length === 0) return;
+      for (const c of changes) noNul(c.payload, describe);
+      const last = changes[changes.length - 1]!;
+      let inserted: number;
+      try {
+        // One statement, so one transaction (and one commit) for the whole batch.
+        const { rows } = await db.query(
+          `WITH ins AS (
+             INSERT INTO ${t('changes')} (realm, version, payload, checksum)
+             SELECT $1, u.version, u.payload, u.checksum
+               FROM unnest($2::bigint[], $3::text[], $4::bigint[]) AS u(version, payload, checksum)
+              WHERE GREATEST((SELECT max(version) FROM ${t('changes')} WHERE realm = $1),
+                             (SELECT max(version) FROM ${t('checkpoints')} WHERE realm = $1), 0) = $5
+             RETURNING version),
+           head AS (
+             INSERT INTO ${t('heads')} (realm, version, checksum)
+             SELECT $1, $7, $8 FROM (SELECT 1 FROM ins LIMIT 1) AS one
+             ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum),
+           note AS (SELECT pg_notify($6, $1) FROM (SELECT 1 FROM ins LIMIT 1) AS one)
+           SELECT (SELECT count(*) FROM ins) AS n, (SELECT count(*) FROM note) AS notified`,
+          [
+            realm,
+            changes.map((c) => c.version),
+            changes.map((c) => c.payload),
+            changes.map((c) => c.checksum),
+            expected,
+            channel,
+            last.version,
+            last.checksum,
+          ],
+        );
+        inserted = Number((rows[0] as { n: unknown } | undefined)?.n ?? 0);
+      } catch (error) {
+        if ((error as { code?: unknown }).code === '23505')
+          throw new VersionConflictError(expected, await latest());
+        throw error;
+      }
+      if (inserted === 0) throw new VersionConflictError(expected, await latest());
+    },
+    async writeCheckpoint(cp: SealedCheckpoint | CheckpointStream) {
+      if ('payload' in cp) {
+        const text = typeof cp.payload === 'string' ? cp.payload : null;
+        if (text !== null) noNul(text, describe);
+        const bin = typeof cp.payload === 'string' ? null : cp.payload;
+        await commitCheckpoint(cp, text, bin, 0, 0);
+      } else {
+        const { rows } = await db.query(
+          `SELECT 1 FROM ${t('checkpoints')} WHERE realm = $1 AND version = $2`,
+          [realm, cp.version],
+        );
+        if (rows.length > 0) return;
+        const key = partsKey();
+        let part = 0;
+        for await (const data of cp.parts) {
+          await db.query(
+            `INSERT INTO ${t('checkpoint_parts')} (realm, version, parts_key, part, data) VALUES ($1, $2, $3, $4, $5)`,
+            [realm, cp.version, key, part++, data],
+          );
+        }
+        await commitCheckpoint({ ...cp, checksum: cp.checksum() }, null, null, part, key);
+      }
+      await prune();
     },
     ...(options.listen === false
       ? {}
-      : { watch: (listener: () => void) => watch(db, channel, realm, listener) }),
+      : { watch: (listener: () => void) => watch(pool, channel, realm, listener) }),
+    ...(options.lockWrites === false
+      ? {}
+      : {
+          exclusive: <T>(work: () => Promise<T>) =>
+            writeLock(pool, lockName, async (conn) => {
+              active = conn;
+              try {
+                return await work();
+              } finally {
+                active = undefined;
+              }
+            }),
+        }),
     async close() {
       await owned?.end();
     },
   };
+}
+
+/** PostgreSQL text cannot hold NUL; sealed records are JSON, which escapes it, so this never fires. */
+function noNul(text: string, describe: string): void {
+  if (text.includes('\0'))
+    throw new TypeError(`${describe}: a text record holds NUL, which PostgreSQL cannot store`);
+}
+
+/** Tells one checkpoint write's parts from another's (two processes may write the same version). */
+function partsKey(): number {
+  const words = new Uint32Array(2);
+  crypto.getRandomValues(words);
+  return words[0]! * 0x200000 + (words[1]! & 0x1fffff);
+}
+
+/** Handles in this process queue here per client, so they do not each hold a connection to wait. */
+const localTurns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `work` holding the advisory lock named `name`: in this process first (a promise chain per
+ * client), then in the database (a session lock on a dedicated pool connection, or on the client
+ * itself), so every process and handle on the database takes turns. A process that dies holding
+ * the lock loses its connection, and PostgreSQL releases the lock with it.
+ */
+async function writeLock<T>(
+  client: PgQueryable,
+  name: string,
+  work: (conn: PgQueryable) => Promise<T>,
+): Promise<T> {
+  const before = localTurns.get(client) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  localTurns.set(
+    client,
+    before.then(() => mine),
+  );
+  await before;
+  try {
+    const isPool = typeof (client as Partial<PgConnectable>).connect === 'function' && 'totalCount' in client;
+    const conn = isPool ? await (client as unknown as PgConnectable).connect() : undefined;
+    const on: PgQueryable = conn ?? client;
+    try {
+      await on.query(`SELECT pg_advisory_lock(${LOCK_CLASS}, hashtext($1))`, [name]);
+    } catch (error) {
+      conn?.release(true);
+      throw error;
+    }
+    try {
+      return await work(on);
+    } finally {
+      // A connection that cannot unlock may still hold the lock: it is destroyed, never pooled
+      // again, and closing it releases the lock. What `work` did stands either way.
+      const unlocked = await on.query(`SELECT pg_advisory_unlock(${LOCK_CLASS}, hashtext($1))`, [name]).then(
+        () => true,
+        () => false,
+      );
+      conn?.release(!unlocked);
+    }
+  } finally {
+    done();
+  }
 }
 
 async function watch(
@@ -220,7 +467,23 @@ async function migrate(
        realm text NOT NULL, version bigint NOT NULL, format integer NOT NULL,
        payload_text text, payload_bin bytea, checksum bigint NOT NULL,
        PRIMARY KEY (realm, version))`,
+    `CREATE TABLE IF NOT EXISTS ${t('heads')} (
+       realm text PRIMARY KEY, version bigint NOT NULL, checksum bigint NOT NULL)`,
+    `ALTER TABLE ${t('checkpoints')} ADD COLUMN IF NOT EXISTS parts integer NOT NULL DEFAULT 0`,
+    `ALTER TABLE ${t('checkpoints')} ADD COLUMN IF NOT EXISTS parts_key bigint NOT NULL DEFAULT 0`,
+    `CREATE TABLE IF NOT EXISTS ${t('checkpoint_parts')} (
+       realm text NOT NULL, version bigint NOT NULL, parts_key bigint NOT NULL, part integer NOT NULL,
+       data bytea NOT NULL, PRIMARY KEY (realm, version, parts_key, part))`,
     `INSERT INTO ${t('meta')} (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}') ON CONFLICT (key) DO NOTHING`,
+    // 1 → 2 (after 0.1.0): one statement, so the head records appear with the version bump. The
+    // head of a store written by 0.1.0 is its last change.
+    `WITH up AS (
+       UPDATE ${t('meta')} SET value = '2' WHERE key = 'schema_version' AND value = '1' RETURNING 1)
+     INSERT INTO ${t('heads')} (realm, version, checksum)
+       SELECT c.realm, c.version, c.checksum FROM ${t('changes')} c
+        WHERE EXISTS (SELECT 1 FROM up)
+          AND c.version = (SELECT max(version) FROM ${t('changes')} WHERE realm = c.realm)
+       ON CONFLICT (realm) DO NOTHING`,
   ];
   for (const sql of ddl) {
     try {

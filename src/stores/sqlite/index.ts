@@ -6,10 +6,25 @@
  * of the process (the WAL is in the OS cache), but a power loss may lose the last changes.
  * Appends check the latest version inside an IMMEDIATE transaction, so several processes may share
  * a file (each handle catches up before each operation).
+ *
+ * Each append also records the realm's head (version and checksum of the last change) in the same
+ * transaction, so a log that lost changes at its end is refused. A checkpoint handed over as a
+ * stream is written as parts of ~1 MiB, each in its own short transaction, then committed by its
+ * row; pruning (old checkpoints, their parts, the changes before the oldest kept checkpoint) also
+ * goes in small steps, so no single write holds the file (or the handle's queue) for long.
  */
+import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { CorruptStoreError, VersionConflictError } from '../../host/errors';
-import type { RealmStore, SealedChange, SealedCheckpoint, StoredRealm } from '../../host/store';
+import {
+  consecutiveFrom,
+  type CheckpointStream,
+  type RealmStore,
+  type SealedChange,
+  type SealedCheckpoint,
+  type StoredHead,
+  type StoredRealm,
+} from '../../host/store';
 
 export interface SqliteStoreOptions {
   /** The database file (created if missing). */
@@ -18,14 +33,17 @@ export interface SqliteStoreOptions {
   readonly realm?: string;
   /** Default 'FULL' (durable on acknowledgement, power loss included). */
   readonly synchronous?: 'FULL' | 'NORMAL';
-  /** Checkpoints kept per realm (older ones are deleted). Default 2. */
+  /**
+   * Checkpoints kept per realm (older ones are deleted, and the changes before the oldest kept
+   * one). Default 2; `Infinity` keeps every checkpoint and change.
+   */
   readonly keepCheckpoints?: number;
   /** Milliseconds to wait for another process's write lock. Default 5000. */
   readonly busyTimeoutMs?: number;
 }
 
 /** The file's schema version (`PRAGMA user_version`) and how to reach it from each older one. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const SCHEMA_STEPS: Readonly<Record<number, string>> = {
   0: `
     CREATE TABLE changes (
@@ -34,7 +52,24 @@ const SCHEMA_STEPS: Readonly<Record<number, string>> = {
     CREATE TABLE checkpoints (
       realm TEXT NOT NULL, version INTEGER NOT NULL, format INTEGER NOT NULL, payload BLOB NOT NULL,
       checksum INTEGER NOT NULL, PRIMARY KEY (realm, version));`,
+  // 1 → 2 (after 0.1.0): the head record, and checkpoints written in parts. The head of a store
+  // written by 0.1.0 is its last change.
+  1: `
+    CREATE TABLE heads (
+      realm TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, checksum INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO heads (realm, version, checksum)
+      SELECT c.realm, c.version, c.checksum FROM changes c
+       WHERE c.version = (SELECT max(version) FROM changes WHERE realm = c.realm);
+    ALTER TABLE checkpoints ADD COLUMN parts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE checkpoints ADD COLUMN parts_key INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE checkpoint_parts (
+      realm TEXT NOT NULL, version INTEGER NOT NULL, parts_key INTEGER NOT NULL, part INTEGER NOT NULL,
+      data BLOB NOT NULL, PRIMARY KEY (realm, version, parts_key, part));`,
 };
+
+/** Rows deleted per step when pruning: changes are small, checkpoint parts ~1 MiB each. */
+const PRUNE_BATCH = 500;
+const PRUNE_PARTS = 2;
 
 interface ChangeRow {
   version: number;
@@ -46,11 +81,14 @@ interface CheckpointRow {
   format: number;
   payload: string | Buffer;
   checksum: number;
+  parts: number;
+  parts_key: number;
 }
 
 export function sqliteStore(options: SqliteStoreOptions): RealmStore {
   const realm = options.realm ?? 'default';
   const describe = `sqlite ${options.filename}, realm ${JSON.stringify(realm)}`;
+  const fileDescribe = `sqlite ${options.filename}`;
   const guard = <T>(what: () => T): T => {
     try {
       return what();
@@ -58,20 +96,34 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
       throw translate(error, describe);
     }
   };
+  const synchronous = options.synchronous ?? 'FULL';
+  const keep = Math.max(1, options.keepCheckpoints ?? 2);
 
+  const preexisting = holdsBytes(options.filename);
   const db = guard(() => new Database(options.filename, { timeout: options.busyTimeoutMs ?? 5000 }));
-  guard(() => {
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-    migrate(db, describe);
-  });
+  try {
+    guard(() => {
+      refuseForeign(db, preexisting, fileDescribe, options.filename);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${synchronous}`);
+      migrate(db, describe);
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 
   const selectCheckpoint = db.prepare<[string], CheckpointRow>(
-    'SELECT version, format, payload, checksum FROM checkpoints WHERE realm = ? ORDER BY version DESC LIMIT 1',
+    `SELECT version, format, payload, checksum, parts, parts_key FROM checkpoints
+      WHERE realm = ? ORDER BY version DESC LIMIT 1`,
+  );
+  const selectParts = db.prepare<[string, number, number], { data: Buffer }>(
+    'SELECT data FROM checkpoint_parts WHERE realm = ? AND version = ? AND parts_key = ? ORDER BY part',
   );
   const selectChanges = db.prepare<[string, number], ChangeRow>(
     'SELECT version, payload, checksum FROM changes WHERE realm = ? AND version > ? ORDER BY version',
   );
+  const selectHead = db.prepare<[string], StoredHead>('SELECT version, checksum FROM heads WHERE realm = ?');
   const selectLatest = db.prepare<[string, string], { v: number | null }>(
     `SELECT max(v) AS v FROM (SELECT max(version) AS v FROM changes WHERE realm = ?
        UNION ALL SELECT max(version) FROM checkpoints WHERE realm = ?)`,
@@ -79,12 +131,38 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
   const insertChange = db.prepare(
     'INSERT INTO changes (realm, version, payload, checksum) VALUES (?, ?, ?, ?)',
   );
+  const upsertHead = db.prepare(
+    `INSERT INTO heads (realm, version, checksum) VALUES (?, ?, ?)
+       ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum`,
+  );
+  const hasCheckpoint = db.prepare<[string, number], { one: number }>(
+    'SELECT 1 AS one FROM checkpoints WHERE realm = ? AND version = ?',
+  );
   const insertCheckpoint = db.prepare(
-    'INSERT OR IGNORE INTO checkpoints (realm, version, format, payload, checksum) VALUES (?, ?, ?, ?, ?)',
+    `INSERT OR IGNORE INTO checkpoints (realm, version, format, payload, checksum, parts, parts_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertPart = db.prepare(
+    'INSERT INTO checkpoint_parts (realm, version, parts_key, part, data) VALUES (?, ?, ?, ?, ?)',
   );
   const pruneCheckpoints = db.prepare(
     `DELETE FROM checkpoints WHERE realm = ? AND version NOT IN
        (SELECT version FROM checkpoints WHERE realm = ? ORDER BY version DESC LIMIT ?)`,
+  );
+  // Parts of no checkpoint row older than the oldest kept one: of pruned checkpoints, or of a
+  // write that never committed (a newer write may still be under way in another process).
+  const pruneParts = db.prepare(
+    `DELETE FROM checkpoint_parts WHERE rowid IN (
+       SELECT p.rowid FROM checkpoint_parts p WHERE p.realm = ? AND p.version <
+         (SELECT min(version) FROM checkpoints WHERE realm = ?) AND NOT EXISTS
+         (SELECT 1 FROM checkpoints c WHERE c.realm = p.realm AND c.version = p.version
+             AND c.parts_key = p.parts_key)
+       LIMIT ?)`,
+  );
+  const pruneChanges = db.prepare(
+    `DELETE FROM changes WHERE realm = ? AND version IN (
+       SELECT version FROM changes WHERE realm = ? AND version <
+         (SELECT min(version) FROM checkpoints WHERE realm = ?) ORDER BY version LIMIT ?)`,
   );
 
   const append = db.transaction((change: SealedChange, expected: number) => {
@@ -92,11 +170,41 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     if (actual !== expected || change.version !== expected + 1)
       throw new VersionConflictError(expected, actual);
     insertChange.run(realm, change.version, change.payload, change.checksum);
+    upsertHead.run(realm, change.version, change.checksum);
   });
-  const checkpoint = db.transaction((cp: SealedCheckpoint) => {
-    const payload = typeof cp.payload === 'string' ? cp.payload : Buffer.from(cp.payload);
-    insertCheckpoint.run(realm, cp.version, cp.format, payload, cp.checksum);
-    pruneCheckpoints.run(realm, realm, options.keepCheckpoints ?? 2);
+  const commitCheckpoint = db.transaction(
+    (
+      cp: { version: number; format: number; payload: string | Buffer; checksum: number },
+      parts: number,
+      key: number,
+    ) => {
+      insertCheckpoint.run(realm, cp.version, cp.format, cp.payload, cp.checksum, parts, key);
+      pruneCheckpoints.run(realm, realm, keep);
+    },
+  );
+  /** One part in its own transaction; durable with the checkpoint row's commit (same WAL). */
+  const writePart = (version: number, key: number, part: number, data: Uint8Array) => {
+    if (synchronous === 'FULL') db.pragma('synchronous = NORMAL');
+    try {
+      insertPart.run(realm, version, key, part, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    } finally {
+      if (synchronous === 'FULL') db.pragma('synchronous = FULL');
+    }
+  };
+  /** Retention, a batch at a time between turns of the event loop. */
+  const prune = async () => {
+    while (guard(() => pruneParts.run(realm, realm, PRUNE_PARTS).changes) > 0) await nextTurn();
+    if (!Number.isFinite(keep)) return;
+    while (guard(() => pruneChanges.run(realm, realm, realm, PRUNE_BATCH).changes) > 0) await nextTurn();
+  };
+  // Group commit: one transaction, so one WAL fsync, for the whole batch; the head moves once.
+  const appendBatch = db.transaction((changes: readonly SealedChange[], expected: number) => {
+    const actual = selectLatest.get(realm, realm)?.v ?? 0;
+    if (actual !== expected || !consecutiveFrom(changes, expected))
+      throw new VersionConflictError(expected, actual);
+    for (const c of changes) insertChange.run(realm, c.version, c.payload, c.checksum);
+    const last = changes[changes.length - 1];
+    if (last !== undefined) upsertHead.run(realm, last.version, last.checksum);
   });
 
   const toChange = (r: ChangeRow): SealedChange => ({
@@ -104,6 +212,22 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     payload: r.payload,
     checksum: r.checksum,
   });
+  const readCheckpoint = (row: CheckpointRow): SealedCheckpoint => {
+    let payload: string | Uint8Array;
+    if (row.parts > 0) {
+      const parts = selectParts.all(realm, row.version, row.parts_key);
+      if (parts.length !== row.parts) {
+        throw new CorruptStoreError(
+          `${describe}, checkpoint ${row.version}`,
+          `${parts.length} of its ${row.parts} parts are stored`,
+        );
+      }
+      payload = Buffer.concat(parts.map((p) => p.data));
+      payload = new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
+    } else if (typeof row.payload === 'string') payload = row.payload;
+    else payload = new Uint8Array(row.payload.buffer, row.payload.byteOffset, row.payload.byteLength);
+    return { version: row.version, format: row.format, payload, checksum: row.checksum };
+  };
 
   return {
     describe,
@@ -111,18 +235,12 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
       return guard(() =>
         db.transaction(() => {
           const row = selectCheckpoint.get(realm);
-          const checkpoint: SealedCheckpoint | null = row
-            ? {
-                version: row.version,
-                format: row.format,
-                payload:
-                  typeof row.payload === 'string'
-                    ? row.payload
-                    : new Uint8Array(row.payload.buffer, row.payload.byteOffset, row.payload.byteLength),
-                checksum: row.checksum,
-              }
-            : null;
-          return { checkpoint, changes: selectChanges.all(realm, checkpoint?.version ?? 0).map(toChange) };
+          const checkpoint = row ? readCheckpoint(row) : null;
+          return {
+            checkpoint,
+            changes: selectChanges.all(realm, checkpoint?.version ?? 0).map(toChange),
+            head: selectHead.get(realm) ?? null,
+          };
         })(),
       );
     },
@@ -132,13 +250,61 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     async append(change, expected) {
       guard(() => append.immediate(change, expected));
     },
-    async writeCheckpoint(cp) {
-      guard(() => checkpoint.immediate(cp));
+    async appendBatch(changes, expected) {
+      guard(() => appendBatch.immediate(changes, expected));
+    },
+    async writeCheckpoint(cp: SealedCheckpoint | CheckpointStream) {
+      if ('payload' in cp) {
+        const payload = typeof cp.payload === 'string' ? cp.payload : Buffer.from(cp.payload);
+        guard(() => commitCheckpoint.immediate({ ...cp, payload }, 0, 0));
+      } else {
+        if (guard(() => hasCheckpoint.get(realm, cp.version))) return;
+        const key = partsKey();
+        let part = 0;
+        for await (const data of cp.parts) guard(() => writePart(cp.version, key, part++, data));
+        const row = {
+          version: cp.version,
+          format: cp.format,
+          payload: Buffer.alloc(0),
+          checksum: cp.checksum(),
+        };
+        guard(() => commitCheckpoint.immediate(row, part, key));
+      }
+      await prune();
     },
     async close() {
       if (db.open) db.close();
     },
   };
+}
+
+/** Whether the file exists with content (before SQLite opens, and maybe creates, it). */
+function holdsBytes(filename: string): boolean {
+  if (filename === '' || filename === ':memory:' || filename.startsWith('file:')) return false;
+  try {
+    return existsSync(filename) && statSync(filename).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A file that held bytes but no chat-realm schema is not initialized: it is another application's
+ * database, or a store whose -wal file was lost before SQLite copied the schema into the main
+ * file (an empty-looking database that would otherwise be seeded again).
+ */
+function refuseForeign(db: Database.Database, preexisting: boolean, where: string, filename: string): void {
+  if (!preexisting) return;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > 0) return;
+  const objects = (db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number }).n;
+  throw new CorruptStoreError(
+    where,
+    objects > 0
+      ? 'the file is a database without a chat-realm store (another application’s?); refusing to use it'
+      : `the file is not empty but holds no schema: if it was a chat-realm store, its write-ahead log ` +
+          `(${filename}-wal) is missing and its data with it; restore that file, or use another file`,
+  );
 }
 
 function migrate(db: Database.Database, describe: string): void {
@@ -149,6 +315,7 @@ function migrate(db: Database.Database, describe: string): void {
       `schema version ${current} is newer than this chat-realm (${SCHEMA_VERSION})`,
     );
   }
+  if (current === SCHEMA_VERSION) return;
   db.transaction(() => {
     // Re-read inside the write transaction: another process may have migrated meanwhile.
     for (let v = db.pragma('user_version', { simple: true }) as number; v < SCHEMA_VERSION; v++) {
@@ -156,6 +323,17 @@ function migrate(db: Database.Database, describe: string): void {
       db.pragma(`user_version = ${v + 1}`);
     }
   }).immediate();
+}
+
+/** Tells one checkpoint write's parts from another's (two processes may write the same version). */
+function partsKey(): number {
+  const words = new Uint32Array(2);
+  crypto.getRandomValues(words);
+  return words[0]! * 0x200000 + (words[1]! & 0x1fffff); // 53 bits: a safe integer
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** SQLite's own corruption reports become a CorruptStoreError naming the file. */

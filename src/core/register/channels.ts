@@ -1,0 +1,106 @@
+import { streamToDict } from '../channels/stream-dict';
+import type { Channel, Subscription, User } from '../model/records';
+import { hasMetadataAccess, subscriberIds } from '../permissions/channels';
+import { isGuest, isRealmAdmin } from '../permissions/roles';
+import type { RealmState } from '../state';
+
+type Dict = Record<string, unknown>;
+
+/** The subscription properties of a subscription object (Zulip's `Subscription.API_FIELDS`, plus `in_home_view`). */
+function subscriptionFields(sub: Subscription): Dict {
+  return {
+    color: sub.color,
+    is_muted: sub.is_muted,
+    in_home_view: !sub.is_muted,
+    pin_to_top: sub.pin_to_top,
+    desktop_notifications: sub.desktop_notifications,
+    audible_notifications: sub.audible_notifications,
+    push_notifications: sub.push_notifications,
+    email_notifications: sub.email_notifications,
+    wildcard_mentions_notify: sub.wildcard_mentions_notify,
+  };
+}
+
+/** Whether `user` may read a channel's subscriber list (Zulip's `can_access_stream_user_ids` reading). */
+function canSeeSubscribers(state: RealmState, user: User, channel: Channel, subscribed: boolean): boolean {
+  if (subscribed) return true;
+  if (isGuest(user)) return false;
+  return !channel.invite_only || isRealmAdmin(user) || hasMetadataAccess(state, user, channel);
+}
+
+export interface SubscriptionLists {
+  readonly subscriptions: Dict[];
+  readonly unsubscribed: Dict[];
+  readonly never_subscribed: Dict[];
+}
+
+/**
+ * Zulip's `gather_subscriptions_helper`: the user's active subscriptions, the channels they left
+ * (while they can still see them), and the channels they can see but were never subscribed to, each sorted by name (Zulip's order)
+ * and, on request, with `subscribers`. Archived channels are left out unless `archived` (the
+ * `archived_channels` capability).
+ */
+export function subscriptionLists(
+  state: RealmState,
+  user: User,
+  opts: { readonly includeSubscribers: boolean; readonly archived: boolean; readonly now: number },
+): SubscriptionLists {
+  const out: SubscriptionLists = { subscriptions: [], unsubscribed: [], never_subscribed: [] };
+  for (const channel of state.channels.values()) {
+    if (channel.is_archived && !opts.archived) continue;
+    const sub = state.subscriptions.get(channel.stream_id)?.get(user.user_id);
+    const active = sub?.active === true;
+    // Channels one left appear only while one can still see them: losing access sends
+    // `stream/delete` (as for a private or web-public channel a guest leaves).
+    if (!active && !hasMetadataAccess(state, user, channel)) continue;
+    const dict: Dict = streamToDict(state, channel, opts.now);
+    // Never-subscribed objects carry the channel fields only.
+    if (sub !== undefined) Object.assign(dict, subscriptionFields(sub));
+    if (opts.includeSubscribers && canSeeSubscribers(state, user, channel, active))
+      dict['subscribers'] = subscriberIds(state, channel.stream_id);
+    (active ? out.subscriptions : sub === undefined ? out.never_subscribed : out.unsubscribed).push(dict);
+  }
+  for (const list of Object.values(out) as Dict[][])
+    list.sort(
+      (a, b) =>
+        String(a['name']).localeCompare(String(b['name'])) || Number(a['stream_id']) - Number(b['stream_id']),
+    );
+  return out;
+}
+
+export interface StreamsQuery {
+  readonly include_public?: boolean;
+  readonly include_web_public?: boolean;
+  readonly include_subscribed?: boolean;
+  readonly exclude_archived?: boolean;
+  readonly include_all?: boolean;
+  readonly include_default?: boolean;
+  readonly include_owner_subscribed?: boolean;
+  readonly include_can_access_content?: boolean;
+}
+
+/**
+ * Zulip's `do_get_streams` (GET /streams and register's `streams`): the channels the query asks for
+ * that the user may see, by id. `include_all` (formerly `include_all_active`) is every channel the
+ * user has metadata access to; guests never get public channels they are not subscribed to.
+ */
+export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: number): Dict[] {
+  const guest = isGuest(user);
+  const out: Dict[] = [];
+  for (const channel of state.channels.values()) {
+    if (channel.is_archived && (q.exclude_archived ?? true)) continue;
+    const subscribed = state.subscriptions.get(channel.stream_id)?.get(user.user_id)?.active === true;
+    let wanted = false;
+    if (q.include_all === true) wanted = hasMetadataAccess(state, user, channel);
+    if ((q.include_public ?? true) && !guest && !channel.invite_only) wanted = true;
+    if ((q.include_web_public ?? false) && channel.is_web_public) wanted = true;
+    if ((q.include_subscribed ?? true) && subscribed) wanted = true;
+    if ((q.include_default ?? false) && state.defaultChannelIds.has(channel.stream_id) && !guest)
+      wanted = true;
+    if ((q.include_owner_subscribed ?? false) && user.is_bot && user.bot_owner_id !== null)
+      if (state.subscriptions.get(channel.stream_id)?.get(user.bot_owner_id)?.active === true) wanted = true;
+    if (!wanted) continue;
+    out.push(streamToDict(state, channel, now));
+  }
+  return out;
+}

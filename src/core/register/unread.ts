@@ -1,0 +1,95 @@
+import { FLAG_BITS } from '../messages/flags';
+import { getMessage } from '../messages/store';
+import { forEachRow } from '../messages/rows';
+import { isUnreadMuted } from '../messages/unread-muting';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../model/realm';
+import type { RealmState } from '../state';
+
+/** Zulip's `MAX_UNREAD_MESSAGES`: register reports at most this many (the newest). */
+export const MAX_UNREAD_MESSAGES = 50000;
+
+export interface UnreadMsgs {
+  readonly pms: Array<{ other_user_id: number; sender_id: number; unread_message_ids: number[] }>;
+  readonly streams: Array<{ stream_id: number; topic: string; unread_message_ids: number[] }>;
+  readonly huddles: Array<{ user_ids_string: string; unread_message_ids: number[] }>;
+  readonly mentions: number[];
+  readonly count: number;
+  readonly old_unreads_missing: boolean;
+}
+
+const MENTION = FLAG_BITS.mentioned;
+const WILDCARD = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
+
+/**
+ * `unread_msgs` as Zulip's `get_raw_unread_data` + `aggregate_unread_data` build it: the user's
+ * unread rows, leaving out channels the user was subscribed to and left (Zulip's inactive
+ * recipients), grouped by (channel, topic), by DM partner and by group DM, each list sorted by its
+ * key; `count` leaves out muted channel messages (`isUnreadMuted`); `mentions` holds direct
+ * mentions, and wildcard mentions outside muted conversations. O(the user's rows).
+ */
+export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: boolean): UnreadMsgs {
+  const rows = state.messages.rows.get(userId);
+  const unread: Array<{ id: number; bits: number }> = [];
+  if (rows) forEachRow(rows, (id, bits) => void ((bits & FLAG_BITS.read) === 0 && unread.push({ id, bits })));
+  const missing = unread.length > MAX_UNREAD_MESSAGES;
+  const kept = missing ? unread.slice(unread.length - MAX_UNREAD_MESSAGES) : unread;
+
+  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  const pms = new Map<number, number[]>();
+  const huddles = new Map<string, number[]>();
+  const mentions: number[] = [];
+  let count = 0;
+  for (const { id, bits } of kept) {
+    const m = getMessage(state.messages, id);
+    if (m === undefined) continue;
+    let muted = false;
+    if (m.stream_id !== null) {
+      const sub = state.subscriptions.get(m.stream_id)?.get(userId);
+      if (sub !== undefined && !sub.active) continue;
+      muted = isUnreadMuted(state, userId, m.stream_id, m.topic);
+      const topic = m.topic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
+      const key = `${m.stream_id}\u0000${topic}`;
+      let bucket = streams.get(key);
+      if (!bucket) streams.set(key, (bucket = { stream_id: m.stream_id, topic, unread_message_ids: [] }));
+      bucket.unread_message_ids.push(id);
+      if (!muted) count++;
+    } else {
+      const others = (m.participants ?? []).filter((p) => p !== userId);
+      if (others.length <= 1) {
+        const other = others[0] ?? userId;
+        const list = pms.get(other) ?? [];
+        list.push(id);
+        pms.set(other, list);
+      } else {
+        const key = [...(m.participants ?? [])].sort((a, b) => a - b).join(',');
+        const list = huddles.get(key) ?? [];
+        list.push(id);
+        huddles.set(key, list);
+      }
+      count++;
+    }
+    if ((bits & MENTION) !== 0 || ((bits & WILDCARD) !== 0 && !muted)) mentions.push(id);
+  }
+  const byKey = <T>(a: [string | number, T], b: [string | number, T]) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+  return {
+    pms: [...pms.entries()]
+      .sort(byKey)
+      .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+    streams: [...streams.values()].sort((a, b) =>
+      a.stream_id !== b.stream_id
+        ? a.stream_id - b.stream_id
+        : a.topic < b.topic
+          ? -1
+          : a.topic > b.topic
+            ? 1
+            : 0,
+    ),
+    huddles: [...huddles.entries()]
+      .sort(byKey)
+      .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
+    mentions,
+    count,
+    old_unreads_missing: missing,
+  };
+}

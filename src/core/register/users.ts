@@ -1,0 +1,115 @@
+import { botIds } from '../indexes/user-indexes';
+import { Role, type User } from '../model/records';
+import { isModerator, isRealmAdmin, isRealmOwner } from '../permissions/roles';
+import { hasRealmPermission } from '../permissions/setting-rules';
+import { canAccessUser, isUserAccessRestricted } from '../permissions/user-access';
+import type { RealmState } from '../state';
+import { apiEmail, avatarUrl, fakeEmailDomain, formatUser, mediumAvatarUrl } from '../users/format';
+
+type Dict = Record<string, unknown>;
+
+/**
+ * Zulip's `get_data_for_inaccessible_user`: what a restricted guest's client gets for a user it
+ * may not see when it lacks the `user_list_incomplete` capability.
+ */
+function inaccessibleUser(state: RealmState, id: number): Dict {
+  return {
+    email: `user${id}@${fakeEmailDomain(state)}`,
+    user_id: id,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: Role.member,
+    is_bot: false,
+    full_name: 'Unknown user',
+    timezone: '',
+    is_active: true,
+    date_joined: '1970-01-01T00:00+00:00',
+    delivery_email: null,
+    avatar_url: null,
+    profile_data: {},
+  };
+}
+
+/**
+ * The `realm_user` state type (Zulip's `get_users_for_api` + `post_process_state`): every user the
+ * viewer may access, split into active and deactivated lists without `is_active`, by id; for a
+ * restricted guest the others appear as "Unknown user" unless the client has `user_list_incomplete`.
+ * Also the viewer's own fields and permissions.
+ */
+export function realmUserSection(
+  state: RealmState,
+  me: User,
+  opts: { readonly clientGravatar: boolean; readonly userListIncomplete: boolean },
+): Dict {
+  const active: Dict[] = [];
+  const inactive: Dict[] = [];
+  const restricted = isUserAccessRestricted(state, me);
+  for (const u of state.users.values()) {
+    let dict: Dict;
+    if (restricted && !canAccessUser(state, me, u)) {
+      if (opts.userListIncomplete) continue;
+      dict = inaccessibleUser(state, u.user_id);
+    } else {
+      dict = {
+        ...formatUser(state, me, u, {
+          clientGravatar: opts.clientGravatar,
+          includeCustomProfileFields: true,
+        }),
+      };
+    }
+    const isActive = dict['is_active'] === true;
+    delete dict['is_active'];
+    (isActive ? active : inactive).push(dict);
+  }
+  const canCreatePrivate = hasRealmPermission(state, me, 'can_create_private_channel_group');
+  const canCreatePublic = hasRealmPermission(state, me, 'can_create_public_channel_group');
+  const canCreateWebPublic = hasRealmPermission(state, me, 'can_create_web_public_channel_group');
+  return {
+    realm_users: active,
+    realm_non_active_users: inactive,
+    cross_realm_bots: [],
+    avatar_source: me.avatar_source,
+    avatar_url_medium: mediumAvatarUrl(avatarUrl(state, me, false) ?? ''),
+    avatar_url: avatarUrl(state, me, false),
+    can_create_private_streams: canCreatePrivate,
+    can_create_public_streams: canCreatePublic,
+    can_create_web_public_streams: canCreateWebPublic,
+    can_create_streams: canCreatePrivate || canCreatePublic || canCreateWebPublic,
+    can_invite_others_to_realm: hasRealmPermission(state, me, 'can_invite_users_group'),
+    is_admin: isRealmAdmin(me),
+    is_owner: isRealmOwner(me),
+    is_moderator: isModerator(me),
+    is_guest: me.role === Role.guest,
+    user_id: me.user_id,
+    email: apiEmail(state, me),
+    delivery_email: me.delivery_email,
+    full_name: me.full_name,
+  };
+}
+
+/** The `realm_bot` state type (Zulip's `get_owned_bot_dicts`): every bot for an admin, one's own otherwise. */
+export function realmBots(state: RealmState, me: User): Dict[] {
+  const out: Dict[] = [];
+  for (const id of botIds(state).keys()) {
+    const bot = state.users.get(id);
+    if (bot === undefined || (!isRealmAdmin(me) && bot.bot_owner_id !== me.user_id)) continue;
+    const owner = bot.bot_owner_id === null ? undefined : state.users.get(bot.bot_owner_id);
+    out.push({
+      email: apiEmail(state, bot),
+      user_id: bot.user_id,
+      full_name: bot.full_name,
+      bot_type: bot.bot_type,
+      is_active: bot.is_active,
+      api_key: bot.api_key,
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
+      avatar_url: avatarUrl(state, bot, false),
+      owner_id: owner?.user_id ?? null,
+      services: [],
+    });
+  }
+  return out;
+}

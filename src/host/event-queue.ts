@@ -1,0 +1,97 @@
+/**
+ * One client's event queue (Zulip's `ClientDescriptor` + `EventQueue`, zerver/tornado/event_queue.py):
+ * the events it accepts, numbered without gaps from 0, pruned as the client acknowledges them,
+ * and at most one waiting long-poll.
+ */
+import type { ZulipEvent } from '../core/events';
+import type { ClientCapabilities } from '../core/register/options';
+
+export type QueuedEvent = Readonly<Record<string, unknown>> & { readonly id: number; readonly type: string };
+
+/** What a waiting long-poll is answered with. */
+export type PollAnswer = { readonly events: readonly QueuedEvent[] };
+
+export interface Waiter {
+  resolve(answer: PollAnswer): void;
+  timer: unknown;
+}
+
+export class EventQueue {
+  readonly events: QueuedEvent[] = [];
+  nextEventId = 0;
+  newestPrunedId = -1;
+  waiter: Waiter | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly userId: number,
+    readonly eventTypes: ReadonlySet<string> | null,
+    readonly capabilities: ClientCapabilities,
+    /** Seconds of idleness after which the queue expires. */
+    readonly timeoutSecs: number,
+    /** Clock time (ms) of the last connection. */
+    public lastConnection: number,
+  ) {}
+
+  /** Zulip's `accepts_event`, for the event types the operations send. */
+  accepts(event: ZulipEvent | { readonly type: string }): boolean {
+    const type = event.type;
+    if (this.eventTypes !== null) {
+      if (!this.eventTypes.has(type)) return false;
+      if (type === 'muted_topics' && this.eventTypes.has('user_topic')) return false;
+    }
+    if (
+      this.capabilities.user_settings_object === true &&
+      (type === 'update_display_settings' || type === 'update_global_notifications')
+    )
+      return false;
+    if (type === 'user_group') {
+      const e = event as { op?: string; data?: Record<string, unknown> };
+      if (e.op === 'remove') return this.capabilities.include_deactivated_groups !== true;
+      // A reactivated group comes back as `add` to clients that dropped it when it was deactivated.
+      if (e.op === 'add' && (event as { for_reactivation?: boolean }).for_reactivation === true)
+        return this.capabilities.include_deactivated_groups !== true;
+      if (e.op === 'update' && e.data !== undefined && 'deactivated' in e.data)
+        return this.capabilities.include_deactivated_groups === true;
+    }
+    return true;
+  }
+
+  /**
+   * Appends one event with the next id. Zulip sends `delete_message` one id at a time to clients
+   * without `bulk_message_deletion`.
+   */
+  push(event: Readonly<Record<string, unknown>> & { readonly type: string }): void {
+    if (event.type === 'delete_message' && this.capabilities.bulk_message_deletion !== true) {
+      const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
+      for (const messageId of ids ?? [])
+        this.events.push({ ...rest, message_id: messageId, id: this.nextEventId++ });
+      return;
+    }
+    this.events.push({ ...event, id: this.nextEventId++ });
+  }
+
+  /** Drops the events up to `through` (Zulip's `prune`). */
+  prune(through: number): void {
+    let n = 0;
+    while (n < this.events.length && this.events[n]!.id <= through) n++;
+    if (n > 0) {
+      this.newestPrunedId = this.events[n - 1]!.id;
+      this.events.splice(0, n);
+    }
+  }
+
+  /** Answers the waiting long-poll, if any, with what the queue holds. */
+  finishWaiter(clearTimer: (timer: unknown) => void): boolean {
+    const w = this.waiter;
+    if (w === undefined) return false;
+    this.waiter = undefined;
+    clearTimer(w.timer);
+    w.resolve({ events: this.events.slice() });
+    return true;
+  }
+
+  expired(nowMs: number): boolean {
+    return this.waiter === undefined && nowMs - this.lastConnection >= this.timeoutSecs * 1000;
+  }
+}

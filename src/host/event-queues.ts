@@ -1,0 +1,253 @@
+/**
+ * Event queues for connected clients (Zulip's Tornado event system, in the host layer): register
+ * allocates a queue, every persisted change's events are routed to the queues of their recipients,
+ * GET /events long-polls. Timeouts are Zulip's (zerver/tornado/event_queue.py): idle queues expire
+ * after 10 minutes (a client may ask for up to 7 days), a waiting poll gets a heartbeat after
+ * 45–55 s. Zulip does not bound a queue's length or a user's queue count beyond that timeout; we
+ * add two generous bounds so a dead client cannot grow memory without end (docs/differences/events.md).
+ */
+import type { AddressedEvent } from '../core/events';
+import { zulipError, type ZulipError } from '../core/errors';
+import type { ClientCapabilities } from '../core/register/options';
+import { EventQueue, type PollAnswer, type QueuedEvent } from './event-queue';
+
+/** Time and timers, injectable so tests can expire queues without waiting. */
+export interface QueueClock {
+  /** Milliseconds. */
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(timer: unknown): void;
+}
+
+export const systemClock: QueueClock = {
+  now: () => Date.now(),
+  setTimer: (fn, ms) => {
+    const t = setTimeout(fn, ms) as unknown as { unref?: () => void };
+    t.unref?.();
+    return t;
+  },
+  clearTimer: (t) => clearTimeout(t as Parameters<typeof clearTimeout>[0]),
+};
+
+export interface EventQueueOptions {
+  readonly clock?: QueueClock;
+  /** Zulip's DEFAULT_EVENT_QUEUE_TIMEOUT_SECS: 600. */
+  readonly idleTimeoutSecs?: number;
+  /** Zulip's MAX_QUEUE_TIMEOUT_SECS: 7 days. */
+  readonly maxLifespanSecs?: number;
+  /** Seconds a poll waits before its heartbeat. Default Zulip's 45 + randint(0, 10). */
+  readonly heartbeatSecs?: () => number;
+  /** Queues one user may hold; registering one more drops that user's least recently used. Default 100. */
+  readonly maxQueuesPerUser?: number;
+  /** Unacknowledged events a queue may hold; past it the queue is dropped (BAD_EVENT_QUEUE_ID). Default 100,000. */
+  readonly maxQueueLength?: number;
+  /** How often expired queues are collected (Zulip: every minute). 0: only on `gc()`. */
+  readonly gcIntervalMs?: number;
+  /** Queue ids; default `crypto.randomUUID()` (Zulip: uuid4). */
+  readonly newId?: () => string;
+}
+
+export interface NewQueue {
+  readonly eventTypes: readonly string[] | null;
+  readonly lifespanSecs?: number;
+  readonly capabilities?: ClientCapabilities;
+}
+
+export type GetEventsResult =
+  | { readonly kind: 'events'; readonly events: readonly QueuedEvent[]; readonly queueId?: string }
+  | { readonly kind: 'error'; readonly error: ZulipError };
+
+export function badEventQueueId(queueId: string): ZulipError {
+  return zulipError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+}
+
+export class EventQueues {
+  private readonly byId = new Map<string, EventQueue>();
+  /** user id → that user's queues: routing looks recipients up here. */
+  private readonly byUser = new Map<number, Set<EventQueue>>();
+  private readonly clock: QueueClock;
+  private gcTimer: unknown;
+  private closed = false;
+
+  constructor(private readonly options: EventQueueOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    const every = options.gcIntervalMs ?? 60_000;
+    if (every > 0) this.scheduleGc(every);
+  }
+
+  /** Open queues. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Queues with a long-poll waiting on them. */
+  get waiting(): number {
+    let n = 0;
+    for (const queue of this.byId.values()) if (queue.waiter !== undefined) n++;
+    return n;
+  }
+
+  /** Allocates a queue for `userId` (Zulip's `allocate_client_descriptor`). */
+  create(userId: number, request: NewQueue): EventQueue {
+    const idle = this.options.idleTimeoutSecs ?? 600;
+    const lifespan = request.lifespanSecs ?? 0;
+    const timeout = Math.min(lifespan === 0 ? idle : lifespan, this.options.maxLifespanSecs ?? 7 * 86400);
+    const id = this.options.newId?.() ?? crypto.randomUUID();
+    const types = request.eventTypes === null ? null : new Set(request.eventTypes);
+    const queue = new EventQueue(id, userId, types, request.capabilities ?? {}, timeout, this.clock.now());
+    let mine = this.byUser.get(userId);
+    if (mine === undefined) this.byUser.set(userId, (mine = new Set()));
+    const max = this.options.maxQueuesPerUser ?? 100;
+    while (mine.size >= max) {
+      const oldest = [...mine].reduce((a, b) => (a.lastConnection <= b.lastConnection ? a : b));
+      this.drop(oldest);
+    }
+    mine.add(queue);
+    this.byId.set(id, queue);
+    return queue;
+  }
+
+  /**
+   * Routes one change's events to the queues of their recipients. For each event the cost is the
+   * smaller of its recipient list and the number of users with queues, times their queues: never
+   * the organization's size when few clients are connected.
+   */
+  deliver(events: readonly AddressedEvent[]): void {
+    if (this.byUser.size === 0) return;
+    const touched = new Set<EventQueue>();
+    for (const { event, users } of events) {
+      const visit = (queue: EventQueue) => {
+        if (!queue.accepts(event)) return;
+        queue.push(event as unknown as QueuedEvent);
+        touched.add(queue);
+      };
+      if (users.length <= this.byUser.size) {
+        for (const id of users) this.byUser.get(id)?.forEach(visit);
+      } else {
+        for (const [id, queues] of this.byUser) if (includesSorted(users, id)) queues.forEach(visit);
+      }
+    }
+    const max = this.options.maxQueueLength ?? 100_000;
+    for (const queue of touched) {
+      if (queue.events.length > max && queue.waiter === undefined) this.drop(queue);
+      else queue.finishWaiter((t) => this.clock.clearTimer(t));
+    }
+  }
+
+  /**
+   * GET /events for `userId` (Zulip's `fetch_events`): acknowledges through `lastEventId`, then
+   * answers at once when the queue holds events or `dontBlock`, else waits for the next event or
+   * the heartbeat. Bad input is refused before anything is pruned, so no event is lost to it.
+   */
+  async get(
+    userId: number,
+    queueId: string | undefined,
+    lastEventId: number | undefined,
+    dontBlock: boolean,
+    newQueue?: NewQueue,
+  ): Promise<GetEventsResult> {
+    let queue: EventQueue;
+    let created: string | undefined;
+    if (queueId === undefined) {
+      if (!dontBlock || newQueue === undefined)
+        return { kind: 'error', error: zulipError("Missing 'queue_id' argument") };
+      queue = this.create(userId, newQueue);
+      created = queue.id;
+    } else {
+      if (lastEventId === undefined)
+        return { kind: 'error', error: zulipError("Missing 'last_event_id' argument") };
+      const found = this.access(userId, queueId);
+      if ('code' in found) return { kind: 'error', error: found };
+      queue = found;
+      if (lastEventId < queue.newestPrunedId)
+        return {
+          kind: 'error',
+          error: zulipError(`An event newer than ${lastEventId} has already been pruned!`),
+        };
+      // Zulip prunes first and then refuses an id that was never in the queue; we refuse first.
+      if (lastEventId !== queue.newestPrunedId && !queue.events.some((e) => e.id === lastEventId))
+        return { kind: 'error', error: zulipError(`Event ${lastEventId} was not in this queue`) };
+      queue.prune(lastEventId);
+      queue.finishWaiter((t) => this.clock.clearTimer(t));
+    }
+    queue.lastConnection = this.clock.now();
+    if (queue.events.length > 0 || dontBlock)
+      return { kind: 'events', events: queue.events.slice(), ...(created ? { queueId: created } : {}) };
+    const answer = await new Promise<PollAnswer>((resolve) => {
+      const secs = this.options.heartbeatSecs?.() ?? 45 + Math.floor(Math.random() * 11);
+      const timer = this.clock.setTimer(() => {
+        queue.push({ type: 'heartbeat' });
+        queue.finishWaiter(() => undefined);
+      }, secs * 1000);
+      queue.waiter = { resolve, timer };
+    });
+    queue.lastConnection = this.clock.now();
+    return { kind: 'events', events: answer.events };
+  }
+
+  /** DELETE /events (Zulip's `cleanup_event_queue`). */
+  delete(userId: number, queueId: string): ZulipError | undefined {
+    const found = this.access(userId, queueId);
+    if ('code' in found) return found;
+    found.finishWaiter((t) => this.clock.clearTimer(t));
+    this.drop(found);
+    return undefined;
+  }
+
+  /** Drops every expired queue (Zulip's `gc_event_queues`); returns how many. */
+  gc(): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const queue of [...this.byId.values()])
+      if (queue.expired(now)) {
+        this.drop(queue);
+        n++;
+      }
+    return n;
+  }
+
+  /** Answers every waiting poll and stops the collector. */
+  close(): void {
+    this.closed = true;
+    if (this.gcTimer !== undefined) this.clock.clearTimer(this.gcTimer);
+    for (const queue of this.byId.values()) queue.finishWaiter((t) => this.clock.clearTimer(t));
+  }
+
+  /** Zulip's `access_client_descriptor`: someone else's queue is as unknown as a missing one. */
+  private access(userId: number, queueId: string): EventQueue | ZulipError {
+    const queue = this.byId.get(queueId);
+    if (queue === undefined || queue.userId !== userId) return badEventQueueId(queueId);
+    if (queue.expired(this.clock.now())) {
+      this.drop(queue);
+      return badEventQueueId(queueId);
+    }
+    return queue;
+  }
+
+  private drop(queue: EventQueue): void {
+    this.byId.delete(queue.id);
+    const mine = this.byUser.get(queue.userId);
+    mine?.delete(queue);
+    if (mine?.size === 0) this.byUser.delete(queue.userId);
+    // A poll still waiting on a dropped queue gets what it holds; its next poll is refused.
+    queue.finishWaiter((t) => this.clock.clearTimer(t));
+  }
+
+  private scheduleGc(every: number): void {
+    this.gcTimer = this.clock.setTimer(() => {
+      this.gc();
+      if (!this.closed) this.scheduleGc(every);
+    }, every);
+  }
+}
+
+function includesSorted(sorted: readonly number[], x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] === x;
+}

@@ -1,0 +1,73 @@
+/**
+ * Group commit: how requests are gathered into batches. A request joins the open batch, which is
+ * a task on the handle's queue; when that task starts it closes the batch (after one turn of the
+ * event loop, so requests that arrived meanwhile join it too), and later requests open the next
+ * one. So while one batch is being committed, the next one fills up, and is run and persisted as
+ * a whole when its turn comes: one transaction (one fsync) for all of its changes.
+ */
+import type { ApiRequest } from '../wire/handle';
+import type { ChangeInput } from './change';
+import type { TaskQueue } from './handle-queue';
+
+/** A request waiting in a batch, with how to answer its caller. */
+export interface BatchEntry<R> {
+  /** A library call (already normalized) or a wire request (authenticated when it runs). */
+  readonly work:
+    | { readonly kind: 'input'; readonly input: ChangeInput }
+    | { readonly kind: 'request'; readonly request: ApiRequest };
+  readonly resolve: (result: R) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Lets pending I/O callbacks and promise continuations run (and join the batch) first. */
+const nextTurn: () => Promise<void> =
+  typeof setImmediate === 'function'
+    ? () => new Promise((resolve) => setImmediate(resolve))
+    : () => new Promise((resolve) => setTimeout(resolve, 0));
+
+export class Batches<R> {
+  private open: BatchEntry<R>[] | undefined;
+
+  constructor(
+    private readonly queue: TaskQueue,
+    /** Most requests in one batch; 1 turns group commit off (one transaction per change). */
+    private readonly maxBatch: number,
+    private readonly commit: (entries: readonly BatchEntry<R>[]) => Promise<void>,
+  ) {}
+
+  /** Whether a batch is waiting for its turn (it catches up with other writers when it starts). */
+  get waiting(): boolean {
+    return this.open !== undefined;
+  }
+
+  add(work: BatchEntry<R>['work']): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      let batch = this.open;
+      if (batch === undefined || batch.length >= this.maxBatch) batch = this.start();
+      batch.push({ work, resolve, reject });
+    });
+  }
+
+  /** Requests added from now on go into a new batch, after whatever is queued next. */
+  cut(): void {
+    this.open = undefined;
+  }
+
+  private start(): BatchEntry<R>[] {
+    const batch: BatchEntry<R>[] = [];
+    this.open = batch;
+    this.queue
+      .enqueue(async () => {
+        if (this.maxBatch > 1) await nextTurn();
+        if (this.open === batch) this.open = undefined;
+        await this.commit(batch);
+      })
+      // The queue refused the task (closed) or `commit` failed as a whole: nobody was answered.
+      // (Rejecting an entry that was already answered does nothing.)
+      .catch((error: unknown) => {
+        if (this.open === batch) this.open = undefined;
+        for (const entry of batch) entry.reject(error);
+      });
+    return batch;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * A realm handle with event queues: what a Zulip client needs to stay live. `withEventQueues`
+ * answers POST /register (the pure `register` operation plus a new queue), GET /events (long-poll)
+ * and DELETE /events itself, and passes every other request to the handle. Both HTTP servers call
+ * its `request`, so long-polling works the same behind the Fetch handler and the Node adapter.
+ * Every change the handle persists (its own, or another process's caught up through the store's
+ * notifications) reaches the queues through `handle.subscribe`.
+ */
+import * as z from 'zod';
+import { errors, type ZulipError } from '../core/errors';
+import { parseParams, param, rawParam } from '../core/params';
+import type { ClientCapabilities } from '../core/register/options';
+import { errorBody, type OpResult } from '../core/result';
+import { authenticate } from '../wire/auth';
+import { handleApiRequest, type ApiRequest } from '../wire/handle';
+import { EventQueues, type EventQueueOptions, type NewQueue } from './event-queues';
+import type { RealmHandle } from './realm-handle';
+
+export interface LiveRealm {
+  /** Answers a wire request; GET /events may wait (up to the heartbeat) for the next event. */
+  request(request: ApiRequest): Promise<OpResult>;
+  readonly queues: EventQueues;
+  readonly handle: RealmHandle;
+  /** Stops delivering, answers waiting polls, stops the collector (the handle stays open). */
+  close(): void;
+}
+
+const GET_EVENTS_PARAMS = [
+  rawParam('queue_id'),
+  param('last_event_id', z.int()),
+  param('dont_block', z.boolean()),
+  param('event_types', z.array(z.string())),
+  param('lifespan_secs', z.int().min(0)),
+  param('apply_markdown', z.boolean()),
+  param('client_gravatar', z.boolean()),
+  param('all_public_streams', z.boolean()),
+  param('narrow', z.array(z.array(z.string()))),
+];
+const DELETE_EVENTS_PARAMS = [rawParam('queue_id', z.string(), { required: true })];
+
+export function withEventQueues(handle: RealmHandle, options: EventQueueOptions = {}): LiveRealm {
+  const queues = new EventQueues(options);
+  const unsubscribe = handle.subscribe(({ events }) => queues.deliver(events));
+  const nowSecs = () => Math.floor((options.clock?.now() ?? Date.now()) / 1000);
+
+  async function request(req: ApiRequest): Promise<OpResult> {
+    const method = String(req.method).toUpperCase();
+    const path = String(req.url)
+      .split('?')[0]!
+      .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
+      .replace(/\/+$/, '');
+    if (path === '/api/v1/register' && method === 'POST') return register(req);
+    if (path === '/api/v1/events' && (method === 'GET' || method === 'DELETE')) return events(req, method);
+    return handle.request(req);
+  }
+
+  function register(req: ApiRequest): OpResult {
+    // Read the state and allocate the queue in one synchronous step: no change can fall between.
+    const state = handle.state;
+    const result = handleApiRequest(state, req, { now: nowSecs() });
+    if (result.status !== 200) return result;
+    const actor = authenticate(state, header(req, 'authorization'));
+    if (!('userId' in actor)) return result;
+    const input = inputOf(req);
+    const queue = queues.create(actor.userId, queueRequest(input));
+    return { ...result, body: { ...result.body, queue_id: queue.id, last_event_id: -1 } };
+  }
+
+  async function events(req: ApiRequest, method: string): Promise<OpResult> {
+    const state = handle.state;
+    const refuse = (error: ZulipError): OpResult => ({
+      state,
+      status: error.status,
+      body: errorBody(error),
+      events: [],
+      effects: [],
+    });
+    const actor = authenticate(state, header(req, 'authorization'));
+    if ('code' in actor) return refuse(actor);
+    if (!('userId' in actor)) return refuse(errors.notLoggedIn());
+    const input = inputOf(req);
+    const specs = method === 'DELETE' ? DELETE_EVENTS_PARAMS : GET_EVENTS_PARAMS;
+    const parsed = parseParams(specs, input, 'wire');
+    if (!parsed.ok) return refuse(parsed.error);
+    const ignored = parsed.ignored.length > 0 ? { ignored_parameters_unsupported: parsed.ignored } : {};
+    const v = parsed.values as { queue_id?: string; last_event_id?: number; dont_block?: boolean };
+    if (method === 'DELETE') {
+      const error = queues.delete(actor.userId, v.queue_id!);
+      if (error) return refuse(error);
+      return {
+        state,
+        status: 200,
+        body: { result: 'success', msg: '', ...ignored },
+        events: [],
+        effects: [],
+      };
+    }
+    const got = await queues.get(actor.userId, v.queue_id, v.last_event_id, v.dont_block ?? false, {
+      ...queueRequest(input),
+    });
+    if (got.kind === 'error') return refuse(got.error);
+    const body = {
+      result: 'success' as const,
+      msg: '' as const,
+      ...ignored,
+      events: got.events,
+      ...(got.queueId === undefined ? {} : { queue_id: got.queueId }),
+    };
+    return { state: handle.state, status: 200, body, events: [], effects: [] };
+  }
+
+  return {
+    request,
+    queues,
+    handle,
+    close() {
+      unsubscribe();
+      queues.close();
+    },
+  };
+}
+
+/** The queue settings of a register (or queue-creating GET /events) request, already validated. */
+function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
+  const json = (name: string): unknown => {
+    const raw = input[name];
+    if (typeof raw !== 'string') return undefined;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const types = json('event_types');
+  const lifespan = json('queue_lifespan_secs') ?? json('lifespan_secs');
+  const caps = json('client_capabilities');
+  return {
+    eventTypes: Array.isArray(types) ? types.map(String) : null,
+    lifespanSecs: typeof lifespan === 'number' ? lifespan : 0,
+    capabilities: typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {},
+  };
+}
+
+/** Query and form parameters, the body winning (as `handleApiRequest` merges them). */
+function inputOf(req: ApiRequest): Record<string, unknown> {
+  const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const url = String(req.url);
+  const q = url.indexOf('?');
+  if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) input[k] = v;
+  const body = req.body;
+  if (typeof body === 'string') for (const [k, v] of new URLSearchParams(body)) input[k] = v;
+  else if (body !== undefined && body !== null)
+    for (const [k, v] of Object.entries(body)) input[k] = String(v);
+  return input;
+}
+
+function header(req: ApiRequest, name: string): string | undefined {
+  for (const [k, v] of Object.entries(req.headers ?? {})) if (k.toLowerCase() === name) return v;
+  return undefined;
+}

@@ -1,0 +1,63 @@
+import { defineOperation } from '../../core/operation';
+import { ENGINE_MERGE_BASE, ENGINE_VERSION } from '../../core/register/version';
+import { success } from '../../core/result';
+
+/**
+ * GET /api/v1/server_settings — https://zulip.com/api/get-server-settings
+ *
+ * Unauthenticated: what a client reads before logging in (Zulip's `get_server_settings`). The
+ * authentication methods are the ones that work here: API keys always (`dev`-style), password
+ * login only as `password` (chat-realm has no `POST /fetch_api_key` yet, so it is reported as
+ * disabled in `authentication_methods` and `email_auth_enabled`); no external methods. Values the
+ * model does not hold (realm description, icon) are the empty defaults of a new organization.
+ *
+ * @example
+ * ```ts
+ * const r = getServerSettings(realm, { anonymous: true });
+ * expect(r.body).toMatchObject({ zulip_feature_level: 496, realm_name: 'Zulip Dev' });
+ * ```
+ */
+export const getServerSettings = defineOperation({
+  name: 'getServerSettings',
+  method: 'GET',
+  path: '/server_settings',
+  operationId: 'get-server-settings',
+  allowAnonymous: true,
+  reportsIgnored: false,
+  params: [],
+  handler: ({ state }) => {
+    const r = state.realm;
+    return success(state, {
+      data: {
+        authentication_methods: {
+          password: false,
+          dev: false,
+          email: false,
+          ldap: false,
+          remoteuser: false,
+          github: false,
+          azuread: false,
+          gitlab: false,
+          apple: false,
+          google: false,
+          saml: false,
+          'openid connect': false,
+        },
+        external_authentication_methods: [],
+        zulip_feature_level: state.server.feature_level,
+        zulip_version: ENGINE_VERSION,
+        zulip_merge_base: ENGINE_MERGE_BASE,
+        push_notifications_enabled: state.server.push_notifications !== 'off',
+        is_incompatible: false,
+        email_auth_enabled: false,
+        require_email_format_usernames: true,
+        realm_url: r.uri,
+        realm_uri: r.uri,
+        realm_name: r.name,
+        realm_icon: '',
+        realm_description: '',
+        realm_web_public_access_enabled: r.enable_spectator_access && state.server.web_public_streams_enabled,
+      },
+    });
+  },
+});

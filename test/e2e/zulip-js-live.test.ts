@@ -1,0 +1,230 @@
+/**
+ * Live clients end to end over loopback: the real zulip-js (unmodified) registers a queue against
+ * `withEventQueues` on a realm handle, another user changes something, and `events.retrieve`
+ * returns the event; a long-poll is answered when a change arrives; DELETE /events then
+ * BAD_EVENT_QUEUE_ID; expiry with an injected clock; bad input. Waits are bounded by
+ * `vi.waitFor`/timeouts, never by sleeps. Its own file: zulip-js replaces the global FormData.
+ */
+import zulip, { type ZulipClient } from 'zulip-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withEventQueues, type LiveRealm } from '../../src/host/live-realm';
+import type { QueueClock } from '../../src/host/event-queues';
+import { openRealm, type RealmHandle } from '../../src/host/realm-handle';
+import { createFetchHandler } from '../../src/server/fetch';
+import { serveNode, type NodeServer } from '../../src/server/node';
+import { memoryStore } from '../../src/stores/memory/index';
+import { expectValidResponse } from '../support/openapi';
+import { cast, devSnapshot, type CastName } from '../support/realm';
+
+/** A manual clock: time moves only when the test says; timers fire when their time is passed. */
+class ManualClock implements QueueClock {
+  t = 1_795_219_200_000;
+  private timers = new Map<number, { at: number; fn: () => void }>();
+  private next = 1;
+  now = () => this.t;
+  setTimer = (fn: () => void, ms: number) => {
+    const id = this.next++;
+    this.timers.set(id, { at: this.t + ms, fn });
+    return id;
+  };
+  clearTimer = (id: unknown) => void this.timers.delete(id as number);
+  advance(ms: number): void {
+    this.t += ms;
+    for (const [id, timer] of [...this.timers])
+      if (timer.at <= this.t) {
+        this.timers.delete(id);
+        timer.fn();
+      }
+  }
+}
+
+let realm: RealmHandle;
+let live: LiveRealm;
+let server: NodeServer;
+const clock = new ManualClock();
+
+beforeAll(async () => {
+  realm = await openRealm({
+    store: memoryStore(),
+    snapshot: devSnapshot(),
+    ctx: { now: () => Math.floor(clock.t / 1000) },
+  });
+  live = withEventQueues(realm, { clock, heartbeatSecs: () => 50 });
+  server = await serveNode({ handler: createFetchHandler({ realm: live }) });
+});
+
+afterAll(async () => {
+  live?.close();
+  await server?.close();
+  await realm?.close();
+});
+
+async function as(who: CastName): Promise<ZulipClient> {
+  const user = realm.state.users.get(cast[who])!;
+  return zulip({ realm: server.url, username: user.delivery_email, apiKey: user.api_key });
+}
+
+const editDescription = async (who: CastName, description: string) =>
+  (await as(who)).callEndpoint('/streams/3', 'PATCH', { description });
+
+describe('zulip-js against event queues', () => {
+  it('server_settings answers without credentials', async () => {
+    const r = (await fetch(`${server.url}/api/v1/server_settings`).then((x) => x.json())) as Record<
+      string,
+      unknown
+    >;
+    expectValidResponse('get-server-settings', 200, r);
+    expect(r['zulip_feature_level']).toBe(realm.state.server.feature_level);
+  });
+
+  it('register, a change by another user, events.retrieve', async () => {
+    const hamlet = await as('hamlet');
+    const reg = await hamlet.queues.register({ event_types: ['stream'] });
+    expectValidResponse('register-queue', 200, reg);
+    expect(reg['last_event_id']).toBe(-1);
+    expect(Array.isArray(reg['streams'])).toBe(true);
+    expect(reg).not.toHaveProperty('realm_users');
+    expect((await editDescription('iago', 'Fair Verona, live')).result).toBe('success');
+    const got = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
+    expectValidResponse('get-events', 200, got);
+    expect(got['events']).toEqual([
+      expect.objectContaining({
+        id: 0,
+        type: 'stream',
+        op: 'update',
+        property: 'description',
+        value: 'Fair Verona, live',
+      }),
+    ]);
+  });
+
+  it('a long-poll is answered when the change arrives', async () => {
+    const hamlet = await as('hamlet');
+    const reg = await hamlet.queues.register({ event_types: ['stream'] });
+    const poll = hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1 });
+    // The poll is waiting: nothing has changed yet.
+    await new Promise((r) => setTimeout(r, 20));
+    let answered = false;
+    void poll.then(() => (answered = true));
+    expect(answered).toBe(false);
+    await editDescription('iago', 'Long-polled');
+    const got = await poll;
+    expect(got['events']).toEqual([expect.objectContaining({ id: 0, value: 'Long-polled' })]);
+    // Acknowledged: the next non-blocking read is empty, and ids continue without a gap.
+    await editDescription('iago', 'Again');
+    const next = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: 0,
+      dont_block: true,
+    });
+    expect(next['events']).toEqual([expect.objectContaining({ id: 1, value: 'Again' })]);
+  });
+
+  it('a waiting poll gets a heartbeat', async () => {
+    const hamlet = await as('hamlet');
+    const reg = await hamlet.queues.register({ event_types: ['stream'] });
+    const poll = hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1 });
+    await new Promise((r) => setTimeout(r, 20));
+    clock.advance(50_000);
+    const got = await poll;
+    expect(got['events']).toEqual([{ type: 'heartbeat', id: 0 }]);
+    expectValidResponse('get-events', 200, got);
+  });
+
+  it('DELETE /events, then BAD_EVENT_QUEUE_ID', async () => {
+    const hamlet = await as('hamlet');
+    const reg = await hamlet.queues.register({});
+    const deleted = await hamlet.queues.deregister({ queue_id: reg['queue_id'] });
+    expectValidResponse('delete-queue', 200, deleted);
+    expect(deleted).toEqual({ result: 'success', msg: '' });
+    const again = await hamlet.queues.deregister({ queue_id: reg['queue_id'] });
+    expectValidResponse('delete-queue', 400, again);
+    expect(again['code']).toBe('BAD_EVENT_QUEUE_ID');
+    const got = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
+    expect(got).toEqual({
+      result: 'error',
+      msg: `Bad event queue ID: ${String(reg['queue_id'])}`,
+      code: 'BAD_EVENT_QUEUE_ID',
+      queue_id: reg['queue_id'],
+    });
+    expectValidResponse('get-events', 400, got);
+  });
+
+  it('an idle queue expires after 10 minutes (injected clock)', async () => {
+    const hamlet = await as('hamlet');
+    const reg = await hamlet.queues.register({ event_types: ['stream'] });
+    clock.advance(599_000);
+    expect(
+      (await hamlet.events.retrieve({ queue_id: reg['queue_id'], last_event_id: -1, dont_block: true }))
+        .result,
+    ).toBe('success');
+    const before = live.queues.size;
+    clock.advance(600_000); // the minute collector runs inside the advance, as Zulip's would
+    expect(live.queues.size).toBeLessThan(before);
+    const got = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
+    expect(got['code']).toBe('BAD_EVENT_QUEUE_ID');
+  });
+
+  it("bad input: someone else's queue, negative or future last_event_id, malformed event_types", async () => {
+    const hamlet = await as('hamlet');
+    const othello = await as('othello');
+    const reg = await hamlet.queues.register({ event_types: ['stream'] });
+    const qid = reg['queue_id'];
+    expect(
+      (await othello.events.retrieve({ queue_id: qid, last_event_id: -1, dont_block: true }))['code'],
+    ).toBe('BAD_EVENT_QUEUE_ID');
+    expect((await othello.queues.deregister({ queue_id: qid }))['code']).toBe('BAD_EVENT_QUEUE_ID');
+    expect((await hamlet.events.retrieve({ queue_id: 'no-such-queue', last_event_id: -1 }))['code']).toBe(
+      'BAD_EVENT_QUEUE_ID',
+    );
+    await editDescription('iago', 'Kept');
+    expect(
+      await hamlet.events.retrieve({ queue_id: qid, last_event_id: -5, dont_block: true }),
+    ).toMatchObject({
+      result: 'error',
+      msg: 'An event newer than -5 has already been pruned!',
+    });
+    expect(await hamlet.events.retrieve({ queue_id: qid, last_event_id: 7, dont_block: true })).toMatchObject(
+      {
+        result: 'error',
+        msg: 'Event 7 was not in this queue',
+      },
+    );
+    expect(
+      await hamlet.events.retrieve({ queue_id: qid, last_event_id: 'x', dont_block: true }),
+    ).toMatchObject({
+      result: 'error',
+      msg: 'last_event_id is not valid JSON',
+    });
+    // Nothing was lost to the refusals.
+    const got = await hamlet.events.retrieve({ queue_id: qid, last_event_id: -1, dont_block: true });
+    expect(got['events']).toEqual([expect.objectContaining({ id: 0, value: 'Kept' })]);
+    const bad = await hamlet.callEndpoint('/register', 'POST', { event_types: '"stream"' });
+    expect(bad).toMatchObject({ result: 'error', msg: 'event_types is not a list' });
+    const bad2 = await hamlet.callEndpoint('/register', 'POST', { event_types: '[1]' });
+    expect(bad2).toMatchObject({ result: 'error', msg: 'event_types[0] is not a string' });
+  });
+
+  it('GET /streams and GET /users/me/subscriptions', async () => {
+    const hamlet = await as('hamlet');
+    const streams = await hamlet.streams.retrieve();
+    expectValidResponse('get-streams', 200, streams);
+    const subs = await hamlet.callEndpoint('/users/me/subscriptions', 'GET', { include_subscribers: true });
+    expectValidResponse('get-subscriptions', 200, subs);
+    expect(subs['subscriptions']).toContainEqual(
+      expect.objectContaining({ stream_id: 3, subscribers: expect.any(Array) }),
+    );
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { EventQueues, type QueueClock } from '../../src/host/event-queues';
+import type { AddressedEvent } from '../../src/core/events';
+
+const clock = (): QueueClock & { t: number } => {
+  const c = { t: 0, now: () => c.t, setTimer: () => 0, clearTimer: () => undefined };
+  return c;
+};
+const ev = (users: number[], value: string): AddressedEvent => ({
+  event: { type: 'stream', op: 'update', stream_id: 1, name: 'x', property: 'description', value },
+  users,
+});
+
+describe('EventQueues', () => {
+  it('numbers events without gaps and routes only to recipients, filtered by event_types', async () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const a = q.create(1, { eventTypes: null });
+    const b = q.create(2, { eventTypes: ['subscription'] });
+    q.deliver([ev([1, 2, 3], 'one'), ev([2], 'two'), ev([1], 'three')]);
+    expect(a.events.map((e) => [e.id, e['value']])).toEqual([
+      [0, 'one'],
+      [1, 'three'],
+    ]);
+    expect(b.events).toEqual([]);
+    const got = await q.get(1, a.id, 0, true);
+    expect(got).toEqual({ kind: 'events', events: [expect.objectContaining({ id: 1, value: 'three' })] });
+  });
+
+  it('routes by the smaller side: many recipients, few queues (binary search) and the reverse', () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const a = q.create(5000, { eventTypes: null });
+    const everyone = Array.from({ length: 10_000 }, (_, i) => i + 1);
+    q.deliver([ev(everyone, 'all')]);
+    expect(a.events).toHaveLength(1);
+  });
+
+  it('bounds queues per user (least recently used dropped) and queue length (queue dropped)', async () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0, maxQueuesPerUser: 2, maxQueueLength: 2 });
+    const first = q.create(1, { eventTypes: null });
+    q.create(1, { eventTypes: null });
+    const third = q.create(1, { eventTypes: null });
+    expect(q.size).toBe(2);
+    expect(await q.get(1, first.id, -1, true)).toMatchObject({
+      kind: 'error',
+      error: { code: 'BAD_EVENT_QUEUE_ID' },
+    });
+    q.deliver([ev([1], 'a'), ev([1], 'b'), ev([1], 'c')]);
+    expect(await q.get(1, third.id, -1, true)).toMatchObject({
+      kind: 'error',
+      error: { code: 'BAD_EVENT_QUEUE_ID', extra: { queue_id: third.id } },
+    });
+  });
+
+  it('expires idle queues after the timeout (lifespan capped at 7 days)', () => {
+    const c = clock();
+    const q = new EventQueues({ clock: c, gcIntervalMs: 0 });
+    q.create(1, { eventTypes: null });
+    const long = q.create(2, { eventTypes: null, lifespanSecs: 30 * 86400 });
+    c.t = 600_000;
+    expect(q.gc()).toBe(1);
+    expect(long.timeoutSecs).toBe(7 * 86400);
+  });
+
+  it('refuses bad acknowledgements without pruning anything', async () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const a = q.create(1, { eventTypes: null });
+    q.deliver([ev([1], 'kept')]);
+    expect(await q.get(1, a.id, 5, true)).toMatchObject({
+      kind: 'error',
+      error: { msg: 'Event 5 was not in this queue' },
+    });
+    expect(await q.get(1, a.id, -2, true)).toMatchObject({
+      kind: 'error',
+      error: { msg: 'An event newer than -2 has already been pruned!' },
+    });
+    expect(await q.get(2, a.id, -1, true)).toMatchObject({
+      kind: 'error',
+      error: { code: 'BAD_EVENT_QUEUE_ID' },
+    });
+    expect(await q.get(1, undefined, undefined, false)).toMatchObject({
+      kind: 'error',
+      error: { msg: "Missing 'queue_id' argument" },
+    });
+    expect(await q.get(1, a.id, undefined, false)).toMatchObject({
+      kind: 'error',
+      error: { msg: "Missing 'last_event_id' argument" },
+    });
+    expect(await q.get(1, a.id, -1, true)).toMatchObject({
+      events: [expect.objectContaining({ id: 0 })],
+    });
+  });
+});

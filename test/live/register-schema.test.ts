@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { getServerSettings, getStreams, getSubscriptions, register } from '../../src/ops/live/index';
+import { validateResponse } from '../support/openapi';
+import { cast, devRealm, testCtx } from '../support/realm';
+
+const realm = devRealm();
+
+describe('live endpoints validate against Zulip OpenAPI', () => {
+  it.each(Object.entries(cast).filter(([, id]) => realm.users.get(id)?.is_active))(
+    'register for %s (all types)',
+    (_name, userId) => {
+      const r = register(realm, { userId }, { include_subscribers: true }, testCtx());
+      expect(r.status).toBe(200);
+      expect(validateResponse('register-queue', 200, r.body)).toEqual([]);
+    },
+  );
+  it('register with modern capabilities', () => {
+    const r = register(
+      realm,
+      { userId: cast.hamlet },
+      {
+        client_capabilities: {
+          notification_settings_null: true,
+          user_settings_object: true,
+          user_list_incomplete: true,
+          include_deactivated_groups: true,
+          linkifier_url_template: true,
+          archived_channels: true,
+          empty_topic_name: true,
+        },
+      },
+      testCtx(),
+    );
+    expect(validateResponse('register-queue', 200, r.body)).toEqual([]);
+  });
+  it('server_settings, streams, subscriptions', () => {
+    const s = getServerSettings(realm, { anonymous: true }, {}, testCtx());
+    expect(validateResponse('get-server-settings', 200, s.body)).toEqual([]);
+    const st = getStreams(
+      realm,
+      { userId: cast.hamlet },
+      { include_web_public: true, include_all: true },
+      testCtx(),
+    );
+    expect(validateResponse('get-streams', 200, st.body)).toEqual([]);
+    const sub = getSubscriptions(realm, { userId: cast.hamlet }, { include_subscribers: true }, testCtx());
+    expect(validateResponse('get-subscriptions', 200, sub.body)).toEqual([]);
+  });
+});

@@ -23,7 +23,7 @@ for (const peer of ['better-sqlite3', 'pg', 'fast-check', '@electric-sql/pglite'
   if (!existsSync(to)) symlinkSync(from, to, 'dir');
 }
 const pkg = JSON.parse(readFileSync(join(project, 'node_modules/chat-realm/package.json'), 'utf8'));
-const subpaths = Object.keys(pkg.exports).filter((p) => p !== './package.json');
+const subpaths = Object.keys(pkg.exports).filter((p) => !p.endsWith('.json'));
 let failed = 0;
 for (const sub of subpaths) {
   const spec = sub === '.' ? 'chat-realm' : `chat-realm/${sub.slice(2)}`;

@@ -47,3 +47,24 @@ for (const sub of subpaths) {
   }
 }
 if (failed > 0) process.exit(1);
+
+// No dual-package trap: an error thrown by the CommonJS build is instanceof the ESM build's class.
+const cross = join(project, 'cross.mjs');
+writeFileSync(
+  cross,
+  `import { createRequire } from 'node:module';
+import { SnapshotError } from 'chat-realm';
+const cjs = createRequire(import.meta.url)('chat-realm');
+let caught;
+try { cjs.createRealm({ format: 'nope' }); } catch (e) { caught = e; }
+if (!(caught instanceof SnapshotError)) throw new Error('CJS SnapshotError is not instanceof the ESM class');
+if (!(caught instanceof cjs.SnapshotError)) throw new Error('not instanceof its own class');
+`,
+);
+try {
+  execFileSync('node', [cross], { cwd: project, stdio: 'pipe' });
+  console.log('ok   errors are instanceof across the ESM and CommonJS builds');
+} catch (e) {
+  console.log(`FAIL errors across builds\n${String(e.stderr ?? e)}`);
+  process.exit(1);
+}

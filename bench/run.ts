@@ -6,11 +6,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runFlagsNarrowBench } from './flags-narrow/bench';
 import { groupCommitMarkdown, measureGroupCommit } from './group-commit';
+import { runHttpBench } from './http';
 import { measureScaleOut, scaleOutMarkdown } from './scale-out';
 import { runLiveQueuesBench } from './live-queues';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
+import { runSnapshotStreamBench } from './snapshot-stream';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -31,7 +33,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,ops,persistence,small-change,group-commit,scale-out,live` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -43,6 +45,11 @@ if (wanted('flags')) {
   process.stdout.write(`${flags.markdown}\n`);
   writeFileSync(new URL('./flags-narrow.svg', import.meta.url), flags.svg);
   writeSection('flags-narrow', flags.markdown);
+}
+if (wanted('http')) {
+  const markdown = await runHttpBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('http', markdown);
 }
 if (wanted('small-change')) {
   const markdown = smallChangeMarkdown(measureSmallChange());
@@ -73,6 +80,11 @@ if (wanted('scale-out')) {
   );
   process.stdout.write(`${markdown}\n`);
   writeSection('scale-out', markdown);
+}
+if (wanted('snapshot')) {
+  const markdown = await runSnapshotStreamBench({ log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('snapshot-stream', markdown);
 }
 if (wanted('live')) {
   const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));

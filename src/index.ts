@@ -5,6 +5,7 @@
 export { createRealm, type RealmOptions } from './core/snapshot/create';
 export { snapshotRealm, type RealmSnapshot } from './core/snapshot/export';
 export type { SnapshotInput as RealmSnapshotInput } from './core/snapshot/schema';
+export { createRealmFromChunks, snapshotChunks } from './core/snapshot/snapshot-stream';
 export { SnapshotError, type SnapshotIssue } from './core/snapshot/issues';
 export { ChatRealmError } from './core/branded-error';
 export type { RealmState } from './core/state';

@@ -4,12 +4,16 @@
  * (c) a raw typed-array loop (the floor). Every scenario first checks that all implementations
  * select and change the same messages, then times them side by side in the same run.
  */
-import { writeFileSync } from 'node:fs';
+import os from 'node:os';
 import type { RealmState } from '../../src/core/state';
 import { simulateRealm, HEAVY_USER_ID } from '../../src/simulate/simulate';
-import { FlatUser, PlainRealm } from './baselines';
+import { PlainRealm } from './baselines';
+import { floorWindow, type FloorRequest } from './floors';
+import { compare, sized, type Timing } from './timing';
+import { FLAG_BITS } from '../../src/core/messages/flags';
+import type { UserRows } from '../../src/core/messages/rows';
 import { connectPg, ZulipPg, type PgLoad } from './postgres';
-import { markdownTable, ratioChart, type ResultRow } from './report';
+import { markdownTable, pgTable, ratioChart, type PgRow, type ResultRow } from './report';
 import { NO_FILTER, pickTargets, runOurs, term, type Filter, type Outcome, type Scenario } from './scenarios';
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -20,29 +24,7 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** CPU time (user + system, this process) of the last `timeSync`, median, in ms. */
-let lastCpuMs = 0;
-
-/** Median wall time of `fn` over `n` runs, with `reset` (untimed) before each; also records CPU time. */
-function timeSync(n: number, fn: () => void, reset: () => void = () => {}): number {
-  const times: number[] = [];
-  const cpu: number[] = [];
-  for (let i = 0; i < n + 2; i++) {
-    reset();
-    const c = process.cpuUsage();
-    const t = performance.now();
-    fn();
-    const dt = performance.now() - t;
-    const dc = process.cpuUsage(c);
-    if (i >= 2) {
-      times.push(dt);
-      cpu.push((dc.user + dc.system) / 1000);
-    }
-  }
-  lastCpuMs = median(cpu);
-  return median(times);
-}
-
+/** PostgreSQL: one warm-up request, then the median of `n`. */
 async function timeAsync(n: number, fn: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < n + 1; i++) {
@@ -113,9 +95,22 @@ export interface BenchOutput {
   readonly svg: string;
 }
 
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ');
+
+/** Scenarios also measured against PostgreSQL at Zulip's request sizes (1000 and 2000 rows). */
+const pgSizes = new Set([
+  'mark read, narrow []',
+  'is:unread + channel',
+  'is:unread (everything)',
+  'mark unread (channel window)',
+]);
+
 export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promise<BenchOutput> {
   const notes: string[] = [];
-  const iterations = opts.quick ? 5 : 21;
   // --- the organization --------------------------------------------------------------------------
   global.gc?.();
   const heapBefore = process.memoryUsage();
@@ -136,6 +131,7 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
   );
 
   const scenarios: Scenario[] = [
+    scenario('mark read, narrow []', heavy, [], {}),
     scenario('is:unread + channel', heavy, [term('is', 'unread'), term('channel', targets.channel)], {
       unread: true,
       channel: targets.channel,
@@ -186,18 +182,42 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     ),
   ];
 
+  // The tight floor of each scenario: the same candidates chat-realm's plan drives from.
+  const R = FLAG_BITS.read;
+  const floorFor = (st: RealmState, s: Scenario, rows: UserRows, afterId = 0): FloorRequest => {
+    const f = s.filter;
+    const store = st.messages;
+    const source =
+      f.topicKey >= 0
+        ? store.byTopic.get(f.channel)!.get(f.topicKey)!.chunks
+        : f.channel >= 0
+          ? store.byChannel.get(f.channel)!.chunks
+          : f.sender >= 0
+            ? store.bySender.get(f.sender)!.chunks
+            : null;
+    const bit = s.flag === 'read' ? R : s.flag === 'starred' ? FLAG_BITS.starred : FLAG_BITS.collapsed;
+    const unreadEvent = s.flag === 'read' && s.op === 'remove';
+    return {
+      rows,
+      source,
+      afterId,
+      limit: s.numAfter,
+      needAll: f.dm ? FLAG_BITS.is_private : 0,
+      needNone: f.unread ? R : 0,
+      bit,
+      add: s.op === 'add',
+      ...(unreadEvent ? { messages: store.chunks } : {}),
+    };
+  };
+
   log('building baselines…');
-  const flats = new Map<number, FlatUser>([
-    [heavy, new FlatUser(large, heavy)],
-    [targets.dmUser, new FlatUser(large, targets.dmUser)],
-  ]);
   const plain = new PlainRealm(large, [heavy, targets.dmUser]);
 
   const pgClient = await connectPg();
   let pg: ZulipPg | null = null;
   let pgLoad: PgLoad | null = null;
   if (pgClient === null) {
-    notes.push('PostgreSQL was not reachable at the configured URL: the PostgreSQL column is n/a.');
+    notes.push('PostgreSQL was not reachable at the configured URL: the PostgreSQL columns are n/a.');
     log('PostgreSQL not reachable: skipping baseline (a)');
   } else {
     pg = new ZulipPg(pgClient);
@@ -213,40 +233,37 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
   }
 
   const results: ResultRow[] = [];
-  const scale: Array<{ name: string; window: number; largeMs: number; smallMs: number }> = [];
+  const pgRows: PgRow[] = [];
+  const scale: Array<{ name: string; window: number; large: Timing; small: Timing }> = [];
   let pgMarkAll: { batches: number; rows: number; ms: number } | null = null;
   try {
     // --- per-request scenarios ---------------------------------------------------------------------
-    for (const s0 of scenarios) {
-      let s = s0;
-      let base = large;
-      const flat = flats.get(s.userId)!;
-      const flatSaved = flat.snapshotFlags();
-      const plainSaved = plain.snapshotFlags(s.userId);
+    for (const s of scenarios) {
       // Setup states for unstar / mark unread: first apply the opposite change everywhere.
-      const setupOpposite = s.name === 'unstar a topic' || s.name === 'mark unread (channel window)';
+      const setupOpposite = s.op === 'remove';
+      let base = large;
       let setupIds: number[] = [];
+      const plainSaved = plain.snapshotFlags(s.userId);
       if (setupOpposite) {
         const opposite: Scenario = { ...s, op: 'add' };
         const r = runOurs(large, opposite);
         base = r.state;
         setupIds = r.outcome.updated;
-        flat.run(opposite);
         plain.run(opposite);
         if (pg) await pg.setBits(s.userId, setupIds, s.flag === 'read' ? 1 : 2, true);
       }
-      const flatBase = flat.snapshotFlags();
       const plainBase = plain.snapshotFlags(s.userId);
+      const rows = base.messages.rows.get(s.userId)!;
+      const floorReq = floorFor(base, s, rows);
       // Agreement first.
       const ours = runOurs(base, s);
-      const floorOut = flat.run(s);
-      flat.restoreFlags(flatBase);
+      const floorOut = floorWindow(floorReq);
       const plainOut = plain.run(s);
       plain.restoreFlags(s.userId, plainBase);
-      same(s.name, 'floor vs chat-realm (updated)', floorOut.updated, ours.outcome.updated);
+      same(s.name, 'floor vs chat-realm (updated)', Array.from(floorOut.changed), ours.outcome.updated);
       same(s.name, 'plain vs chat-realm (updated)', plainOut.updated, ours.outcome.updated);
       const processed = Number(ours.body['processed_count']);
-      if (processed !== plainOut.processed.length || processed !== floorOut.processed.length)
+      if (processed !== plainOut.processed.length || processed !== floorOut.processed)
         throw new Error(`${s.name}: processed ${processed} vs plain ${plainOut.processed.length}`);
       let pgOut: Outcome | null = null;
       if (pg) {
@@ -258,29 +275,64 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
       log(
         `${s.name}: ${processed} processed, ${ours.outcome.updated.length} updated — all implementations agree`,
       );
-      // Then time them side by side.
-      const stateForRun = base;
-      const oursMs = timeSync(iterations, () => void runOurs(stateForRun, s));
-      const oursCpuMs = lastCpuMs;
-      const floorMs = timeSync(
-        iterations,
-        () => void flat.run(s),
-        () => flat.restoreFlags(flatBase),
+      // Then time them side by side, interleaved (the floor and chat-realm keep the base state).
+      const [o, f] = compare(
+        [() => runOurs(base, s), () => floorWindow(floorReq)],
+        sized(0.5, opts.quick === true),
       );
-      const plainMs = timeSync(
-        iterations,
-        () => void plain.run(s),
-        () => plain.restoreFlags(s.userId, plainBase),
-      );
+      // Plain JS mutates in place: restored before each call, fewer calls (it is 10–100× slower).
+      const plainT = compare(
+        [
+          () => {
+            plain.restoreFlags(s.userId, plainBase);
+            plain.run(s);
+          },
+        ],
+        { batch: 1, rounds: opts.quick ? 3 : 7, minWarm: 2 },
+      )[0]!;
       const pgMs = pg ? await timeAsync(opts.quick ? 2 : 5, () => pg!.run(s, 0, false)) : null;
-      flat.restoreFlags(flatSaved);
+      // PostgreSQL at Zulip's own request sizes (the web app's 1000, the mark-all batches' 2000).
+      if (pg && pgSizes.has(s.name)) {
+        for (const size of [1000, 2000]) {
+          const sz: Scenario = { ...s, numAfter: size };
+          const oursOut = runOurs(base, sz);
+          const pgOut2 = await pg.run(sz, 0, false);
+          same(
+            `${s.name} @${size}`,
+            'PostgreSQL vs chat-realm (updated)',
+            pgOut2.updated,
+            oursOut.outcome.updated,
+          );
+          const [t] = compare([() => runOurs(base, sz)], sized(0.2, opts.quick === true));
+          const pgSized = await timeAsync(opts.quick ? 3 : 10, () => pg!.run(sz, 0, false));
+          pgRows.push({
+            scenario: s.name,
+            rowsPerRequest: size,
+            rows: Number(oursOut.body['processed_count']),
+            oursMs: t!.ms,
+            oursCpuMs: t!.cpuMs,
+            pgMs: pgSized,
+          });
+          log(`  @${size}: chat-realm ${t!.ms.toFixed(4)} ms · PostgreSQL ${pgSized.toFixed(1)} ms`);
+        }
+      }
       plain.restoreFlags(s.userId, plainSaved);
       if (pg && setupOpposite) await pg.setBits(s.userId, setupIds, s.flag === 'read' ? 1 : 2, false);
-      results.push({ scenario: s.name, rows: processed, oursMs, oursCpuMs, floorMs, plainMs, pgMs });
+      results.push({
+        scenario: s.name,
+        rows: processed,
+        oursMs: o!.ms,
+        oursCpuMs: o!.cpuMs,
+        floorMs: f!.ms,
+        floorCpuMs: f!.cpuMs,
+        plainMs: plainT.ms,
+        pgMs,
+        calls: o!.calls,
+        warm: o!.warmCalls,
+      });
       log(
-        `  chat-realm ${oursMs.toFixed(3)} ms (CPU ${oursCpuMs.toFixed(3)}) · floor ${floorMs.toFixed(3)} ms · plain ${plainMs.toFixed(3)} ms · PostgreSQL ${pgMs?.toFixed(1) ?? 'n/a'} ms`,
+        `  chat-realm ${o!.ms.toFixed(4)} ms (CPU ${o!.cpuMs.toFixed(4)}; ${o!.warmCalls} warm-up + ${o!.calls} timed calls) · floor ${f!.ms.toFixed(4)} ms (CPU ${f!.cpuMs.toFixed(4)}) · plain ${plainT.ms.toFixed(3)} ms · PostgreSQL ${pgMs?.toFixed(1) ?? 'n/a'} ms · load ${loadavg()}`,
       );
-      s = s0;
     }
 
     // --- per-request cost versus organization size ---------------------------------------------------
@@ -302,19 +354,24 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
       const nS = Number(runOurs(small, sS).body['processed_count']);
       if (nL !== window || nS !== window)
         notes.push(`scale check "${name}": windows of ${nL} (large) and ${nS} (small) rows`);
-      const largeMs = timeSync(iterations * 3, () => void runOurs(large!, sL));
-      const smallMs = timeSync(iterations * 3, () => void runOurs(small, sS));
-      scale.push({ name, window, largeMs, smallMs });
+      const [tl, ts] = compare(
+        [() => runOurs(large!, sL), () => runOurs(small, sS)],
+        sized(0.05, opts.quick === true),
+      );
+      scale.push({ name, window, large: tl!, small: ts! });
       log(
-        `scale ${name}: large ${largeMs.toFixed(3)} ms, small ${smallMs.toFixed(3)} ms (${(largeMs / smallMs).toFixed(2)}×)`,
+        `scale ${name}: large ${tl!.ms.toFixed(4)} ms, small ${ts!.ms.toFixed(4)} ms (${(tl!.ms / ts!.ms).toFixed(2)}×)`,
       );
     }
 
-    // --- mark everything read, 5000 per request ------------------------------------------------------
-    // PostgreSQL: time the first batches of the same loop on the large preset's heavy user and
-    // extrapolate per row (a full 1M-row run takes minutes).
+    // --- mark everything read, Zulip's mark-all batches (2000 per request) on PostgreSQL ------------
+    // Time the first batches of the same loop on the large preset's heavy user and extrapolate per
+    // row (a full 1M-row run takes minutes).
     if (pg) {
-      const s = scenario('mark all read', heavy, [term('is', 'unread')], { unread: true });
+      const s = {
+        ...scenario('mark all read', heavy, [term('is', 'unread')], { unread: true }),
+        numAfter: 2000,
+      };
       const batches = opts.quick ? 3 : 10;
       let after = 0;
       let rows = 0;
@@ -333,7 +390,6 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
       await pg.client.end();
     }
   }
-  flats.clear();
   large = null;
   global.gc?.();
 
@@ -343,134 +399,156 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
   log(`  built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const unread = allChannel.messages.rows.get(heavy)!.count;
   const markAll = scenario('mark all read', heavy, [term('is', 'unread')], { unread: true });
-  const loopOurs = (): { ms: number; cpuMs: number; requests: number; rows: number } => {
+  /** The client's loop: each request starts after the previous one's last processed id. */
+  const loopOurs = (perRequest: number): { requests: number; rows: number } => {
     let state = allChannel;
     let anchor: Scenario['anchor'] = 'oldest';
     let requests = 0;
     let rows = 0;
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
     for (;;) {
-      const r = runOurs(state, { ...markAll, anchor, includeAnchor: anchor === 'oldest' });
+      const r = runOurs(state, {
+        ...markAll,
+        numAfter: perRequest,
+        anchor,
+        includeAnchor: anchor === 'oldest',
+      });
       state = r.state;
       requests++;
       rows += r.outcome.updated.length;
       if (r.body['found_newest'] === true) break;
       anchor = Number(r.body['last_processed_id']);
     }
-    const ms = performance.now() - t0;
-    const c = process.cpuUsage(c0);
-    return { ms, cpuMs: (c.user + c.system) / 1000, requests, rows };
+    return { requests, rows };
   };
-  // Filled after the chat-realm runs, so the baselines' data is not alive during them.
-  const all = {} as { flat: FlatUser; saved: Uint16Array; plain: PlainRealm; plainSaved: number[] };
-  const loopFloor = () => {
-    all.flat.restoreFlags(all.saved);
+  /** The floor's chain: each request copy-on-writes the previous request's rows. */
+  const loopFloor = (): { requests: number; rows: number } => {
+    let rows = allChannel.messages.rows.get(heavy)!;
     let after = 0;
-    let rows = 0;
-    const t0 = performance.now();
+    let requests = 0;
+    let changed = 0;
     for (;;) {
-      const n = all.flat.window({ ...NO_FILTER, unread: true }, after, WINDOW, 1, true);
-      rows += all.flat.changed;
-      if (n < WINDOW) break;
-      after = all.flat.last;
+      const r = floorWindow({ ...floorFor(allChannel, markAll, rows, after) });
+      rows = r.rows;
+      requests++;
+      changed += r.changed.length;
+      if (r.processed < WINDOW) break;
+      after = r.lastId;
     }
-    return { ms: performance.now() - t0, rows };
+    return { requests, rows: changed };
   };
+  const ours5000 = loopOurs(WINDOW);
+  const floorChain = loopFloor();
+  if (ours5000.rows !== unread || floorChain.rows !== unread)
+    throw new Error(`mark-all disagrees: ours ${ours5000.rows}, floor ${floorChain.rows}, unread ${unread}`);
+  const chainOpts = { batch: 1, rounds: opts.quick ? 3 : 9, minWarm: opts.quick ? 2 : 5 };
+  const [chainOurs, chainFloor] = compare([() => loopOurs(WINDOW), loopFloor], chainOpts);
+  const [chainOurs2000] = compare([() => loopOurs(2000)], chainOpts);
+  const requests2000 = loopOurs(2000).requests;
+  // Plain JS mutates in place: restored before each run.
+  const allPlain = new PlainRealm(allChannel, [heavy]);
+  const allPlainSaved = allPlain.snapshotFlags(heavy);
   const loopPlain = () => {
-    all.plain.restoreFlags(heavy, all.plainSaved);
+    allPlain.restoreFlags(heavy, allPlainSaved);
     let after = 0;
     let rows = 0;
-    const t0 = performance.now();
     for (;;) {
-      const out = all.plain.run(markAll, after);
+      const out = allPlain.run(markAll, after);
       rows += out.updated.length;
       if (out.processed.length < WINDOW) break;
       after = out.processed[out.processed.length - 1]!;
     }
-    return { ms: performance.now() - t0, rows };
+    return rows;
   };
-  // chat-realm first, while only its own data is alive (the baselines' copies would slow its GC).
-  global.gc?.();
-  const ourRuns = [loopOurs(), loopOurs(), loopOurs(), loopOurs(), loopOurs()];
-  const oursAll = ourRuns.sort((a, b) => a.ms - b.ms)[2]!;
-  all.flat = new FlatUser(allChannel, heavy);
-  all.saved = all.flat.snapshotFlags();
-  all.plain = new PlainRealm(allChannel, [heavy]);
-  all.plainSaved = all.plain.snapshotFlags(heavy);
-  const floorRuns = [loopFloor(), loopFloor(), loopFloor()].sort((a, b) => a.ms - b.ms);
-  const plainRuns = [loopPlain(), loopPlain(), loopPlain()].sort((a, b) => a.ms - b.ms);
-  if (oursAll.rows !== unread || floorRuns[1]!.rows !== unread || plainRuns[1]!.rows !== unread) {
-    throw new Error(
-      `mark-all disagrees: ours ${oursAll.rows}, floor ${floorRuns[1]!.rows}, plain ${plainRuns[1]!.rows}, unread ${unread}`,
-    );
-  }
+  if (loopPlain() !== unread) throw new Error('mark-all: plain JS disagrees');
+  const [chainPlain] = compare([loopPlain], { batch: 1, rounds: 3, minWarm: 1 });
   const pgAllMs = pgMarkAll ? (pgMarkAll.ms / pgMarkAll.rows) * unread : null;
   log(
-    `mark all read (${unread} rows, ${oursAll.requests} requests): chat-realm ${oursAll.ms.toFixed(1)} ms, floor ${floorRuns[1]!.ms.toFixed(1)} ms, plain ${plainRuns[1]!.ms.toFixed(1)} ms, PostgreSQL ≈ ${pgAllMs === null ? 'n/a' : `${(pgAllMs / 1000).toFixed(1)} s`} (extrapolated)`,
+    `mark all read (${unread} rows, ${ours5000.requests} requests): chat-realm ${chainOurs!.ms.toFixed(1)} ms (CPU ${chainOurs!.cpuMs.toFixed(1)}), floor chain ${chainFloor!.ms.toFixed(1)} ms, plain ${chainPlain!.ms.toFixed(1)} ms; at 2000 per request chat-realm ${chainOurs2000!.ms.toFixed(1)} ms, PostgreSQL ≈ ${pgAllMs === null ? 'n/a' : `${(pgAllMs / 1000).toFixed(1)} s`} (extrapolated) · load ${loadavg()}`,
   );
   results.push({
-    scenario: `mark all read (${oursAll.requests} × 5000)`,
+    scenario: `mark all read (${ours5000.requests} × 5000)`,
     rows: unread,
-    oursMs: oursAll.ms,
-    oursCpuMs: oursAll.cpuMs,
-    floorMs: floorRuns[1]!.ms,
-    plainMs: plainRuns[1]!.ms,
+    oursMs: chainOurs!.ms,
+    oursCpuMs: chainOurs!.cpuMs,
+    floorMs: chainFloor!.ms,
+    floorCpuMs: chainFloor!.cpuMs,
+    plainMs: chainPlain!.ms,
+    pgMs: null,
+    calls: chainOurs!.calls,
+    warm: chainOurs!.warmCalls,
+  });
+  pgRows.push({
+    scenario: `mark all read (${requests2000} × 2000)`,
+    rowsPerRequest: 2000,
+    rows: unread,
+    oursMs: chainOurs2000!.ms,
+    oursCpuMs: chainOurs2000!.cpuMs,
     pgMs: pgAllMs,
   });
 
   // --- report --------------------------------------------------------------------------------------
-  const window1 = results[0]!;
+  const byName = (n: string) => results.find((r) => r.scenario.startsWith(n))!;
+  const ratio = (r: ResultRow) => r.oursMs / r.floorMs;
+  const cpuRatio = (r: ResultRow) => r.oursCpuMs / r.floorCpuMs;
+  const goal = (name: string, limit: number) => {
+    const r = byName(name);
+    const w = ratio(r);
+    const c = cpuRatio(r);
+    const verdict =
+      w <= limit && c <= limit
+        ? 'met (wall and CPU)'
+        : w <= limit
+          ? 'met in median wall time, not in mean CPU time (which includes garbage collection)'
+          : c <= limit
+            ? 'met in CPU time only'
+            : 'not met';
+    return `| ${r.scenario} within ${limit}× its floor | ${w.toFixed(2)}× wall (median), ${c.toFixed(2)}× CPU (mean) | ${verdict} |`;
+  };
   const lines = [
-    `Machine: ${process.platform} ${process.arch}, Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs, load average ${(
-      await import('node:os')
-    )
-      .loadavg()
-      .map((x) => x.toFixed(1))
-      .join(' / ')} at the end of the run.`,
+    `Machine: ${process.platform} ${process.arch}, Node ${process.version}, ${os.cpus().length} CPUs, load average ${loadavg()} at the end of the run (the machine is shared: CPU time is reported next to wall time).`,
     `Large preset built in ${buildSeconds.toFixed(1)} s: ${mem.rows.toLocaleString('en-US')} (user, message) rows.`,
     `Memory: ${(mem.rowBytes / mem.rows).toFixed(2)} bytes per row for the rows themselves (ids + flags); ${(mem.storeBytes / mem.rows).toFixed(2)} bytes per row including message columns and the channel/topic/conversation indexes (typed arrays only); heap + array buffers grew by ${(heapDelta / mem.rows).toFixed(2)} bytes per row while building the whole organization (strings and records included).`,
     pgLoad
-      ? `PostgreSQL (${pgClient ? 'local server' : ''}): all ${pgLoad.messages.toLocaleString('en-US')} messages, but only ${pgLoad.usermessages.toLocaleString('en-US')} usermessage rows (${pgLoad.users} users, the benchmark users first) to keep loading short; COPY ${pgLoad.loadSeconds.toFixed(0)} s, Zulip's indexes ${pgLoad.indexSeconds.toFixed(0)} s. Each timed request runs in one transaction ended by ROLLBACK (so no commit fsync is counted, which favours PostgreSQL).`
-      : 'PostgreSQL: not reachable, column n/a.',
+      ? `PostgreSQL (local server): all ${pgLoad.messages.toLocaleString('en-US')} messages, but only ${pgLoad.usermessages.toLocaleString('en-US')} usermessage rows (${pgLoad.users} users, the benchmark users first) to keep loading short; COPY ${pgLoad.loadSeconds.toFixed(0)} s, Zulip's indexes ${pgLoad.indexSeconds.toFixed(0)} s. Each timed request runs in one transaction ended by ROLLBACK (so no commit fsync is counted, which favours PostgreSQL); one warm-up request, then the median.`
+      : 'PostgreSQL: not reachable, columns n/a.',
     pgMarkAll
-      ? `PostgreSQL mark-all: ${pgMarkAll.batches} committed batches of the same loop (${pgMarkAll.rows.toLocaleString('en-US')} rows in ${(pgMarkAll.ms / 1000).toFixed(1)} s) extrapolated per row to ${unread.toLocaleString('en-US')} rows; the other three ran the whole loop, on the variant of the large preset without direct messages where the heavy user has ${unread.toLocaleString('en-US')} unread.`
+      ? `PostgreSQL mark-all: ${pgMarkAll.batches} committed batches of 2000 (Zulip's mark-all batch) of the same loop (${pgMarkAll.rows.toLocaleString('en-US')} rows in ${(pgMarkAll.ms / 1000).toFixed(1)} s) extrapolated per row to ${unread.toLocaleString('en-US')} rows; chat-realm ran the whole loop at 2000 per request, on the variant of the large preset without direct messages where the heavy user has ${unread.toLocaleString('en-US')} unread.`
       : '',
+    `Timing: each side warmed until two consecutive batch medians agree within 5 % (at least 200 calls; chat-realm's warm-up for the headline: ${results[1]!.warm} calls), then timed interleaved with its floor in 10 rounds (${results[1]!.calls} timed calls for the headline); the mark-all chains: ${chainOpts.minWarm}+ warm-up runs, ${chainOpts.rounds} timed runs each.`,
     ...notes,
   ].filter((l) => l !== '');
   const targetsTable = [
-    '| target | reached |',
-    '|---|---|',
-    `| one 5000-window request within 5× of the floor | ${results
-      .slice(0, 5)
-      .map((r) => `${r.scenario}: ${(r.oursMs / r.floorMs).toFixed(2)}×`)
-      .join('; ')} |`,
-    `| at least 1,000× faster than PostgreSQL | ${results.map((r) => (r.pgMs === null ? `${r.scenario}: n/a` : `${r.scenario}: ${(r.pgMs / r.oursMs).toFixed(0)}×`)).join('; ')} |`,
-    `| 1,000,000-row mark-all-read under 50 ms | ${oursAll.ms.toFixed(1)} ms wall (${oursAll.cpuMs.toFixed(1)} ms CPU) for ${unread.toLocaleString('en-US')} rows in ${oursAll.requests} requests |`,
-    `| per-request cost independent of organization size (large ÷ small ≤ 2) | ${scale.map((x) => `${x.name} (${x.window} rows): ${(x.largeMs / x.smallMs).toFixed(2)}×`).join('; ')} |`,
-    `| ≤ 8 bytes per (user, message) row | ${(mem.rowBytes / mem.rows).toFixed(2)} bytes (rows); ${(mem.storeBytes / mem.rows).toFixed(2)} with message columns and indexes |`,
+    '| goal | measured (same run) | |',
+    '|---|---|---|',
+    goal('mark read, narrow []', 3),
+    goal('is:unread + channel', 2),
+    goal('mark unread (channel window)', 10),
+    goal('mark all read', 2),
+    `| per-request cost independent of organization size (large ÷ small ≤ 2) | ${scale.map((x) => `${x.name} (${x.window} rows): ${(x.large.ms / x.small.ms).toFixed(2)}×`).join('; ')} | ${scale.every((x) => x.large.ms / x.small.ms <= 2) ? 'met' : 'not met'} |`,
+    `| ≤ 8 bytes per (user, message) row | ${(mem.rowBytes / mem.rows).toFixed(2)} bytes (rows); ${(mem.storeBytes / mem.rows).toFixed(2)} with message columns and indexes | ${mem.rowBytes / mem.rows <= 8 ? 'met' : 'not met'} |`,
   ].join('\n');
+  const headline = pgRows.filter((r) => r.pgMs !== null);
   const markdown = [
     '## POST /messages/flags/narrow (large preset)',
     '',
-    'Median time of one request (one 5000-message window, anchor `oldest`) unless noted; chat-realm runs the whole operation',
-    '(parameter parsing, narrow, window, copy-on-write update, event) and keeps every older state valid; the baselines mutate in place.',
+    "### Against PostgreSQL at Zulip's request sizes (the headline)",
+    '',
+    "Zulip's web client marks read in requests of 1000 messages and its mark-all loop uses batches of 2000. chat-realm runs the whole operation (parameter parsing, narrow, window, copy-on-write update, event); PostgreSQL runs Zulip's queries on Zulip's schema (median of one request, same run).",
+    '',
+    headline.length > 0 ? pgTable(headline) : 'PostgreSQL not reachable in this run.',
+    '',
+    '### Against the tight floor (5000-message windows)',
+    '',
+    "Median time of one request (one 5000-message window, anchor `oldest`) unless noted. The floor (c) is the irreducible work on the same data (bench/flags-narrow/floors.ts: binary search, walk the same index, copy-on-write the touched flag chunks, flip, collect the changed ids); plain JS (b) mutates arrays of objects in place. The PostgreSQL column at 5000 rows is shown for the record only, not used for any ratio: Zulip's clients never ask for 5000 rows at once, and PostgreSQL's planner may switch to a much slower plan for the larger LIMIT (compare with the 1000/2000-row figures above).",
     '',
     markdownTable(results),
     '',
-    ratioLine(window1),
+    targetsTable,
     '',
     '![ratios](flags-narrow.svg)',
-    '',
-    targetsTable,
     '',
     ...lines.map((l) => `- ${l}`),
   ].join('\n');
   const svg = ratioChart(results);
-  void writeFileSync;
   return { markdown, svg };
-}
-
-function ratioLine(r: ResultRow): string {
-  return `Headline (${r.scenario}): chat-realm ${r.oursMs.toFixed(3)} ms = ${(r.oursMs / r.floorMs).toFixed(2)}× the floor, ${(r.plainMs / r.oursMs).toFixed(1)}× faster than plain JS${r.pgMs === null ? '' : `, ${(r.pgMs / r.oursMs).toFixed(0)}× faster than PostgreSQL`}.`;
 }

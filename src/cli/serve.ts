@@ -9,7 +9,7 @@ import type { RealmStore } from '../host/store';
 import type { User } from '../core/model/records';
 import type { RealmState } from '../core/state';
 import { createFetchHandler } from '../server/fetch';
-import { serveNode, type NodeServer } from '../server/node';
+import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/node';
 import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import {
@@ -165,16 +165,14 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     const logger = {
       error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`),
     };
-    let handler: FetchHandler = createFetchHandler({
-      realm: live,
-      logger,
-      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-    });
+    const limit = maxBodyBytes === undefined ? {} : { maxBodyBytes };
+    // The direct node:http path (no Fetch conversions); --verbose logs through the Fetch handler.
+    let serving: ServedBy = { realm: live, ...limit };
     if (args.verbose) {
-      handler = logRequests(handler, io);
+      serving = { handler: logRequests(createFetchHandler({ realm: live, logger, ...limit }), io) };
       realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
     }
-    server = await listen(handler, port, host, logger);
+    server = await listen(serving, port, host, logger);
     text = banner(realm, user, server, where, origin);
   } catch (error) {
     live.close();
@@ -202,14 +200,16 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   };
 }
 
+type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes'>;
+
 async function listen(
-  handler: FetchHandler,
+  serving: ServedBy,
   port: number,
   host: string,
   logger: { error(message: string, error: unknown): void },
 ): Promise<NodeServer> {
   try {
-    return await serveNode({ handler, port, host, logger });
+    return await serveNode({ ...serving, port, host, logger });
   } catch (error) {
     // A taken port is an error (never a silent switch: clients would talk to another server);
     // --port 0 asks for any free port.

@@ -1,6 +1,10 @@
 /** `chat-realm export` and `chat-realm import`: between a store and a snapshot file. */
-import { writeFile } from 'node:fs/promises';
-import { snapshotRealm } from '../core/snapshot/export';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createRealm } from '../core/snapshot/create';
+import { SnapshotError } from '../core/snapshot/issues';
+import { createRealmFromChunks, snapshotChunks } from '../core/snapshot/snapshot-stream';
+import type { RealmState } from '../core/state';
 import { openRealm } from '../host/realm-handle';
 import {
   DEFAULT_DB,
@@ -15,15 +19,19 @@ import {
   type CliIO,
 } from './common';
 
-export const EXPORT_HELP = `Usage: chat-realm export [--db FILE] [--realm NAME] [--out FILE]
+export const EXPORT_HELP = `Usage: chat-realm export [--db FILE] [--realm NAME] [--out FILE] [--format json|ndjson]
 
-Writes the realm in a store, at its latest version, as a snapshot (chat-realm.snapshot/1 JSON).
+Writes the realm in a store, at its latest version, as a snapshot (chat-realm.snapshot/1), streamed:
+no single string holds it, so realms of any size can be written.
 
 Options:
-  --db FILE      SQLite file (default ${DEFAULT_DB})
-  --realm NAME   Which realm in the file (default "default")
-  --out FILE     Where to write (default: standard output)
-  -h, --help     Show this help`;
+  --db FILE        SQLite file (default ${DEFAULT_DB})
+  --realm NAME     Which realm in the file (default "default")
+  --out FILE       Where to write (default: standard output)
+  --format FORMAT  json (one document) or ndjson (a header line, then one message per line; what
+                   import reads without holding the file in memory). Default: ndjson when the
+                   file name ends in .ndjson, else json
+  -h, --help       Show this help`;
 
 export const IMPORT_HELP = `Usage: chat-realm import --snapshot FILE [--db FILE] [--realm NAME]
 
@@ -31,25 +39,30 @@ Creates a store holding the realm of a snapshot (checked first; every problem is
 Refused (exit code 2) when the store already holds a realm.
 
 Options:
-  --snapshot FILE  The snapshot (JSON, e.g. written by chat-realm export)
+  --snapshot FILE  The snapshot, written by chat-realm export: JSON, or NDJSON when the name ends
+                   in .ndjson (read as a stream: use it for large realms)
   --db FILE        SQLite file (default ${DEFAULT_DB}; created if missing)
   --realm NAME     Which realm in the file (default "default")
   -h, --help       Show this help`;
 
 export async function runExport(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parse(argv, { ...STORE_OPTIONS, out: { type: 'string' } });
+  const args = parse(argv, { ...STORE_OPTIONS, out: { type: 'string' }, format: { type: 'string' } });
   if (args.help) {
     io.out(EXPORT_HELP);
     return 0;
   }
+  const toFile = args.out !== undefined && args.out !== '-';
+  const format = args.format ?? (toFile && args.out!.endsWith('.ndjson') ? 'ndjson' : 'json');
+  if (format !== 'json' && format !== 'ndjson') throw new UsageError('--format is json or ndjson');
   const { store, where } = await openSqliteStore(args);
-  let text: string;
   try {
     if (!(await holdsRealm(store)))
       throw new UsageError(`${where} holds no realm (create one with chat-realm import or serve)`);
     const realm = await openRealm({ store, checkpoints: false });
     try {
-      text = `${JSON.stringify(snapshotRealm(realm.state))}\n`;
+      const chunks = snapshotChunks(realm.state, { format });
+      if (toFile) await writeChunks(args.out!, chunks);
+      else for (const chunk of chunks) io.out(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk);
       io.err(`Exported version ${realm.version} of ${where}`);
     } finally {
       await realm.close();
@@ -57,9 +70,29 @@ export async function runExport(argv: readonly string[], io: CliIO): Promise<num
   } finally {
     await store.close();
   }
-  if (args.out === undefined || args.out === '-') io.out(text);
-  else await writeFile(args.out, text);
   return 0;
+}
+
+/** Writes chunks to a file, waiting for the stream to drain (memory stays one chunk deep). */
+async function writeChunks(file: string, chunks: Iterable<string>): Promise<void> {
+  const out = createWriteStream(file, { encoding: 'utf8' });
+  const failed = once(out, 'error').then(([e]) => Promise.reject(e as Error));
+  failed.catch(() => undefined);
+  for (const chunk of chunks) if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+  out.end();
+  await Promise.race([once(out, 'finish'), failed]);
+}
+
+/** A snapshot file as a realm: NDJSON streamed line by line, JSON parsed whole. */
+async function readRealm(file: string): Promise<RealmState> {
+  if (!file.endsWith('.ndjson')) return createRealm(await readSnapshotFile(file));
+  const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  try {
+    return await createRealmFromChunks(input as AsyncIterable<string>);
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new UsageError(`Cannot read the snapshot ${file}: ${(error as Error).message}`);
+  }
 }
 
 export async function runImport(argv: readonly string[], io: CliIO): Promise<number> {
@@ -69,14 +102,14 @@ export async function runImport(argv: readonly string[], io: CliIO): Promise<num
     return 0;
   }
   if (args.snapshot === undefined) throw new UsageError('import needs --snapshot FILE');
-  const snapshot = await readSnapshotFile(args.snapshot);
+  const initialState = await readRealm(args.snapshot);
   const newFile = !(await fileHoldsData(args));
   const { store, where } = await openSqliteStore(args);
   try {
     if (await holdsRealm(store)) {
       throw new UsageError(`${where} already holds a realm; import into a new --db (or another --realm)`);
     }
-    const realm = await openRealm({ store, snapshot });
+    const realm = await openRealm({ store, initialState });
     io.out(`Imported ${args.snapshot} into ${where} (${realm.state.users.size} users)`);
     await realm.close();
   } catch (error) {

@@ -79,6 +79,8 @@ export interface OpenRealmOptions {
   readonly store: RealmStore;
   /** The organization to start with when the store is empty; ignored otherwise. */
   readonly snapshot?: unknown;
+  /** Instead of `snapshot`: the initial realm already built (e.g. by `createRealmFromChunks`). */
+  readonly initialState?: RealmState;
   readonly ctx?: HandleContext;
   /** Operations `run` accepts and replays find by name. Default: the 20 operations. */
   readonly operations?: readonly AnyOperation[];
@@ -146,9 +148,9 @@ export interface RealmHandle {
 
 export async function openRealm(options: OpenRealmOptions): Promise<RealmHandle> {
   // The handle keeps its options but not the initial snapshot (it can be a million messages).
-  const { snapshot, ...rest } = options;
+  const { snapshot, initialState, ...rest } = options;
   const handle = new Handle(rest);
-  await handle.open(snapshot);
+  await handle.open(initialState ?? snapshot, initialState !== undefined);
   return handle;
 }
 
@@ -171,7 +173,7 @@ class Handle implements RealmHandle {
   private stopWatching: (() => Promise<void>) | undefined;
   private catchUpQueued = false;
 
-  constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot'>) {
+  constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot' | 'initialState'>) {
     this.store = options.store;
     const maxBatch = options.maxBatch ?? 256;
     if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
@@ -190,14 +192,14 @@ class Handle implements RealmHandle {
     return this.ver;
   }
 
-  async open(snapshot: unknown): Promise<void> {
+  async open(snapshot: unknown, built = false): Promise<void> {
     let stored = await this.store.load();
     if (stored.checkpoint === null && stored.changes.length === 0) {
       if (snapshot === undefined) {
         throw new Error(`${this.store.describe} is empty: pass the initial realm as \`snapshot\``);
       }
       // Validate (createRealm) before storing: version 0 is a realm that loads.
-      const initial = createRealm(snapshot, this.options.realmOptions);
+      const initial = built ? (snapshot as RealmState) : createRealm(snapshot, this.options.realmOptions);
       // Streamed like every checkpoint, so that pruning it later goes part by part.
       await this.store.writeCheckpoint(checkpointStream(0, initial, 0));
       // Another process may have initialized the store first: load what is there.

@@ -1,10 +1,12 @@
-import { chunkContaining, lowerBound } from '../core/messages/rows';
+import { chunkContaining, lowerBoundFrom } from '../core/messages/rows';
 import type { MessageChunk } from '../core/messages/store';
 
 /**
  * Cursors over chunked, id-sorted columns that remember where the last lookup landed. A scan
  * asks for ids in order (ascending or descending), so the next id is almost always at the same
- * position or next to it: the cursor checks there before falling back to a binary search.
+ * position or next to it: the cursor checks there, then gallops from there (an index list's ids are
+ * sparse in the user's rows: a binary search of the whole chunk per candidate cost ~40 % of a
+ * channel window).
  *
  * The two classes repeat the same seek on purpose: one generic cursor over both chunk shapes
  * makes its property reads polymorphic, and that cost about 10 % on window selection.
@@ -32,8 +34,7 @@ export class RowCursor {
     let i = this.i;
     if (ids[i] !== id) {
       if (ids[i + 1] === id) i++;
-      else if (ids[i - 1] === id) i--;
-      else i = lowerBound(ids, id);
+      else i = lowerBoundFrom(ids, id, i);
     }
     this.i = i;
     return i < ids.length && ids[i] === id ? c.flags[i]! : -1;
@@ -61,8 +62,7 @@ export class MessageCursor {
     let i = this.index;
     if (ids[i] !== id) {
       if (ids[i + 1] === id) i++;
-      else if (ids[i - 1] === id) i--;
-      else i = lowerBound(ids, id);
+      else i = lowerBoundFrom(ids, id, i);
     }
     this.index = i;
     this.chunk = c;

@@ -1,4 +1,5 @@
 import type { MessageChunk } from '../core/messages/store';
+import type { UserRows } from '../core/messages/rows';
 import { listAccess, rowsAccess } from './access';
 import type { NarrowPlan } from './plan';
 
@@ -36,13 +37,26 @@ export function sourceOf(plan: NarrowPlan): Source | null {
   }
   if (plan.history) {
     const messages = plan.ctx.state.messages.chunks;
-    return { chunks: messages.map((c) => c.ids), flags: null, messages, accessPerRow: false };
+    let ids = messageIds.get(messages);
+    if (ids === undefined) messageIds.set(messages, (ids = messages.map((c) => c.ids)));
+    return { chunks: ids, flags: null, messages, accessPerRow: false };
   }
-  const rows = plan.ctx.rows;
-  return {
-    chunks: rows.chunks.map((c) => c.ids),
-    flags: rows.chunks.map((c) => c.flags),
-    messages: null,
-    accessPerRow: rowsAccess(plan),
-  };
+  const rows = rowColumns(plan.ctx.rows);
+  return { chunks: rows.ids, flags: rows.flags, messages: null, accessPerRow: rowsAccess(plan) };
+}
+
+/**
+ * The user's row chunks split into id and flag columns, memoized per rows object (immutable): a
+ * chain of requests on one state, or reads between writes, should not rebuild two arrays of
+ * hundreds of entries each time.
+ */
+const messageIds = new WeakMap<readonly MessageChunk[], Int32Array[]>();
+const columns = new WeakMap<UserRows, { ids: Int32Array[]; flags: Uint16Array[] }>();
+function rowColumns(rows: UserRows): { ids: Int32Array[]; flags: Uint16Array[] } {
+  let c = columns.get(rows);
+  if (c === undefined) {
+    c = { ids: rows.chunks.map((r) => r.ids), flags: rows.chunks.map((r) => r.flags) };
+    columns.set(rows, c);
+  }
+  return c;
 }

@@ -65,6 +65,11 @@ export function selectWindow(
   numBefore: number,
   numAfter: number,
   includeAnchor: boolean,
+  /**
+   * Return views of the scratch buffers instead of copies: valid only until the next call (for a
+   * caller that consumes the selection at once; saves three window-sized copies per request).
+   */
+  views = false,
 ): Selection {
   const src = sourceOf(plan);
   const left = anchor === 0;
@@ -100,11 +105,12 @@ export function selectWindow(
       end = out.at;
     }
   }
-  // Copied out of the scratch buffers: the selection outlives the next call.
+  // Copied out of the scratch buffers unless asked for views: a copy outlives the next call.
+  const part = views ? (a: Int32Array) => a.subarray(first, end) : (a: Int32Array) => a.slice(first, end);
   return {
-    ids: ids.slice(first, end),
-    flags: flags.slice(first, end),
-    positions: positions.slice(first, end),
+    ids: part(ids),
+    flags: part(flags),
+    positions: part(positions),
     foundOldest: left || before < numBefore,
     foundNewest: right || after < numAfter,
   };

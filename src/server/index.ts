@@ -6,6 +6,7 @@
 export { createFetchHandler, toResponse, DEFAULT_MAX_BODY_BYTES, type FetchHandlerOptions } from './fetch';
 export {
   createNodeHandler,
+  createNodeRealmHandler,
   serveNode,
   toFetchRequest,
   sendFetchResponse,

@@ -1,11 +1,23 @@
 /**
- * The Node `http` adapter: turns a Fetch handler into a `(req, res)` listener (for `http.createServer`,
- * Express, Connect, or anything else that hands out Node's request and response), and `serveNode`
- * starts a server for one. `node:http` is loaded only by `serveNode`, so importing chat-realm/server
- * stays possible where there is no Node (Workers, browsers) for the Fetch handler alone.
+ * The Node `http` adapters. `createNodeRealmHandler` answers Node's requests directly with the
+ * request handling shared with the Fetch handler (src/server/http.ts), without building Fetch
+ * `Request`/`Headers`/`Response` objects and streams per request (those conversions cost more
+ * than the realm's own work on small requests). `createNodeHandler` turns any Fetch handler into
+ * a `(req, res)` listener (for `http.createServer`, Express, Connect...). `serveNode` starts a
+ * server for either, and makes every answer JSON, including what Node's HTTP parser refuses.
+ * `node:http` is loaded only by `serveNode`, so importing chat-realm/server stays possible where
+ * there is no Node (Workers, browsers) for the Fetch handler alone.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  concatChunks,
+  createHttpCore,
+  INTERNAL_ERROR as INTERNAL_ERROR_BODY,
+  type HttpBody,
+  type HttpHead,
+  type HttpOptions,
+} from './http';
 import type { FetchHandler, ServerLogger } from './types';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -19,11 +31,7 @@ const consoleLogger: ServerLogger = {
   error: (message, error) => console.error(`chat-realm: ${message}`, error),
 };
 
-const INTERNAL_ERROR = JSON.stringify({
-  result: 'error',
-  msg: 'Internal server error',
-  code: 'INTERNAL_SERVER_ERROR',
-});
+const INTERNAL_ERROR = JSON.stringify(INTERNAL_ERROR_BODY);
 const MALFORMED = JSON.stringify({ result: 'error', msg: 'Malformed request', code: 'BAD_REQUEST' });
 
 /** A Node request listener that answers every request with the Fetch handler. */
@@ -134,8 +142,227 @@ function sendText(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
+/**
+ * A Node request listener answering with the shared request handling directly (no Fetch objects):
+ * the fast path `serveNode` uses when given the realm options.
+ */
+export function createNodeRealmHandler(options: HttpOptions): NodeListener {
+  const core = createHttpCore(options);
+  return async (req, res) => {
+    const method = req.method ?? 'GET';
+    const answer = await core(nodeHead(req), method === 'GET' || method === 'HEAD' ? null : nodeBody(req));
+    if (answer.body === null) {
+      // The client went away mid-body: nothing can be sent.
+      res.destroy();
+      return;
+    }
+    const headers: Record<string, string | number> = {
+      ...answer.headers,
+      'content-length': Buffer.byteLength(answer.body),
+    };
+    res.writeHead(answer.status, headers);
+    res.end(method === 'HEAD' ? undefined : answer.body);
+  };
+}
+
+/** Request targets whose path and query `new URL` would leave unchanged (most API calls). */
+const PLAIN_TARGET = /^\/[A-Za-z0-9_\-/]*(?:\?[A-Za-z0-9_\-.~%=&+*,:@!$;/?]+)?$/;
+
+function nodeHead(req: IncomingMessage): HttpHead {
+  const target = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  let path: string;
+  let search: string;
+  if (PLAIN_TARGET.test(target) && !target.includes('/.')) {
+    const q = target.indexOf('?');
+    path = q < 0 ? target : target.slice(0, q);
+    search = q < 0 ? '' : target.slice(q);
+  } else {
+    // Anything else is normalized exactly as the Fetch path does (dot segments, percent-encoding).
+    let url: URL;
+    try {
+      url = new URL(target, 'http://localhost');
+    } catch {
+      url = new URL('http://localhost/');
+    }
+    path = url.pathname;
+    search = url.search;
+  }
+  const headers: Record<string, string> = {};
+  const h = req.headers;
+  for (const name in h) {
+    const v = h[name];
+    if (v !== undefined) headers[name] = typeof v === 'string' ? v : v.join(', ');
+  }
+  return { method: req.method ?? 'GET', path, search, headers };
+}
+
+function nodeBody(req: IncomingMessage): HttpBody {
+  return {
+    read(limit) {
+      return new Promise((resolve) => {
+        const chunks: Buffer[] = [];
+        let total = 0;
+        let settled = false;
+        const settle = (v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted') => {
+          if (settled) return;
+          settled = true;
+          req.off('data', onData);
+          req.off('end', onEnd);
+          req.off('error', onAbort);
+          req.off('aborted', onAbort);
+          resolve(v);
+        };
+        const onData = (chunk: Buffer) => {
+          total += chunk.byteLength;
+          if (total > limit) {
+            // Drain the rest instead of destroying the socket, so the 413 still reaches the client.
+            req.resume();
+            settle('too_large');
+            return;
+          }
+          chunks.push(chunk);
+        };
+        const onEnd = () => settle(concatChunks(chunks, total));
+        const onAbort = () => settle('aborted');
+        req.on('data', onData);
+        req.on('end', onEnd);
+        req.on('error', onAbort);
+        req.on('aborted', onAbort);
+        if (req.readableEnded) onEnd();
+      });
+    },
+    discard() {
+      req.resume();
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * What Node's HTTP parser refuses never reaches a listener: by default Node answers an empty 400
+ * or 431. These answers are JSON in Zulip's error shape instead. A method the parser does not know
+ * (`FOO`, a lower-case `get`) is routed like any method the API does not serve (404 or 405 with
+ * `Allow`, before any authentication); the connection is closed after the answer.
+ */
+/** Answers a request that has only a method and a target (no headers, no body): routing only. */
+type Route = (
+  method: string,
+  target: string,
+) => Promise<{ status: number; headers: Readonly<Record<string, string>>; body: string }>;
+
+function routeWithCore(core: ReturnType<typeof createHttpCore>): Route {
+  return async (method, target) => {
+    const [path, search] = splitTarget(target);
+    const a = await core({ method, path, search, headers: {} }, null);
+    return { status: a.status, headers: a.headers, body: a.body ?? '' };
+  };
+}
+
+function routeWithFetch(handler: FetchHandler): Route {
+  return async (method, target) => {
+    const response = await handler(new Request(new URL(target, 'http://localhost'), { method }));
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-length') headers[name] = value;
+    });
+    return { status: response.status, headers, body: await response.text() };
+  };
+}
+
+export function answerClientError(
+  route: Route,
+  logger: ServerLogger,
+): (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => void {
+  return (error, socket) => {
+    const code = error.code ?? '';
+    if (code === 'ECONNRESET' || !socket.writable) {
+      logger.debug?.(`client connection error: ${code || error.message}`);
+      socket.destroy();
+      return;
+    }
+    const send = (
+      status: number,
+      reason: string,
+      headers: Readonly<Record<string, string>>,
+      body: string,
+    ) => {
+      if (!socket.writable) return;
+      let head = `HTTP/1.1 ${status} ${reason}\r\n`;
+      for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+      head += `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+      socket.end(head + body);
+    };
+    const json = { 'content-type': 'application/json' };
+    if (code === 'HPE_HEADER_OVERFLOW') {
+      send(
+        431,
+        'Request Header Fields Too Large',
+        json,
+        JSON.stringify({ result: 'error', msg: 'Request header fields too large', code: 'BAD_REQUEST' }),
+      );
+      return;
+    }
+    if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADER_TIMEOUT') {
+      send(
+        408,
+        'Request Timeout',
+        json,
+        JSON.stringify({ result: 'error', msg: 'Request timeout', code: 'BAD_REQUEST' }),
+      );
+      return;
+    }
+    const line = requestLine(error.rawPacket);
+    if (code === 'HPE_INVALID_METHOD' && line !== null) {
+      route(line.method, line.target).then(
+        (a) => send(a.status, STATUS_TEXT[a.status] ?? 'Error', a.headers, a.body),
+        (routeError: unknown) => {
+          logger.error(`${line.method} ${line.target} failed`, routeError);
+          send(500, 'Internal Server Error', json, JSON.stringify(INTERNAL_ERROR_BODY));
+        },
+      );
+      return;
+    }
+    send(
+      400,
+      'Bad Request',
+      json,
+      JSON.stringify({ result: 'error', msg: 'Malformed HTTP request', code: 'BAD_REQUEST' }),
+    );
+  };
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  500: 'Internal Server Error',
+};
+
+/** The method and target of a raw request's first line, when it has the usual shape. */
+function requestLine(raw: Buffer | undefined): { method: string; target: string } | null {
+  if (raw === undefined) return null;
+  const text = raw.subarray(0, 8192).toString('latin1');
+  const m = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}) (\/[^\s]*) HTTP\/1\.[01]\r?\n/.exec(text);
+  return m ? { method: m[1]!, target: m[2]! } : null;
+}
+
+function splitTarget(target: string): [string, string] {
+  try {
+    const url = new URL(target, 'http://localhost');
+    return [url.pathname, url.search];
+  } catch {
+    return ['/', ''];
+  }
+}
+
 export interface ServeNodeOptions {
-  readonly handler: FetchHandler;
+  /** A Fetch handler to serve; or give the realm options (`realm`, …) for the direct path. */
+  readonly handler?: FetchHandler;
+  /** The realm to serve through the direct `node:http` path (used when `handler` is absent). */
+  readonly realm?: HttpOptions['realm'];
+  readonly maxBodyBytes?: number;
+  readonly basePath?: string;
   /** Default 0: a free port chosen by the system. */
   readonly port?: number;
   /** Default `127.0.0.1` (only this machine). Use `0.0.0.0` or `::` to listen on every interface. */
@@ -157,11 +384,29 @@ export interface NodeServer {
 /** Starts a Node HTTP server for a Fetch handler. Rejects if the port cannot be bound. */
 export async function serveNode(options: ServeNodeOptions): Promise<NodeServer> {
   const host = options.host ?? '127.0.0.1';
-  const listener = createNodeHandler(options.handler, options.logger ? { logger: options.logger } : {});
+  const logger = options.logger ?? consoleLogger;
+  if (options.handler === undefined && options.realm === undefined)
+    throw new TypeError('serveNode needs a handler or a realm');
+  let listener: NodeListener;
+  let route: Route;
+  if (options.handler !== undefined) {
+    listener = createNodeHandler(options.handler, { logger });
+    route = routeWithFetch(options.handler);
+  } else {
+    const realmOptions: HttpOptions = {
+      realm: options.realm!,
+      logger,
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+      ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
+    };
+    listener = createNodeRealmHandler(realmOptions);
+    route = routeWithCore(createHttpCore(realmOptions));
+  }
   const { createServer } = await import('node:http');
   const server = createServer((req, res) => {
     void listener(req, res);
   });
+  server.on('clientError', answerClientError(route, logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -15,6 +15,8 @@ export interface RequestHandler {
 /** Where the servers report what they did not expect (a failing store, a bug). */
 export interface ServerLogger {
   error(message: string, error: unknown): void;
+  /** Routine noise (a client that disconnected mid-request); dropped when absent. */
+  debug?(message: string): void;
 }
 
 /** A Fetch API handler: what Hono, Bun, Deno, Cloudflare Workers and the Node adapter call. */

@@ -6,6 +6,8 @@ import {
   forEachRow,
   getRowFlags,
   insertRows,
+  lowerBound,
+  lowerBoundFrom,
   updateRowFlags,
   ROW_CHUNK,
 } from '../../src/core/messages/rows';
@@ -69,6 +71,22 @@ describe('UserRows', () => {
         expect(toList(gone)).toEqual(a.map((id) => [id, 1]));
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe('lowerBoundFrom (galloping from a position)', () => {
+  it('agrees with lowerBound from any start position, in both directions', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { maxLength: 200 }),
+        fc.integer({ min: -5, max: 505 }),
+        fc.integer({ min: -3, max: 210 }),
+        (values, id, from) => {
+          const ids = Int32Array.from([...values].sort((a, b) => a - b));
+          expect(lowerBoundFrom(ids, id, from)).toBe(lowerBound(ids, id));
+        },
+      ),
     );
   });
 });

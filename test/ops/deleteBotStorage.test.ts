@@ -122,11 +122,14 @@ describe('deleteBotStorage', () => {
   });
 
   it('refuses humans of every role before reading parameters (FL494: bots only)', () => {
+    // Zulip's TestServiceBotStateHandler.test_bot_storage_restrictions (zerver/tests): a human's
+    // DELETE /bot_storage is `assert_json_error(result, "Must be a bot user")` (status 400), code
+    // PERMISSION_DENIED (BotRequiredError, Zulip PR #38786).
     for (const who of ['desdemona', 'iago', 'shiva', 'hamlet', 'othello', 'polonius'] as const) {
       refused(
         wire(state, who, 'DELETE', PATH, { keys: 'not json' }),
         state,
-        'This endpoint is only available to bots.',
+        'Must be a bot user',
         'PERMISSION_DENIED',
       );
     }

@@ -186,11 +186,39 @@ describe('getUsers', () => {
     expect(ids(getUsers(state, as('desdemona'), { user_ids: [14, 16] }))).toEqual([14, 16]);
   });
 
-  it('shows a restricted guest only the users they share something with (scenario: guest with restricted access)', () => {
+  it('shows a restricted guest the users they share something with, the others as "Unknown user" (scenario: guest with restricted access)', () => {
     // Rome: iago, hamlet, prospero (cordelia left); newcomers: shiva, aaron, zoe; a DM with hamlet; all bots.
+    // Zulip's get_users_for_api (zerver/lib/users.py) appends get_data_for_inaccessible_user rows for
+    // everyone else (test_users.py test_restricted_access_to_users checks "Unknown user"); only
+    // /register's user_list_incomplete capability drops them, and GET /users has no such option.
+    const accessible = [2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 16];
     const r = getUsers(restricted, as('polonius'), {});
-    expect(ids(r)).toEqual([2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 16]);
-    expect(ids(getUsers(restricted, as('polonius'), { user_ids: [1, 4, 5] }))).toEqual([4]);
+    expectValidResponse(OP, 200, r.body);
+    const hidden = ALL_IDS.filter((id) => !accessible.includes(id));
+    expect(ids(r)).toEqual([...accessible, ...hidden]);
+    expect(member(r, cast.hamlet)?.full_name).toBe('King Hamlet');
+    expect(member(r, cast.desdemona)).toEqual({
+      email: 'user1@localhost',
+      user_id: 1,
+      avatar_version: 1,
+      is_admin: false,
+      is_owner: false,
+      is_guest: false,
+      role: 400,
+      is_bot: false,
+      full_name: 'Unknown user',
+      timezone: '',
+      is_active: true,
+      date_joined: '1970-01-01T00:00:00+00:00',
+      delivery_email: null,
+      avatar_url: '/static/images/unknown-user-avatar.png',
+      profile_data: {},
+    });
+    // A deactivated user the guest cannot reach is a placeholder too (is_active: true, as in Zulip).
+    expect(member(r, cast.exEmployee)).toMatchObject({ full_name: 'Unknown user', is_active: true });
+    const some = getUsers(restricted, as('polonius'), { user_ids: [5, 1, 4, 999] });
+    expect(ids(some)).toEqual([4, 1, 5]);
+    expect(member(some, 5)?.full_name).toBe('Unknown user');
     // Non-guests are never restricted.
     expect(ids(getUsers(restricted, as('hamlet'), {}))).toEqual(ALL_IDS);
     // Without the restriction, guests see everyone.

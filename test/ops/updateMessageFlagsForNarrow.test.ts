@@ -883,9 +883,22 @@ describe('updateMessageFlagsForNarrow', () => {
       const back = call(read.state, 'hamlet', { ...base, op: 'remove', narrow: [['channel', 'Denmark']] });
       ok(r);
       ok(back);
+      // Zulip's is_row_muted (zerver/lib/message.py): the followed topic 'hi' in the muted channel
+      // Denmark is not muted; the other topic is.
       expect((back.events[0]!.event as Record<string, unknown>)['message_details']).toEqual({
-        '4': { type: 'stream', stream_id: DENMARK, topic: 'hi', unmuted_stream_msg: false },
+        '4': { type: 'stream', stream_id: DENMARK, topic: 'hi', unmuted_stream_msg: true },
         '5': { type: 'stream', stream_id: DENMARK, topic: 'other', unmuted_stream_msg: false },
+      });
+    });
+    it('unmuted_stream_msg follows topic muting over channel muting (Zulip: GetUnreadMsgsTest)', () => {
+      // test_message_flags.py GetUnreadMsgsTest (test_raw_unread_stream and its muting cases):
+      // a muted topic in an unmuted channel is muted, and its wildcard mention does not count.
+      const read = call(muted, 'hamlet', { ...base, narrow: [['channel', 'Verona']] });
+      const back = call(read.state, 'hamlet', { ...base, op: 'remove', narrow: [['channel', 'Verona']] });
+      expect((back.events[0]!.event as Record<string, unknown>)['message_details']).toEqual({
+        '1': { type: 'stream', stream_id: VERONA, topic: 'muted', unmuted_stream_msg: false },
+        '2': { type: 'stream', stream_id: VERONA, topic: 'ok', unmuted_stream_msg: true },
+        '3': { type: 'stream', stream_id: VERONA, topic: 'ok', unmuted_stream_msg: true },
       });
     });
   });
@@ -984,9 +997,15 @@ describe('updateMessageFlagsForNarrow', () => {
       expect(
         ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'public']] })),
       ).toMatchObject({ processed_count: 3 });
-      expect(
-        ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] })),
-      ).toMatchObject({ processed_count: 3 });
+    });
+    it('channels:web-public does not turn history on (Zulip: narrow.py ok_to_include_history)', () => {
+      // Zulip's IncludeHistoryTest.test_ok_to_include_history: only `channels:public` includes
+      // history; with `web-public` only the user's own rows are processed, so no historical rows.
+      const r = call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
+      expect(ok(r)).toMatchObject({ processed_count: 0, updated_count: 0 });
+      expect(r.state).toBe(rome3);
+      const own = call(rome3, 'iago', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
+      expect(ok(own)).toMatchObject({ processed_count: 3, updated_count: 3 });
     });
     it('rows from a private channel the user left are excluded', () => {
       const s = realmWith(

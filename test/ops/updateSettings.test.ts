@@ -447,10 +447,14 @@ describe('updateSettings', () => {
       ]);
     });
 
-    it('is a no-op when the stripped name is the current one', () => {
+    it('is a no-op when the stripped name is the current one (Zulip: do_change_full_name)', () => {
+      // The view compares the raw value (' King Hamlet ' differs), check_change_full_name strips
+      // it, and zerver/actions/user_settings.py do_change_full_name returns early when the old
+      // name equals the new one: no save, no audit row, no realm_user event.
       const r = patch(state, 'hamlet', { full_name: ' King Hamlet ' });
       ok(r);
       expect(r.state).toBe(state);
+      expect(r.events).toEqual([]);
     });
 
     it('is checked before settings, and nothing is applied on error (scenario: partial application)', () => {

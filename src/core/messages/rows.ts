@@ -65,6 +65,40 @@ export function lowerBound(ids: Int32Array, id: number, from = 0, to = ids.lengt
   return lo;
 }
 
+/**
+ * `lowerBound` searched from a known position: the answer is usually at or just past `from` (a
+ * cursor moving through a chunk in id order), so this gallops from there in the needed direction
+ * (1, 2, 4, … steps) and binary-searches only the last gap. O(log distance) instead of O(log n).
+ */
+export function lowerBoundFrom(ids: Int32Array, id: number, from: number): number {
+  const n = ids.length;
+  if (n === 0) return 0;
+  if (from >= n) from = n - 1;
+  else if (from < 0) from = 0;
+  if (ids[from]! < id) {
+    // Forward: ids[lo - 1] < id holds throughout.
+    let lo = from + 1;
+    let hi = lo;
+    let step = 1;
+    while (hi < n && ids[hi]! < id) {
+      lo = hi + 1;
+      hi = lo + step;
+      step <<= 1;
+    }
+    return lowerBound(ids, id, lo, hi > n ? n : hi);
+  }
+  // Backward: ids[hi] >= id holds throughout.
+  let hi = from;
+  let lo = hi - 1;
+  let step = 1;
+  while (lo >= 0 && ids[lo]! >= id) {
+    hi = lo;
+    lo = hi - step;
+    step <<= 1;
+  }
+  return lowerBound(ids, id, lo < 0 ? 0 : lo + 1, hi);
+}
+
 /** The flag bits of the row for message `id`, or undefined when the user has no row. */
 export function getRowFlags(rows: UserRows, id: number): number | undefined {
   if (rows.count === 0) return undefined;
@@ -100,10 +134,7 @@ export function updateRowFlags(rows: UserRows, ids: ArrayLike<number>, set: numb
       }
     }
     const cids = chunk.ids;
-    if (cids[pos] !== id) {
-      if (cids[pos + 1] === id) pos++;
-      else pos = id > cids[pos]! ? lowerBound(cids, id, pos) : lowerBound(cids, id, 0, pos);
-    }
+    if (cids[pos] !== id) pos = cids[pos + 1] === id ? pos + 1 : lowerBoundFrom(cids, id, pos);
     if (pos >= cids.length || cids[pos] !== id) continue;
     const old = (idx === copiedAt ? copy![pos] : chunk.flags[pos])!;
     const next = (old | set) & ~clear;

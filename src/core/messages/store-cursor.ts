@@ -1,11 +1,11 @@
-import { lowerBound } from './rows';
+import { lowerBound, lowerBoundFrom } from './rows';
 import { chunkIndexOf } from './store-chunks';
 import type { MessageChunk, MessageStore } from './store-types';
 
 /**
  * A cursor for ids asked in ascending order (the usual case: a selection of messages): it steps
  * from the previous answer instead of searching from scratch, and allocates nothing per lookup.
- * Any order works; out-of-order ids fall back to a binary search.
+ * Any order works: the search gallops from the previous position in either direction.
  */
 export class MessageCursor {
   private ci = 0;
@@ -25,7 +25,7 @@ export class MessageCursor {
       c = chunks[this.ci]!;
       this.index = lowerBound(c.ids, id);
     } else if (c.ids[this.index] !== id) {
-      this.index = c.ids[this.index + 1] === id ? this.index + 1 : lowerBound(c.ids, id);
+      this.index = c.ids[this.index + 1] === id ? this.index + 1 : lowerBoundFrom(c.ids, id, this.index);
     }
     this.chunk = c;
     return c.ids[this.index] === id;

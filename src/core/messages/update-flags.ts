@@ -34,7 +34,10 @@ export function changeFlag(
   /** Row positions in the user's current rows (`chunk * 65536 + index`, -1 without a row), when known. */
   positions?: ArrayLike<number>,
 ): FlagChange {
-  const changed: number[] = [];
+  // Sized once (at most every id changes) and trimmed at the end: growing it by `push` allocated
+  // about twice the final array per request. (V8 makes a very long `new Array(n)` a dictionary.)
+  const changed: number[] = ids.length <= 65536 ? new Array<number>(ids.length) : [];
+  let nChanged = 0;
   const existing: number[] = [];
   const created: number[] = [];
   const createdFlags: number[] = [];
@@ -49,7 +52,7 @@ export function changeFlag(
     const f = flags[k]!;
     const current = f < 0 ? DEFAULT_HISTORICAL : f;
     if (((current & bit) !== 0) === add) continue;
-    changed.push(id);
+    changed[nChanged++] = id;
     if (f >= 0) {
       if (positions === undefined) {
         existing.push(id);
@@ -75,7 +78,8 @@ export function changeFlag(
       );
     }
   }
-  if (changed.length === 0) return { store, changed, created };
+  changed.length = nChanged;
+  if (nChanged === 0) return { store, changed, created };
   let rows: UserRows = chunks ? { chunks, count: before.count } : before;
   if (existing.length > 0) rows = updateRowFlags(rows, existing, add ? bit : 0, add ? 0 : bit);
   if (created.length > 0) rows = insertRows(rows, created, createdFlags);

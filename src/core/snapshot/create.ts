@@ -1,13 +1,15 @@
 import { cryptoRandom, defaultPasswordHasher, type PasswordHasher, type RandomSource } from '../context';
 import type { RealmState } from '../state';
-import { IssueList, SnapshotError } from './issues';
+import type { MessageStore } from '../messages/store-types';
+import { IssueList, pathString, SnapshotError } from './issues';
+import { checkJsonValues, HOLE } from './json-values';
+import { MessageLoader, type FlagRows } from './message-loader';
 import { Loader, uniqueIds, uniqueKeys } from './loader';
 import { loadChannels, loadDefaultChannels, loadFolders, loadSubscriptions } from './load-channels';
-import { loadMessages } from './load-messages';
 import { loadGroups, loadUsers, systemGroupIds } from './load-people';
 import { loadPersonal } from './load-personal';
 import { loadRealm, loadServer } from './load-realm';
-import { checkMessages, type MessageSnapshotInput } from './messages';
+import { checkMessage } from './messages';
 import { snapshotSchema, type SnapshotInput } from './schema';
 
 export interface RealmOptions {
@@ -33,26 +35,95 @@ export interface RealmOptions {
  * ```
  */
 export function createRealm(snapshot: unknown, options: RealmOptions = {}): RealmState {
-  const issues = new IssueList();
-  const parsed = snapshotSchema.safeParse(snapshot);
-  const rawMessages = (snapshot as { messages?: unknown } | null)?.messages;
-  const messages = Array.isArray(rawMessages) ? checkMessages(rawMessages, issues) : [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) issues.add(issue.path, issue.message);
-    throw new SnapshotError(issues.items);
-  }
-  const state = build(parsed.data, messages, issues, options);
-  if (issues.items.length > 0) throw new SnapshotError(issues.items);
-  return state;
+  const assembly = new RealmAssembly(snapshot, options);
+  const rawMessages = isRecord(snapshot) ? snapshot['messages'] : undefined;
+  if (Array.isArray(rawMessages))
+    for (let i = 0; i < rawMessages.length; i++) {
+      if (i in rawMessages) assembly.message(rawMessages[i], i);
+      else assembly.hole(i);
+    }
+  return assembly.finish();
 }
 
-/** Reads every section, each checking its references through the shared `Loader`. */
-function build(
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A realm being built: everything but the messages is checked and loaded up front, then messages
+ * are given one at a time (`message(raw, index)`), then `finish()` returns the realm or throws the
+ * `SnapshotError` listing every problem. `createRealm` and the streamed import
+ * (`snapshot-stream.ts`) share it, so both report the same problems at the same paths, in the same
+ * order: the messages' shapes, then the rest of the document, then the messages' references.
+ */
+export class RealmAssembly {
+  private readonly shapes = new IssueList();
+  private readonly header = new IssueList();
+  private readonly refs = new IssueList();
+  private readonly build: ((store: MessageStore) => RealmState) | undefined;
+  private readonly loader: MessageLoader | undefined;
+
+  /** `snapshot`: the document; its `messages` elements are ignored here (give them to `message`). */
+  constructor(snapshot: unknown, options: RealmOptions = {}) {
+    const { header } = this;
+    checkJsonValues(snapshot, [], header, (p) => p.length === 2 && p[0] === 'messages');
+    const notJson = header.items.map((i) => i.path);
+    const parsed = snapshotSchema.safeParse(snapshot);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const at = pathString(issue.path);
+        // What is not JSON is reported once, as such, not again as a type mismatch.
+        if (
+          !notJson.some((p) => p === '(root)' || at === p || at.startsWith(`${p}.`) || at.startsWith(`${p}[`))
+        )
+          header.add(issue.path, issue.message);
+      }
+    }
+    if (!parsed.success || header.items.length > 0) return;
+    const failed = () => this.shapes.items.length > 0 || this.header.items.length > 0;
+    const started = startBuild(parsed.data, header, options, this.refs, failed);
+    this.build = started.build;
+    this.loader = started.loader;
+  }
+
+  /** One element of `messages`, at its index in the document. */
+  message(raw: unknown, index: number): void {
+    const m = checkMessage(raw, index, this.shapes);
+    if (m !== undefined && this.loader !== undefined) this.loader.add(m, index);
+  }
+
+  /** A message whose `flags` were read apart as rows (see `MessageLoader.addRows`). */
+  messageWithRows(raw: Record<string, unknown>, index: number, rows: FlagRows): void {
+    const m = checkMessage(raw, index, this.shapes);
+    if (m !== undefined && this.loader !== undefined) this.loader.addRows(m, index, rows);
+  }
+
+  /** A hole at `messages[index]` (a sparse array). */
+  hole(index: number): void {
+    this.problem(index, HOLE);
+  }
+
+  /** A message that could not even be read (a streamed line that is not JSON). */
+  problem(index: number, message: string): void {
+    this.shapes.add(['messages', index], message);
+  }
+
+  /** The realm, or a `SnapshotError` with every problem found. */
+  finish(): RealmState {
+    const store = this.loader?.finish();
+    const issues = [...this.shapes.items, ...this.header.items, ...this.refs.items];
+    if (issues.length > 0 || this.build === undefined || store === undefined) throw new SnapshotError(issues);
+    return this.build(store);
+  }
+}
+
+/** Reads every section but the messages, each checking its references through the shared `Loader`. */
+function startBuild(
   s: SnapshotInput,
-  messages: Array<{ message: MessageSnapshotInput; index: number }>,
   issues: IssueList,
   options: RealmOptions,
-): RealmState {
+  refs: IssueList,
+  failed: () => boolean,
+): { build: (store: MessageStore) => RealmState; loader: MessageLoader } {
   const users = s.users ?? [];
   const userIds = uniqueIds(users, (u) => u.user_id, 'users', 'user_id', issues);
   uniqueKeys(users, (u) => u.email.toLowerCase(), 'users', 'email', issues);
@@ -71,7 +142,7 @@ function build(
     random: options.random ?? cryptoRandom,
   });
   const { subscriptions, subscribers } = loadSubscriptions(s, loader);
-  return {
+  const rest = {
     server: loadServer(s),
     realm,
     now: s.now ?? null,
@@ -82,7 +153,8 @@ function build(
     ...loadChannels(s, loader),
     subscriptions,
     defaultChannelIds: loadDefaultChannels(s, loader),
-    messages: loadMessages(messages, userIds, channelIds, people.users, subscribers, issues),
-    ...loadPersonal(s, loader, people.users),
   };
+  const personal = loadPersonal(s, loader, people.users);
+  const messages = new MessageLoader(userIds, channelIds, people.users, subscribers, refs, failed);
+  return { build: (store) => ({ ...rest, messages: store, ...personal }), loader: messages };
 }

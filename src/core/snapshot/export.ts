@@ -1,6 +1,4 @@
-import { allMessages } from '../messages/store';
-import { bitsToFlags } from '../messages/flags';
-import { forEachRow } from '../messages/rows';
+import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-messages';
 import type { GroupSettingValue } from '../model/group-setting';
 import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
@@ -32,6 +30,14 @@ const byId =
  * ```
  */
 export function snapshotRealm(state: RealmState): RealmSnapshot {
+  const out = snapshotSections(state);
+  // Filled in place, so `messages` keeps its place among the sections.
+  out.messages = snapshotMessages(state);
+  return out;
+}
+
+/** Every section of the canonical snapshot, with `messages` left empty (streamed apart). */
+export function snapshotSections(state: RealmState): RealmSnapshot & { messages: unknown[] } {
   const setting = (v: GroupSettingValue): GroupSettingValue =>
     typeof v === 'number'
       ? v
@@ -75,28 +81,6 @@ export function snapshotRealm(state: RealmState): RealmSnapshot {
     for (const sub of perChannel.values()) subscriptions.push({ ...sub });
   subscriptions.sort((a, b) => a.stream_id - b.stream_id || a.user_id - b.user_id);
 
-  const flagsOf = messageFlags(state);
-  const messages = [];
-  for (const m of allMessages(state.messages)) {
-    const flags = flagsOf.get(m.id) ?? {};
-    const target =
-      m.stream_id !== null
-        ? { stream_id: m.stream_id, topic: m.topic }
-        : { to: dmRecipients(m.participants ?? [], m.sender_id) };
-    messages.push({
-      id: m.id,
-      sender_id: m.sender_id,
-      ...target,
-      content: m.content,
-      timestamp: m.timestamp,
-      has_link: m.has_link,
-      has_attachment: m.has_attachment,
-      has_image: m.has_image,
-      reactions: m.reactions.map((r) => ({ ...r })),
-      flags,
-    });
-  }
-
   const flatten = <T>(map: Iterable<readonly T[]>) => [...map].flat();
 
   return {
@@ -117,7 +101,7 @@ export function snapshotRealm(state: RealmState): RealmSnapshot {
     channels,
     subscriptions,
     default_channel_ids: [...state.defaultChannelIds.keys()],
-    messages,
+    messages: [] as unknown[],
     user_topics: flatten(state.userTopics.values())
       .map((t) => ({ ...t }))
       .sort(
@@ -144,25 +128,67 @@ export function snapshotRealm(state: RealmState): RealmSnapshot {
   };
 }
 
-/** Each message's `flags` object, built by walking every user's rows once (linear in the rows). */
-function messageFlags(state: RealmState): Map<number, Record<string, string[]>> {
-  const out = new Map<number, Record<string, string[]>>();
-  const names = new Map<number, string[]>();
-  for (const [userId, rows] of state.messages.rows) {
-    const key = String(userId);
-    forEachRow(rows, (id, bits) => {
-      let list = names.get(bits);
-      if (!list) names.set(bits, (list = bitsToFlags(bits)));
-      let flags = out.get(id);
-      if (!flags) out.set(id, (flags = {}));
-      flags[key] = [...list];
-    });
+/**
+ * The messages in canonical form: ascending ids, every field present, each message's `flags` keyed
+ * by user id (ascending) with sorted flag names. Rows come from `messageBlocks` (linear in the rows).
+ *
+ * `flags` is an enumerable accessor that builds the message's flags object on first read and then
+ * replaces itself with it (a plain data property): 27 million (user, message) rows as eager
+ * objects cost tens of seconds and gigabytes in V8 (integer-keyed dictionaries), most of which a
+ * caller that streams or samples the snapshot never reads. JSON.stringify, spreading, structuredClone
+ * and deep equality all read it like any property. Assigning `flags` replaces it.
+ */
+function snapshotMessages(state: RealmState): unknown[] {
+  const names = new FlagNames();
+  const messages: unknown[] = new Array<unknown>(state.messages.count);
+  let n = 0;
+  for (const { records, start, users, bits } of messageBlocks(state)) {
+    for (let k = 0; k < records.length; k++) {
+      const m = records[k]!;
+      const from = start[k]!;
+      const to = start[k + 1]!;
+      const target =
+        m.stream_id !== null
+          ? { stream_id: m.stream_id, topic: m.topic }
+          : { to: dmRecipients(m.participants ?? [], m.sender_id) };
+      const message = {
+        id: m.id,
+        sender_id: m.sender_id,
+        ...target,
+        content: m.content,
+        timestamp: m.timestamp,
+        has_link: m.has_link,
+        has_attachment: m.has_attachment,
+        has_image: m.has_image,
+        reactions: m.reactions.map((r) => ({ ...r })),
+      };
+      let built: Record<string, string[]> | undefined;
+      Object.defineProperty(message, 'flags', {
+        enumerable: true,
+        configurable: true,
+        get(this: object): Record<string, string[]> {
+          built ??= JSON.parse(flagsJson(names, users, bits, from, to)) as Record<string, string[]>;
+          if (Object.isExtensible(this))
+            Object.defineProperty(this, 'flags', {
+              value: built,
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+          return built;
+        },
+        set(this: object, value: unknown) {
+          Object.defineProperty(this, 'flags', {
+            value,
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
+        },
+      });
+      messages[n++] = message;
+    }
   }
-  return out;
-}
-
-/** A direct message's `to`: the participants other than the sender, or the sender for a note to self. */
-function dmRecipients(participants: readonly number[], sender: number): number[] {
-  const others = participants.filter((p) => p !== sender);
-  return others.length > 0 ? others : [sender];
+  messages.length = n;
+  return messages;
 }

@@ -4,7 +4,8 @@ import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 
-const notABot = () => zulipError('This endpoint is only available to bots.', 'PERMISSION_DENIED');
+/** Zulip's BotRequiredError (FL494): 400, `PERMISSION_DENIED`. */
+const notABot = () => zulipError('Must be a bot user', 'PERMISSION_DENIED');
 
 /**
  * DELETE /api/v1/bot_storage — https://zulip.com/api/remove-bot-storage
@@ -15,9 +16,8 @@ const notABot = () => zulipError('This endpoint is only available to bots.', 'PE
  * fewer than the list's length, so an unknown key — or a key listed twice — is
  * `Key does not exist.` and nothing is deleted. `[]` deletes nothing. No events.
  *
- * Differs from Zulip: the exact message and status of the FL494 refusal are not in our sources;
- * we answer 400 PERMISSION_DENIED `This endpoint is only available to bots.`
- * (docs/differences/personal.md).
+ * A human is refused as in Zulip's `test_bot_storage_restrictions`: 400 PERMISSION_DENIED
+ * `Must be a bot user`.
  *
  * @example
  * ```ts

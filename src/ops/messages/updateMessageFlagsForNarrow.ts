@@ -4,8 +4,8 @@ import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
 import { MessageCursor, type MessageStore } from '../../core/messages/store';
 import { changeFlag } from '../../core/messages/update-flags';
-import { chunkIndexFor, lowerBound, type UserRows } from '../../core/messages/rows';
 import { nameOf } from '../../core/messages/interner';
+import { isUnreadMuted } from '../../core/messages/unread-muting';
 import { hasContentAccess, isSubscribed } from '../../core/permissions/channels';
 import { isGuest } from '../../core/permissions/roles';
 import { defineOperation } from '../../core/operation';
@@ -13,14 +13,7 @@ import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
-import {
-  buildNarrow,
-  excludedFromHome,
-  firstUnreadAnchor,
-  NEWEST,
-  selectWindow,
-  type NarrowContext,
-} from '../../narrow';
+import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
 import { parseNarrow, type NarrowTerm, type Operand } from '../../narrow/terms';
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
@@ -151,7 +144,7 @@ export const updateMessageFlagsForNarrow = defineOperation({
     if (!built.ok) return failure(state, built.error);
     const plan = built.plan;
     const anchor = anchorValue ?? firstUnreadAnchor(plan);
-    const selection = selectWindow(plan, anchor, numBefore, numAfter, includeAnchor);
+    const selection = selectWindow(plan, anchor, numBefore, numAfter, includeAnchor, true);
 
     const { flag, op } = params;
     if (!ALL_FLAGS.has(flag)) return failure(state, zulipError(`Invalid flag: '${flag}'`));
@@ -160,9 +153,12 @@ export const updateMessageFlagsForNarrow = defineOperation({
     if (op !== 'add' && op !== 'remove')
       return failure(state, zulipError(`Invalid message flag operation: '${op}'`));
 
-    let ids: ArrayLike<number> = selection.ids;
-    let flags: ArrayLike<number> = selection.flags;
-    let positions: ArrayLike<number> = selection.positions;
+    // The selection is a view of the narrow engine's scratch buffers (no copy): it is consumed
+    // here before any other window is selected.
+    const count = selection.ids.length;
+    const firstId = count > 0 ? selection.ids[0]! : null;
+    const lastId = count > 0 ? selection.ids[count - 1]! : null;
+    let { ids, flags, positions } = selection;
     const store = state.messages;
     const ignoredChannels = new Set<number>();
     const cursor = new MessageCursor(store);
@@ -171,27 +167,30 @@ export const updateMessageFlagsForNarrow = defineOperation({
       return c > 0 ? c : null;
     };
     if (flag === 'read' && op === 'remove') {
-      // Marking unread skips messages in channels the user is not subscribed to now.
-      const keepIds: number[] = [];
-      const keepFlags: number[] = [];
-      const keepPositions: number[] = [];
-      const subscribed = new Map<number, boolean>();
-      for (let k = 0; k < selection.ids.length; k++) {
-        const id = selection.ids[k]!;
+      // Marking unread skips messages in channels the user is not subscribed to now: the kept
+      // rows are compacted in place (one pass, nothing allocated per row).
+      let kept = 0;
+      let lastChannel = 0;
+      let lastOk = true;
+      for (let k = 0; k < count; k++) {
+        const id = ids[k]!;
         const streamId = streamOf(id);
-        let ok = streamId === null || subscribed.get(streamId);
-        if (ok === undefined) subscribed.set(streamId!, (ok = isSubscribed(state, streamId!, me.user_id)));
-        if (!ok) {
-          ignoredChannels.add(streamId!);
-          continue;
+        if (streamId !== null && streamId !== lastChannel) {
+          lastChannel = streamId;
+          lastOk = !ignoredChannels.has(streamId) && isSubscribed(state, streamId, me.user_id);
+          if (!lastOk) ignoredChannels.add(streamId);
         }
-        keepIds.push(id);
-        keepFlags.push(selection.flags[k]!);
-        keepPositions.push(selection.positions[k]!);
+        if (streamId !== null && !lastOk) continue;
+        ids[kept] = id;
+        flags[kept] = flags[k]!;
+        positions[kept] = positions[k]!;
+        kept++;
       }
-      ids = keepIds;
-      flags = keepFlags;
-      positions = keepPositions;
+      if (kept < count) {
+        ids = ids.subarray(0, kept);
+        flags = flags.subarray(0, kept);
+        positions = positions.subarray(0, kept);
+      }
     }
     const change = changeFlag(
       store,
@@ -215,7 +214,6 @@ export const updateMessageFlagsForNarrow = defineOperation({
       change.changed.length === 0
         ? state
         : Object.freeze({ ...state, messages: Object.freeze(change.store) });
-    const count = selection.ids.length;
     const event: ZulipEvent = {
       type: 'update_message_flags',
       op,
@@ -224,7 +222,7 @@ export const updateMessageFlagsForNarrow = defineOperation({
       messages: change.changed,
       all: false,
       ...(flag === 'read' && op === 'remove'
-        ? { message_details: messageDetails(plan.ctx, change.store, change.changed) }
+        ? { message_details: messageDetails(plan.ctx, change.store, change.changed, ids, flags) }
         : {}),
     };
     return success(next, {
@@ -232,8 +230,8 @@ export const updateMessageFlagsForNarrow = defineOperation({
       data: {
         processed_count: count,
         updated_count: change.changed.length,
-        first_processed_id: count > 0 ? selection.ids[0]! : null,
-        last_processed_id: count > 0 ? selection.ids[count - 1]! : null,
+        first_processed_id: firstId,
+        last_processed_id: lastId,
         found_oldest: selection.foundOldest,
         found_newest: selection.foundNewest,
         ignored_because_not_subscribed_channels: [...ignoredChannels].sort((a, b) => a - b),
@@ -258,46 +256,59 @@ function canAccessWithoutRow(state: RealmState, user: User, streamId: number | n
 
 /**
  * `message_details` of an unread event: for channel messages the channel, topic and whether the
- * channel is unmuted; for DMs the other participants; `mentioned` when the user was mentioned
- * (wildcard mentions count only outside muted channels and topics, as in Zulip's unread data).
+ * row is unmuted in Zulip's unread data (`isUnreadMuted`: topic policy over channel muting); for
+ * DMs the other participants; `mentioned` when the user was mentioned (wildcard mentions only
+ * when the row is not muted, as in Zulip's `extract_unread_data_from_um_rows`).
+ *
+ * `changed` (ascending) is a subset of `ids` (ascending), whose row flags are `flags` (-1: no row):
+ * one merge walk gives each message's flags without searching the rows. Zulip sends an object keyed
+ * by message id; V8 keeps an object with sparse integer keys as a dictionary whatever we do, so it
+ * is created as one at once (the highest key first): growing it key by key in ascending order
+ * re-decided its representation at every key and cost ~3× more.
  */
 function messageDetails(
   ctx: NarrowContext,
   store: MessageStore,
-  ids: readonly number[],
+  changed: readonly number[],
+  ids: ArrayLike<number>,
+  flags: ArrayLike<number>,
 ): Record<number, Record<string, unknown>> {
   const me = ctx.userId;
-  const rows = store.rows.get(me);
   const out: Record<number, Record<string, unknown>> = {};
+  const n = changed.length;
+  if (n === 0) return out;
+  out[changed[n - 1]!] = EMPTY_DETAILS;
   const cursor = new MessageCursor(store);
   const topicNames = new Map<number, string>();
-  const channelMuted = new Map<number, boolean>();
-  const rowCursor = rows ? ascendingRowFlags(rows) : () => 0;
-  for (const id of ids) {
-    if (!cursor.seek(id)) continue;
+  // stream id → folded topic id → muted in unread data (Zulip's `is_row_muted`).
+  const rowMuted = new Map<number, Map<number, boolean>>();
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    const id = changed[j]!;
+    while (k < ids.length && ids[k] !== id) k++;
+    const f = k < ids.length ? flags[k]! : -1;
+    if (!cursor.seek(id)) {
+      if (j === n - 1) delete out[id];
+      continue;
+    }
     const c = cursor.chunk!;
     const i = cursor.index;
     const r = c.recipient[i]!;
-    const flags = rowCursor(id);
-    const direct = (flags & FLAG_BITS.mentioned) !== 0;
+    const rowFlags = f < 0 ? 0 : f;
+    const direct = (rowFlags & FLAG_BITS.mentioned) !== 0;
     const wildcard =
-      (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
+      (rowFlags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
     let details: Record<string, unknown>;
     if (r > 0) {
-      let muted = channelMuted.get(r);
-      if (muted === undefined) {
-        const sub = ctx.state.subscriptions.get(r)?.get(me);
-        channelMuted.set(r, (muted = sub?.active === true && sub.is_muted));
-      }
-      details = {
-        type: 'stream',
-        stream_id: r,
-        topic: topicNames.get(c.topic[i]!) ?? cacheName(topicNames, store, c.topic[i]!),
-        unmuted_stream_msg: !muted,
-      };
-      // Wildcard mentions count only outside muted channels and topics (muting is looked up only then).
-      if (direct || (wildcard && !excludedFromHome(ctx.mutingInfo, r, c.topicKey[i]!)))
-        details['mentioned'] = true;
+      const topic = topicNames.get(c.topic[i]!) ?? cacheName(topicNames, store, c.topic[i]!);
+      let perChannel = rowMuted.get(r);
+      if (perChannel === undefined) rowMuted.set(r, (perChannel = new Map()));
+      let muted = perChannel.get(c.topicKey[i]!);
+      if (muted === undefined)
+        perChannel.set(c.topicKey[i]!, (muted = isUnreadMuted(ctx.state, me, r, topic)));
+      details = { type: 'stream', stream_id: r, topic, unmuted_stream_msg: !muted };
+      // Wildcard mentions count only when the row is not muted, by the same rule.
+      if (direct || (wildcard && !muted)) details['mentioned'] = true;
     } else {
       details = { type: 'private', user_ids: ctx.members(-r).filter((u) => u !== me) };
       if (direct || wildcard) details['mentioned'] = true;
@@ -307,24 +318,7 @@ function messageDetails(
   return out;
 }
 
-/** Row flags for ids asked in ascending order (0 when the user has no row). */
-function ascendingRowFlags(rows: UserRows): (id: number) => number {
-  let ci = 0;
-  let i = 0;
-  return (id) => {
-    const c = rows.chunks[ci];
-    if (c === undefined || id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) return rowFlags(rows, id);
-    if (c.ids[i] !== id) i = c.ids[i + 1] === id ? i + 1 : lowerBound(c.ids, id);
-    return c.ids[i] === id ? c.flags[i]! : 0;
-  };
-
-  function rowFlags(r: UserRows, id: number): number {
-    ci = chunkIndexFor(r, id);
-    const chunk = r.chunks[ci]!;
-    i = lowerBound(chunk.ids, id);
-    return chunk.ids[i] === id ? chunk.flags[i]! : 0;
-  }
-}
+const EMPTY_DETAILS: Record<string, unknown> = Object.freeze({});
 
 function cacheName(cache: Map<number, string>, store: MessageStore, topicId: number): string {
   const name = nameOf(store.topics, topicId);

@@ -2,10 +2,16 @@ import * as z from 'zod';
 import { zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
-import { accessibleUserIds, accessibleUserIdsAmong } from '../../core/permissions/user-access';
+import { sortUniqueIds } from '../../core/indexes/id-sets';
+import {
+  accessibleUserIds,
+  accessibleUserIdsAmong,
+  isUserAccessRestricted,
+} from '../../core/permissions/user-access';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
-import { formatUser } from '../../core/users/format';
+import { formatUser, type ApiUser } from '../../core/users/format';
+import { inaccessibleUserRecord, type InaccessibleUser } from '../../core/users/inaccessible-user';
 
 /**
  * Spectators may list users only when the server and the realm allow web-public access and the
@@ -21,9 +27,11 @@ export function spectatorsAllowed(state: RealmState): boolean {
  * GET /api/v1/users — https://zulip.com/api/get-users
  *
  * Lists the realm's users (active and deactivated, humans and bots) in user id order, formatted by
- * `formatUser`. Differences from Zulip: none known beyond the shared ones of the user formatter
- * (avatar hash of uploaded avatars, fake email domain) and the access rule's reading of
- * "shares a conversation", see docs/differences/users.md.
+ * `formatUser`. A guest restricted by `can_access_all_users_group` gets the users they can access,
+ * then every other one as an "Unknown user" placeholder (Zulip's `get_users_for_api`). Differences
+ * from Zulip: none known beyond the shared ones of the user formatter (avatar hash of uploaded
+ * avatars, fake email domain) and the access rule's reading of "shares a conversation", see
+ * docs/differences/users.md.
  *
  * @example
  * ```ts
@@ -59,7 +67,17 @@ export const getUsers = defineOperation({
       params.user_ids === undefined
         ? accessibleUserIds(state, user)
         : accessibleUserIdsAmong(state, user, params.user_ids);
-    const members = ids.map((id) => formatUser(state, user, state.users.get(id)!, opts));
+    const members: Array<ApiUser | InaccessibleUser> = ids.map((id) =>
+      formatUser(state, user, state.users.get(id)!, opts),
+    );
+    // A restricted guest also gets every other listed user as an "Unknown user" placeholder, after
+    // the accessible ones (Zulip's get_users_for_api; only /register's user_list_incomplete drops them).
+    if (isUserAccessRestricted(state, user)) {
+      const seen = new Set(ids);
+      const listed = params.user_ids === undefined ? state.users.keys() : sortUniqueIds(params.user_ids);
+      for (const id of listed)
+        if (!seen.has(id) && state.users.has(id)) members.push(inaccessibleUserRecord(state, id));
+    }
     return success(state, { data: { members }, ignored });
   },
 });

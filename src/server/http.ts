@@ -1,0 +1,204 @@
+/**
+ * The request handling shared by the servers (the Fetch handler and the direct `node:http`
+ * listener): base path, HEAD, the bounded body read and its form decoding (as Django fills
+ * `request.POST`), the realm's answer, and the JSON error answers (404, 413, 400, 500). Each
+ * server only adapts its own request and response types to `HttpHead` / `HttpBody` / `HttpAnswer`,
+ * so both answer every request the same way.
+ */
+import type { OpResult } from '../core/result';
+import type { ApiRequest, RequestHandler, ServerLogger } from './types';
+
+export interface HttpOptions {
+  /** The realm: a realm handle (`openRealm`) or anything that answers an `ApiRequest`. */
+  readonly realm: RequestHandler;
+  /** Largest request body read, in bytes; larger ones answer 413. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /**
+   * Where the API is mounted, e.g. `/zulip` for `/zulip/api/v1/users/me`. Requests outside it
+   * answer 404. Default: the root.
+   */
+  readonly basePath?: string;
+  /** Receives unexpected exceptions (and, at `debug`, requests the client abandoned). Default: `console.error`. */
+  readonly logger?: ServerLogger;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** A request's method, path and query (as received, already normalized), and headers (lower-case names). */
+export interface HttpHead {
+  readonly method: string;
+  readonly path: string;
+  /** `?…` or empty. */
+  readonly search: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A request body: absent (GET/HEAD), or readable once up to a limit. */
+export interface HttpBody {
+  /**
+   * The bytes, `too_large` past `limit` (the rest is drained, so the answer still reaches the
+   * client), or `aborted` when the client went away mid-body.
+   */
+  read(limit: number): Promise<Uint8Array<ArrayBuffer> | 'too_large' | 'aborted'>;
+  /** Reads nothing more (drains what comes). */
+  discard(): Promise<void>;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The JSON text (Zulip's shape), or null when the client is gone and nothing is to be sent. */
+  readonly body: string | null;
+}
+
+type Json = Readonly<Record<string, unknown>>;
+
+const consoleLogger: ServerLogger = {
+  error: (message, error) => console.error(`chat-realm: ${message}`, error),
+};
+
+export const INTERNAL_ERROR: Json = {
+  result: 'error',
+  msg: 'Internal server error',
+  code: 'INTERNAL_SERVER_ERROR',
+};
+const NOT_FOUND: Json = { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' };
+const ABORTED: HttpAnswer = { status: 400, headers: {}, body: null };
+
+/** The answer for a result or an error body: JSON, with the headers Zulip sends with it. */
+export function jsonAnswer(status: number, body: Json): HttpAnswer {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (status === 401) headers['www-authenticate'] = 'Basic realm="zulip"';
+  const allowed = body['allowed_methods'];
+  if (status === 405 && Array.isArray(allowed)) headers['allow'] = allowed.map(String).join(', ');
+  return { status, headers, body: JSON.stringify(body) };
+}
+
+export function resultAnswer(result: Pick<OpResult, 'status' | 'body'>): HttpAnswer {
+  return jsonAnswer(result.status, result.body);
+}
+
+/** A function answering one request; it never rejects (failures are logged and answer 500). */
+export type HttpCore = (head: HttpHead, body: HttpBody | null) => Promise<HttpAnswer>;
+
+export function createHttpCore(options: HttpOptions): HttpCore {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${String(options.maxBodyBytes)}`);
+  }
+  const basePath = normalizeBasePath(options.basePath);
+  const logger = options.logger ?? consoleLogger;
+  const realm = options.realm;
+
+  return async function answer(head, body) {
+    try {
+      let path = head.path;
+      if (basePath !== '') {
+        if (path !== basePath && !path.startsWith(`${basePath}/`)) {
+          await body?.discard();
+          return jsonAnswer(404, NOT_FOUND);
+        }
+        path = path.slice(basePath.length) || '/';
+      }
+      // Zulip answers HEAD as GET without the body (the adapter drops it).
+      const upper = head.method.toUpperCase();
+      const method = upper === 'HEAD' ? 'GET' : upper;
+      const form = body === null ? NO_FORM : await readForm(body, head.headers, maxBodyBytes);
+      if (form.kind === 'aborted') {
+        // The client went away mid-body: nothing to answer, nothing authenticated, not an error.
+        logger.debug?.(`${head.method} ${path}: client disconnected before the end of the body`);
+        return ABORTED;
+      }
+      if (form.kind === 'too_large') {
+        return jsonAnswer(413, {
+          result: 'error',
+          msg: `Request body too large (the limit is ${maxBodyBytes} bytes)`,
+          code: 'BAD_REQUEST',
+        });
+      }
+      if (form.kind === 'malformed') {
+        return jsonAnswer(400, {
+          result: 'error',
+          msg: `Malformed request body: ${form.reason}`,
+          code: 'BAD_REQUEST',
+        });
+      }
+      const apiRequest: ApiRequest = {
+        method,
+        url: `${path}${head.search}`,
+        headers: head.headers,
+        ...(form.kind === 'form' ? { body: form.value } : {}),
+      };
+      // May be asynchronous (a realm handle persisting, or a handler that waits for events).
+      const result: OpResult = await realm.request(apiRequest);
+      return resultAnswer(result);
+    } catch (error) {
+      logger.error(`${head.method} ${head.path} failed`, error);
+      return jsonAnswer(500, INTERNAL_ERROR);
+    }
+  };
+}
+
+type Form =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'form'; readonly value: string | Readonly<Record<string, string>> }
+  | { readonly kind: 'too_large' }
+  | { readonly kind: 'aborted' }
+  | { readonly kind: 'malformed'; readonly reason: string };
+
+const NO_FORM: Form = { kind: 'none' };
+
+/** Reads the body (bounded) and decodes it as form fields, as Django fills `request.POST`. */
+async function readForm(
+  body: HttpBody,
+  headers: Readonly<Record<string, string>>,
+  limit: number,
+): Promise<Form> {
+  const declared = Number(headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    await body.discard();
+    return { kind: 'too_large' };
+  }
+  const bytes = await body.read(limit);
+  if (bytes === 'too_large' || bytes === 'aborted') return { kind: bytes };
+  const contentType = headers['content-type'] ?? '';
+  const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  if (mediaType === 'application/x-www-form-urlencoded') {
+    return { kind: 'form', value: new TextDecoder().decode(bytes) };
+  }
+  if (mediaType === 'multipart/form-data') {
+    // zulip-js (form-data) streams nothing at all, not even the closing boundary, for no fields.
+    if (bytes.byteLength === 0) return NO_FORM;
+    let data: FormData;
+    try {
+      // The runtime's own multipart parser (undici in Node); it needs the boundary parameter.
+      data = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
+    } catch {
+      return { kind: 'malformed', reason: 'the multipart/form-data body could not be parsed' };
+    }
+    const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+    // Django's QueryDict.get gives the last value of a repeated field; uploads are not parameters.
+    data.forEach((value, name) => {
+      if (typeof value === 'string') fields[name] = value;
+    });
+    return { kind: 'form', value: fields };
+  }
+  return NO_FORM;
+}
+
+/** Joins chunks read from a stream into one array. */
+export function concatChunks(chunks: readonly Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function normalizeBasePath(basePath: string | undefined): string {
+  if (basePath === undefined || basePath === '' || basePath === '/') return '';
+  const trimmed = basePath.replace(/\/+$/, '');
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}

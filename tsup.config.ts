@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'tsup';
 
 /** Public entry points; each is a subpath export of package.json. */
 const entries: Record<string, string> = {
   index: 'src/index.ts',
+  internal: 'src/internal.ts',
   testing: 'src/testing/index.ts',
   'testing/arbitraries': 'src/testing/arbitraries.ts',
   host: 'src/host/index.ts',
@@ -12,20 +14,53 @@ const entries: Record<string, string> = {
   'stores/sqlite': 'src/stores/sqlite/index.ts',
   'stores/postgres': 'src/stores/postgres/index.ts',
 };
+const publicEntries = Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file)));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'cli' ? [] : sources(path);
+    return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/**
+ * The ESM build keeps one output module per source module (each is an entry, under `_/`), so an
+ * application's bundler can drop every module it does not reach (`sideEffects: false`): importing
+ * one operation bundles that operation's code, not the whole engine. Shared chunks still give every
+ * entry the same copy of each module.
+ */
+const publicFiles = new Set(Object.values(publicEntries).map((f) => join(f)));
+const moduleEntries = Object.fromEntries(
+  sources('src')
+    .filter((f) => !publicFiles.has(f))
+    .map((f) => [`_/${f.slice('src/'.length, -'.ts'.length)}`, f]),
+);
+
+const shared = {
+  sourcemap: true,
+  target: 'es2022',
+  external: ['better-sqlite3', 'pg', '@electric-sql/pglite', 'fast-check'],
+};
 
 export default defineConfig([
   {
-    entry: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
+    ...shared,
+    entry: { ...publicEntries, ...moduleEntries },
+    format: ['esm'],
+    // Declarations for the public entries only (the `_/` modules are implementation).
+    dts: { entry: publicEntries },
     clean: true,
-    target: 'es2022',
-    // Shared chunks: every entry uses the same copy of the core, so instanceof checks hold across subpaths.
     splitting: true,
-    // nanoid 5 is ESM-only: bundle it so the CommonJS build works on every Node 20.
-    noExternal: ['nanoid'],
-    external: ['better-sqlite3', 'pg', '@electric-sql/pglite', 'fast-check'],
+  },
+  {
+    ...shared,
+    entry: publicEntries,
+    format: ['cjs'],
+    // One CommonJS copy per entry would break identity checks across subpaths: share chunks.
+    splitting: true,
+    dts: true,
+    clean: false,
   },
   {
     entry: { 'cli/main': 'src/cli/main.ts' },
@@ -33,7 +68,6 @@ export default defineConfig([
     target: 'node20',
     sourcemap: true,
     clean: false,
-    noExternal: ['nanoid'],
     external: ['better-sqlite3', 'pg', '@electric-sql/pglite'],
     banner: { js: '#!/usr/bin/env node' },
   },

@@ -14,7 +14,7 @@ import { seededRandom, type OpContext } from '../src/core/context';
 import { nameOf } from '../src/core/messages/interner';
 import type { MessageStore } from '../src/core/messages/store';
 import { getRowFlags } from '../src/core/messages/rows';
-import type { Actor, Operation } from '../src/core/operation';
+import { runDecoded, type Actor, type AnyOperation } from '../src/core/operation';
 import { edit } from '../src/core/result';
 import { putSubscription } from '../src/core/state-edit';
 import type { RealmState } from '../src/core/state';
@@ -79,7 +79,7 @@ export const LARGE: RealmSize = { users: 10_000, channels: 1_000, messages: 1_00
 /** One benchmark case: a request built against a realm (ids are picked per realm, same shape). */
 interface Case {
   readonly op: string;
-  readonly fn: Operation;
+  readonly fn: AnyOperation;
   /** Whether a success must return a new state. */
   readonly changes: boolean;
   readonly build: (fx: Fixture) => { actor: Actor; params: Record<string, unknown>; describe: string };
@@ -615,10 +615,14 @@ export function timeCall(fn: () => unknown, samples = 41, budgetMs = 1500): numb
 function runCase(c: Case, fx: Fixture, quick: boolean): Sample {
   const { actor, params, describe } = c.build(fx);
   const state = c.state?.(fx) ?? fx.state;
-  const r = c.fn(state, actor, params, fx.ctx);
+  const r = runDecoded(c.fn, state, actor, params, fx.ctx);
   if (r.status !== 200) throw new Error(`${c.op}: ${r.status} ${JSON.stringify(r.body)}`);
   if (c.changes && r.state === state) throw new Error(`${c.op}: succeeded without changing anything`);
-  const us = timeCall(() => c.fn(state, actor, params, fx.ctx), quick ? 15 : 41, quick ? 500 : 1500);
+  const us = timeCall(
+    () => runDecoded(c.fn, state, actor, params, fx.ctx),
+    quick ? 15 : 41,
+    quick ? 500 : 1500,
+  );
   return {
     us,
     events: r.events.length,

@@ -6,7 +6,7 @@
  */
 import express, { type Express } from 'express';
 import type { AddressInfo } from 'node:net';
-import { createFetchHandler, createNodeHandler, type RequestHandler } from '../src/server/index';
+import { createFetchHandler, createNodeHandler, type RequestHandler } from 'chat-realm/server';
 import { startExample, type RunningExample } from './shared';
 
 export function expressApp(realm: RequestHandler): Express {

@@ -6,7 +6,7 @@
  * In your own code import from 'chat-realm/server', 'chat-realm/host' and 'chat-realm/stores/memory'.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createFetchHandler, toFetchRequest, type RequestHandler } from '../src/server/index';
+import { createFetchHandler, toFetchRequest, type RequestHandler } from 'chat-realm/server';
 import { startExample, type RunningExample } from './shared';
 
 export function fastifyApp(realm: RequestHandler): FastifyInstance {

@@ -6,7 +6,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
-import { createFetchHandler, type RequestHandler } from '../src/server/index';
+import { createFetchHandler, type RequestHandler } from 'chat-realm/server';
 import { startExample, type RunningExample } from './shared';
 
 export function honoApp(realm: RequestHandler): Hono {

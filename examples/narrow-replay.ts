@@ -11,8 +11,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { updateMessageFlagsForNarrow, type OpResult, type RealmState } from '../src/index';
-import { HEAVY_USER_ID, simulateRealm, type Preset } from '../src/testing/index';
+import { updateMessageFlagsForNarrow, type OpResult, type RealmState } from 'chat-realm';
+import { HEAVY_USER_ID, simulateRealm, type Preset } from 'chat-realm/testing';
 
 export interface ReplayOptions {
   readonly preset?: Preset;
@@ -42,7 +42,7 @@ export interface ReplayReport {
   readonly state: RealmState;
 }
 
-const ALL: readonly unknown[] = [];
+const ALL: readonly never[] = [];
 
 /** What this script reads from a POST /messages/flags/narrow response. */
 interface FlagsResponse {

@@ -1,8 +1,8 @@
 /** What the examples share: starting one from the command line on the dev organization. */
 import { readFileSync } from 'node:fs';
-import { openRealm } from '../src/host/realm-handle';
-import { memoryStore } from '../src/stores/memory/index';
-import type { RequestHandler } from '../src/server/index';
+import { openRealm } from 'chat-realm/host';
+import { memoryStore } from 'chat-realm/stores/memory';
+import type { RequestHandler } from 'chat-realm/server';
 
 export interface RunningExample {
   readonly url: string;

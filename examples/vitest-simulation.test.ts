@@ -4,8 +4,8 @@
  * `from 'chat-realm'` and `from 'chat-realm/testing'`.
  */
 import { describe, expect, it } from 'vitest';
-import { snapshotRealm, updateMessageFlagsForNarrow, createRealm, type RealmState } from '../src/index';
-import { HEAVY_USER_ID, actAs, assertSuccess, eventsFor, simulateRealm } from '../src/testing/index';
+import { snapshotRealm, updateMessageFlagsForNarrow, createRealm, type RealmState } from 'chat-realm';
+import { HEAVY_USER_ID, actAs, assertSuccess, eventsFor, simulateRealm } from 'chat-realm/testing';
 
 // 40 people, 8 channels, 1500 messages; the same every run for a given seed.
 const org = simulateRealm({ preset: 'small', seed: 2024 });
@@ -15,7 +15,7 @@ const now = org.now ?? 0;
 function count(
   state: RealmState,
   userId: number,
-  narrow: Array<{ operator: string; operand: unknown; negated?: boolean }>,
+  narrow: Array<{ operator: string; operand: string | number; negated?: boolean }>,
 ): number {
   const r = updateMessageFlagsForNarrow(
     state,

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Packaging gates on the packed tarball: publint, are-the-types-wrong, and an install of the tarball
-# into a scratch project that imports every subpath in ESM and CommonJS.
+# Packaging gates on the packed tarball: publint, are-the-types-wrong, an install of the tarball into
+# a scratch project that imports every subpath in ESM and CommonJS, TypeScript checks of a user's
+# code against the installed types (misspelled and mistyped parameters are errors, response fields
+# typed), and a browser/neutral bundle of the installed core with no Node imports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -11,3 +13,5 @@ echo "packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KiB)"
 npx publint "$tarball" --strict
 npx attw "$tarball" --profile node16 --ignore-rules cjs-resolves-to-esm
 node scripts/check-subpaths.mjs "$tarball" "$tmp"
+node scripts/check-consumer-types.mjs "$tmp"
+node scripts/check-bundle.mjs "$tmp/consumer/node_modules/chat-realm"

@@ -23,7 +23,7 @@ for (const peer of ['better-sqlite3', 'pg', 'fast-check', '@electric-sql/pglite'
   if (!existsSync(to)) symlinkSync(from, to, 'dir');
 }
 const pkg = JSON.parse(readFileSync(join(project, 'node_modules/chat-realm/package.json'), 'utf8'));
-const subpaths = Object.keys(pkg.exports).filter((p) => p !== './package.json');
+const subpaths = Object.keys(pkg.exports).filter((p) => !p.endsWith('.json'));
 let failed = 0;
 for (const sub of subpaths) {
   const spec = sub === '.' ? 'chat-realm' : `chat-realm/${sub.slice(2)}`;
@@ -47,3 +47,24 @@ for (const sub of subpaths) {
   }
 }
 if (failed > 0) process.exit(1);
+
+// No dual-package trap: an error thrown by the CommonJS build is instanceof the ESM build's class.
+const cross = join(project, 'cross.mjs');
+writeFileSync(
+  cross,
+  `import { createRequire } from 'node:module';
+import { SnapshotError } from 'chat-realm';
+const cjs = createRequire(import.meta.url)('chat-realm');
+let caught;
+try { cjs.createRealm({ format: 'nope' }); } catch (e) { caught = e; }
+if (!(caught instanceof SnapshotError)) throw new Error('CJS SnapshotError is not instanceof the ESM class');
+if (!(caught instanceof cjs.SnapshotError)) throw new Error('not instanceof its own class');
+`,
+);
+try {
+  execFileSync('node', [cross], { cwd: project, stdio: 'pipe' });
+  console.log('ok   errors are instanceof across the ESM and CommonJS builds');
+} catch (e) {
+  console.log(`FAIL errors across builds\n${String(e.stderr ?? e)}`);
+  process.exit(1);
+}

@@ -4,11 +4,23 @@
  */
 export { createRealm, type RealmOptions } from './core/snapshot/create';
 export { snapshotRealm, type RealmSnapshot } from './core/snapshot/export';
+export type { SnapshotInput as RealmSnapshotInput } from './core/snapshot/schema';
 export { createRealmFromChunks, snapshotChunks } from './core/snapshot/snapshot-stream';
 export { SnapshotError, type SnapshotIssue } from './core/snapshot/issues';
+export { ChatRealmError } from './core/branded-error';
 export type { RealmState } from './core/state';
-export type { Actor, Operation, DefinedOperation, OperationDef } from './core/operation';
-export type { OpResult, ZulipSuccess, ZulipErrorBody } from './core/result';
+export { untyped } from './core/operation';
+export type {
+  Actor,
+  AnyOperation,
+  UntypedOperation,
+  DataOf,
+  DefinedOperation,
+  Operation,
+  OperationDef,
+  ParamsOf,
+} from './core/operation';
+export type { OpResult, ZulipSuccess, ZulipErrorBody, EmptyData } from './core/result';
 export type { ZulipEvent, AddressedEvent } from './core/events';
 export type { Effect } from './core/effects';
 export type { ZulipError } from './core/errors';
@@ -21,8 +33,7 @@ export {
   type RandomSource,
   type PasswordHasher,
 } from './core/context';
-export { IntMap } from './core/collections/int-map';
-export { StrMap } from './core/collections/str-map';
+export { scryptPasswordHasher, type ScryptOptions } from './core/passwords';
 export type * from './core/model/records';
 export type { GroupSettingValue, AnonymousGroup, SystemGroupName } from './core/model/group-setting';
 export type { RealmSettings, ServerSettings } from './core/model/realm';
@@ -37,17 +48,7 @@ export {
   type SimulateOptions,
   type Preset,
 } from './simulate/simulate';
-export { snapshotText } from './simulate/snapshot-text';
 export { simulateTraffic, applyTraffic, type TrafficOptions, type TrafficCall } from './simulate/traffic';
-export {
-  parseNarrow,
-  buildNarrow,
-  selectWindow,
-  firstUnreadAnchor,
-  type NarrowTerm,
-  type NarrowPlan,
-  type Selection,
-} from './narrow';
 // Live clients (issue 13): the register projection and the read endpoints clients start with.
 export { registerState } from './core/register/register-state';
 export type { RegisterOptions, ClientCapabilities } from './core/register/options';

@@ -48,6 +48,12 @@ export function parse<O extends Options>(argv: readonly string[], options: O): V
   }
 }
 
+/** A non-empty environment variable, or undefined. */
+export function envValue(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
 export interface StoreChoice {
   readonly db?: string | undefined;
   readonly realm?: string | undefined;
@@ -58,7 +64,8 @@ export interface StoreChoice {
  * an optional peer dependency, so it is loaded only here, with a clear message when missing.
  */
 export async function openSqliteStore(choice: StoreChoice): Promise<{ store: RealmStore; where: string }> {
-  const filename = choice.db ?? DEFAULT_DB;
+  // Flags win over the environment: --db, then CHAT_REALM_DB, then the default file.
+  const filename = choice.db ?? envValue('CHAT_REALM_DB') ?? DEFAULT_DB;
   let sqlite: typeof SqliteModule;
   try {
     sqlite = await import('../stores/sqlite/index');

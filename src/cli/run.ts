@@ -1,4 +1,5 @@
 /** The command line's dispatcher: `chat-realm <command> [options]`, returning the exit code. */
+import { createRequire } from 'node:module';
 import { SnapshotError } from '../core/snapshot/issues';
 import { processIO, UsageError, type CliIO } from './common';
 import { describeError, SERVE_HELP, startServe } from './serve';
@@ -10,13 +11,23 @@ export const MAIN_HELP = `Usage: chat-realm <command> [options]
 A Zulip-compatible REST API over a realm kept in an embedded SQLite file.
 
 Commands:
-  serve      Serve a realm over HTTP (the default command; port 9991)
+  serve      Serve a realm over HTTP (port $PORT or 9991; file $CHAT_REALM_DB or ./chat-realm.db)
   export     Write a store's realm as a snapshot
   import     Create a store from a snapshot
   simulate   Generate a realistic organization
   help [command]
 
+Options:
+  -h, --help     Show this help (also shown when no command is given)
+  -v, --version  Print the version
+
 Run chat-realm <command> --help for a command's options. Hosting guide: docs/hosting.md.`;
+
+/** The package's version, from its package.json (two levels up from src/cli and from dist/cli). */
+export function packageVersion(): string {
+  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+  return pkg.version;
+}
 
 const HELP: Readonly<Record<string, string>> = {
   serve: SERVE_HELP,
@@ -27,11 +38,20 @@ const HELP: Readonly<Record<string, string>> = {
 /** Runs one command. `serve` resolves only after SIGINT/SIGTERM stopped it. */
 export async function run(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   const [first, ...rest] = argv;
-  // No command, or options only (`chat-realm --port 8000`): serve.
-  const defaulted = first === undefined || (first.startsWith('-') && first !== '-h' && first !== '--help');
+  // No arguments: help (starting a server on the current folder's file by surprise helps nobody).
+  if (first === undefined) {
+    io.out(MAIN_HELP);
+    return 0;
+  }
+  // Options only (`chat-realm --port 8000`): serve.
+  const defaulted = first.startsWith('-') && !['-h', '--help', '-v', '--version'].includes(first);
   const command = defaulted ? 'serve' : first;
   try {
     switch (command) {
+      case '-v':
+      case '--version':
+        io.out(packageVersion());
+        return 0;
       case '-h':
       case '--help':
         io.out(MAIN_HELP);

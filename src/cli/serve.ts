@@ -14,6 +14,7 @@ import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import {
   DEFAULT_DB,
+  envValue,
   fileHoldsData,
   holdsRealm,
   openPostgresStore,
@@ -26,7 +27,7 @@ import {
   type CliIO,
 } from './common';
 
-/** Zulip's development server port; when it is taken (and no --port was given) a free one is used. */
+/** Zulip's development server port: the default when neither --port nor PORT is given. */
 const DEFAULT_PORT = 9991;
 
 export const SERVE_HELP = `Usage: chat-realm serve [options]
@@ -36,14 +37,14 @@ The realm is kept in an embedded SQLite file, or in PostgreSQL; an existing stor
 is. A new store starts from --snapshot, or from a demo organization with known API keys.
 
 Options:
-  --db FILE          SQLite file (default ${DEFAULT_DB}; created if missing)
+  --db FILE          SQLite file (default $CHAT_REALM_DB, else ${DEFAULT_DB}; created if missing)
   --database-url URL PostgreSQL instead (default: $DATABASE_URL when set and --db is not given);
                      several processes may serve one realm there
   --schema NAME      PostgreSQL schema for the tables (default public)
   --realm NAME       Which realm in the file or database (default "default")
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
-  --port N           Port (default ${DEFAULT_PORT}, or a free one if ${DEFAULT_PORT} is taken; 0 for any free port)
+  --port N           Port (default $PORT, else ${DEFAULT_PORT}); a taken port is an error; 0 for any free port
   --host H           Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
   --user EMAIL       Whose credentials to print (default: an administrator)
   --max-body BYTES   Largest request body (default 1048576)
@@ -92,7 +93,13 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     (args.db === undefined && !args.memory ? process.env['DATABASE_URL'] || undefined : undefined);
   if (args.schema !== undefined && databaseUrl === undefined)
     throw new UsageError('--schema needs --database-url (or DATABASE_URL)');
-  const port = args.port === undefined ? undefined : integer('--port', args.port, 0, 65535);
+  const envPort = envValue('PORT');
+  const port =
+    args.port !== undefined
+      ? integer('--port', args.port, 0, 65535)
+      : envPort !== undefined
+        ? integer('PORT', envPort, 0, 65535)
+        : DEFAULT_PORT;
   const maxBodyBytes =
     args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
   const host = args.host ?? '127.0.0.1';
@@ -165,7 +172,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
       serving = { handler: logRequests(createFetchHandler({ realm: live, logger, ...limit }), io) };
       realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
     }
-    server = await listen(serving, port, host, io, logger);
+    server = await listen(serving, port, host, logger);
     text = banner(realm, user, server, where, origin);
   } catch (error) {
     live.close();
@@ -197,21 +204,17 @@ type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes'>;
 
 async function listen(
   serving: ServedBy,
-  port: number | undefined,
+  port: number,
   host: string,
-  io: CliIO,
   logger: { error(message: string, error: unknown): void },
 ): Promise<NodeServer> {
   try {
-    return await serveNode({ ...serving, port: port ?? DEFAULT_PORT, host, logger });
+    return await serveNode({ ...serving, port, host, logger });
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (port === undefined && code === 'EADDRINUSE') {
-      io.err(`Port ${DEFAULT_PORT} is taken; using a free port instead (choose one with --port).`);
-      return serveNode({ ...serving, port: 0, host, logger });
-    }
-    if (code === 'EADDRINUSE')
-      throw new UsageError(`Port ${port ?? DEFAULT_PORT} on ${host} is taken; choose another --port`);
+    // A taken port is an error (never a silent switch: clients would talk to another server);
+    // --port 0 asks for any free port.
+    if ((error as { code?: unknown }).code === 'EADDRINUSE')
+      throw new UsageError(`Port ${port} on ${host} is taken; choose another --port (0 for any free port)`);
     throw error;
   }
 }

@@ -2,8 +2,7 @@
  * What the host lends the pure core: the time, a random source and a password hasher. The core
  * never reads a clock or calls Math.random; it asks the context.
  */
-import { customRandom } from 'nanoid';
-import { sha256Hex } from './sha256';
+import { scryptPasswordHasher } from './passwords';
 
 export interface RandomSource {
   /** `n` uniformly random bytes. */
@@ -86,39 +85,21 @@ export function seededRandom(seed: number): RandomSource {
   };
 }
 
-const ITERATIONS = 4096;
-
 /**
- * The default hasher: salted, iterated SHA-256, synchronous so operations stay synchronous.
- * Hosts with stronger needs plug in scrypt or argon2 (the Node server does).
+ * The default hasher: scrypt (N = 2^15, r = 8, p = 1) with a constant-time comparison; hashes of
+ * the earlier iterated-SHA-256 default still verify. `scryptPasswordHasher({ logN })` makes one
+ * with other costs; any `{ hash, verify }` object can replace it.
  *
  * @example
  * ```ts
  * const hash = defaultPasswordHasher.hash('correct horse', seededRandom(1));
+ * expect(hash).toMatch(/^scrypt\$15\$8\$1\$/);
  * expect(defaultPasswordHasher.verify('correct horse', hash)).toBe(true);
  * expect(defaultPasswordHasher.verify('wrong', hash)).toBe(false);
- * // Or your own: createRealm(snapshot, { passwords: myScryptHasher }), or per call: { now, passwords }.
+ * // Or your own: createRealm(snapshot, { passwords: myHasher }), or per call: { now, passwords }.
  * ```
  */
-export const defaultPasswordHasher: PasswordHasher = {
-  hash(password, random) {
-    const salt = [...random.bytes(12)].map((b) => b.toString(16).padStart(2, '0')).join('');
-    return `sha256i$${ITERATIONS}$${salt}$${stretch(password, salt, ITERATIONS)}`;
-  },
-  verify(password, hash) {
-    const [scheme, iterations, salt, digest] = hash.split('$');
-    if (scheme !== 'sha256i' || salt === undefined || digest === undefined) return false;
-    const n = Number(iterations);
-    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) return false;
-    return stretch(password, salt, n) === digest;
-  },
-};
-
-function stretch(password: string, salt: string, iterations: number): string {
-  let h = sha256Hex(`${salt}:${password}`);
-  for (let i = 1; i < iterations; i++) h = sha256Hex(h + salt);
-  return h;
-}
+export const defaultPasswordHasher: PasswordHasher = scryptPasswordHasher();
 
 export function resolveContext(ctx: OpContext | undefined, stateNow: number | null): ResolvedContext {
   return {
@@ -145,5 +126,26 @@ const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
  * ```
  */
 export function generateApiKey(random: RandomSource): string {
-  return customRandom(KEY_ALPHABET, 32, (size) => random.bytes(size))();
+  return randomString(KEY_ALPHABET, 32, random);
+}
+
+/**
+ * `length` characters of `alphabet`, unbiased: a byte is used only below the largest multiple of
+ * the alphabet's size (then taken modulo it), others are skipped. Bytes are drawn in batches and
+ * read from the end of each batch, the order nanoid's `customRandom` uses, so keys made from a
+ * seeded source are the ones earlier versions made.
+ */
+function randomString(alphabet: string, length: number, random: RandomSource): string {
+  const n = alphabet.length;
+  const cutoff = 256 - (256 % n);
+  const batch = Math.ceil((1.6 * 256 * length) / cutoff);
+  let out = '';
+  for (;;) {
+    const bytes = random.bytes(batch);
+    for (let i = batch - 1; i >= 0; i--) {
+      const b = bytes[i]!;
+      if (b < cutoff) out += alphabet[b % n]!;
+      if (out.length >= length) return out;
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError, type ZulipError } from './errors';
 
 /**
@@ -7,31 +7,129 @@ import { errors, zulipError, type ZulipError } from './errors';
  * strings are taken raw; validation is strict. zod issues become Zulip's exact messages here and
  * nowhere else.
  */
-export interface ParamSpec {
-  readonly name: string;
+export interface ParamSpec<
+  N extends string = string,
+  S extends z.ZodType = z.ZodType,
+  R extends boolean = boolean,
+  A extends string = string,
+> {
+  readonly name: N;
   /** true: the wire value is JSON text (Zulip's `Json[...]`); false: a raw string. */
   readonly json: boolean;
-  readonly schema: z.ZodType;
-  readonly required?: boolean;
+  readonly schema: S;
+  readonly required?: R;
   /** Another name Zulip accepts for the same parameter (e.g. `subject` for `topic`). */
-  readonly alias?: string;
+  readonly alias?: A;
 }
 
-/** `param(name, schema)` is a JSON parameter; `rawParam` a plain-string one. */
-export function param(
-  name: string,
-  schema: z.ZodType,
-  opts: { required?: boolean; alias?: string } = {},
-): ParamSpec {
+/** Options of `param`/`rawParam`: `required` and `alias` are kept as literal types for inference. */
+export interface ParamOptions<R extends boolean, A extends string> {
+  readonly required?: R;
+  readonly alias?: A;
+}
+
+/**
+ * `param(name, schema)` is a JSON parameter; `rawParam` a plain-string one. The name, schema,
+ * `required` and `alias` stay in the spec's type, so `defineOperation` infers the operation's
+ * parameter type from its list of specs (see `ParamsInput`).
+ */
+export function param<
+  const N extends string,
+  S extends z.ZodType,
+  R extends boolean = false,
+  A extends string = never,
+>(
+  name: N,
+  schema: S,
+  opts: ParamOptions<R, A> = {},
+): ParamSpec<NoInfer<N>, NoInfer<S>, NoInfer<R>, NoInfer<A>> {
   return { name, json: true, schema, ...opts };
 }
-export function rawParam(
-  name: string,
-  schema: z.ZodType = z.string(),
-  opts: { required?: boolean; alias?: string } = {},
-): ParamSpec {
-  return { name, json: false, schema, ...opts };
+export function rawParam<
+  const N extends string,
+  S extends z.ZodType = z.ZodString,
+  R extends boolean = false,
+  A extends string = never,
+>(
+  name: N,
+  schema?: S,
+  opts: ParamOptions<R, A> = {},
+): ParamSpec<NoInfer<N>, NoInfer<S>, NoInfer<R>, NoInfer<A>> {
+  return { name, json: false, schema: (schema ?? z.string()) as S, ...opts };
 }
+
+/**
+ * A schema whose library-mode input is `In`: for parameters validated by hand (`z.unknown()` plus a
+ * transform, to give Zulip's exact messages), whose zod input type says nothing. Run-time behaviour
+ * is unchanged; wrong values are still refused with Zulip's error.
+ */
+export function accepts<In>() {
+  return <S extends z.ZodType>(schema: S): z.ZodType<z.output<S>, In> => schema as z.ZodType<z.output<S>, In>;
+}
+
+/** A spec list built from a table at run time, with the parameter types its specs cannot carry. */
+export type DeclaredParams<In extends object, Out extends object> = readonly ParamSpec[] & {
+  /** Type-only: never present at run time. */
+  readonly '~declared': { readonly in: In; readonly out: Out };
+};
+
+/** Declares the types of a spec list built at run time (see `DeclaredParams`). */
+export function declareParams<In extends object, Out extends object = In>(
+  specs: readonly ParamSpec[],
+): DeclaredParams<In, Out> {
+  return specs as DeclaredParams<In, Out>;
+}
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type IsRequired<P extends ParamSpec> = [Exclude<P['required'], undefined>] extends [never]
+  ? false
+  : [Exclude<P['required'], undefined>] extends [true]
+    ? true
+    : false;
+/** A literal alias; a spec typed only as `ParamSpec` has none we could name. */
+type AliasOf<P extends ParamSpec> =
+  string extends Exclude<P['alias'], undefined> ? never : Exclude<P['alias'], undefined>;
+
+/**
+ * The parameters an operation accepts in library mode (decoded JS values, what `JSON.parse` of the
+ * wire text gives): required specs are required keys, the rest optional; an alias is an optional key
+ * of the same type. Inferred from the specs by `defineOperation`, so a misspelled key or a value of
+ * the wrong type is a compile error.
+ */
+export type ParamsInput<Specs extends readonly ParamSpec[]> =
+  Specs extends DeclaredParams<infer In, object> ? In : InferredInput<Specs>;
+type InferredInput<Specs extends readonly ParamSpec[]> = Simplify<
+  {
+    readonly [
+      P in Specs[number] as IsRequired<P> extends true
+        ? [AliasOf<P>] extends [never]
+          ? P['name']
+          : never
+        : never
+    ]: z.input<P['schema']>;
+  } & {
+    readonly [
+      P in Specs[number] as IsRequired<P> extends true
+        ? [AliasOf<P>] extends [never]
+          ? never
+          : P['name']
+        : P['name']
+    ]?: z.input<P['schema']> | undefined;
+  } & {
+    readonly [P in Specs[number] as AliasOf<P>]?: z.input<P['schema']> | undefined;
+  }
+>;
+
+/** What an operation's handler receives: each spec's parsed (output) value under its name. */
+export type ParamsOutput<Specs extends readonly ParamSpec[]> =
+  Specs extends DeclaredParams<object, infer Out> ? Out : InferredOutput<Specs>;
+type InferredOutput<Specs extends readonly ParamSpec[]> = Simplify<
+  {
+    [P in Specs[number] as IsRequired<P> extends true ? P['name'] : never]: z.output<P['schema']>;
+  } & {
+    [P in Specs[number] as IsRequired<P> extends true ? never : P['name']]?: z.output<P['schema']>;
+  }
+>;
 
 export type ParseMode = 'wire' | 'decoded';
 

@@ -4,13 +4,17 @@ import type { Effect } from './effects';
 import type { AddressedEvent } from './events';
 import type { RealmState } from './state';
 
-export interface ZulipSuccess {
+/** Zulip's success body: `result`, `msg`, the operation's data `D`, and the ignored parameters. */
+export type ZulipSuccess<D extends object = Readonly<Record<string, unknown>>> = {
   readonly result: 'success';
   readonly msg: '';
   readonly ignored_parameters_unsupported?: readonly string[];
-  readonly [key: string]: unknown;
-}
+} & D;
 
+/**
+ * Zulip's error body: `msg` and `code` (absent only on a 405), plus the extra keys some errors
+ * carry (e.g. `var_name`, `stream_id`).
+ */
 export interface ZulipErrorBody {
   readonly result: 'error';
   readonly msg: string;
@@ -18,11 +22,12 @@ export interface ZulipErrorBody {
   readonly [key: string]: unknown;
 }
 
-export interface OpResult {
+/** An operation's result; `D` is its success data (see `ZulipSuccess`). */
+export interface OpResult<out D extends object = Readonly<Record<string, unknown>>> {
   /** The same object when nothing changed or on error. */
   readonly state: RealmState;
   readonly status: number;
-  readonly body: ZulipSuccess | ZulipErrorBody;
+  readonly body: ZulipSuccess<D> | ZulipErrorBody;
   readonly events: readonly AddressedEvent[];
   readonly effects: readonly Effect[];
 }
@@ -37,24 +42,30 @@ export function errorBody(error: ZulipError): ZulipErrorBody {
 }
 
 /** An expected failure: the same state, no events, Zulip's error body. */
-export function failure(state: RealmState, error: ZulipError): OpResult {
+export function failure(state: RealmState, error: ZulipError): OpResult<never> {
   return { state, status: error.status, body: errorBody(error), events: [], effects: [] };
 }
 
-export interface SuccessParts {
-  readonly data?: Readonly<Record<string, unknown>>;
+export interface SuccessParts<D extends object> {
+  readonly data?: D;
   readonly ignored?: readonly string[];
   readonly events?: readonly AddressedEvent[];
   readonly effects?: readonly Effect[];
 }
 
-export function success(state: RealmState, parts: SuccessParts = {}): OpResult {
+/** The data of a success body that carries nothing but `result` and `msg`. */
+export type EmptyData = Record<never, never>;
+
+export function success<D extends object = EmptyData>(
+  state: RealmState,
+  parts: SuccessParts<D> = {},
+): OpResult<D> {
   const ignored =
     parts.ignored && parts.ignored.length > 0 ? { ignored_parameters_unsupported: parts.ignored } : {};
   return {
     state,
     status: 200,
-    body: { result: 'success', msg: '', ...parts.data, ...ignored },
+    body: { result: 'success', msg: '', ...parts.data, ...ignored } as ZulipSuccess<D>,
     events: parts.events ?? [],
     effects: parts.effects ?? [],
   };

@@ -8,7 +8,7 @@
  * Secrets are not stored: password parameters are redacted (`redact.ts`) and the password hasher's
  * answers are recorded instead (`passwords.ts`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Actor } from '../core/operation';
 import { checksum } from './checksum';
 import { CorruptStoreError, UnsupportedFormatError } from './errors';

@@ -1,7 +1,9 @@
+import { ChatRealmError } from '../core/branded-error';
 /** Errors of the persistence layer. Each names where the problem is, so an operator can act on it. */
 
 /** An append found the store at another version than the writer expected (another writer got there first). */
-export class VersionConflictError extends Error {
+export class VersionConflictError extends ChatRealmError {
+  static override readonly brand = 'VersionConflictError';
   override readonly name = 'VersionConflictError';
   constructor(
     /** The version the writer based its change on. */
@@ -16,7 +18,8 @@ export class VersionConflictError extends Error {
 }
 
 /** A stored record is damaged, truncated, missing or inconsistent. The store is refused whole. */
-export class CorruptStoreError extends Error {
+export class CorruptStoreError extends ChatRealmError {
+  static override readonly brand = 'CorruptStoreError';
   override readonly name = 'CorruptStoreError';
   constructor(
     /** Where: e.g. `sqlite /var/lib/realm.db, realm "main", change 17`. */
@@ -29,7 +32,8 @@ export class CorruptStoreError extends Error {
 }
 
 /** The store was written by a newer chat-realm (an unknown format version): refused, never guessed at. */
-export class UnsupportedFormatError extends Error {
+export class UnsupportedFormatError extends ChatRealmError {
+  static override readonly brand = 'UnsupportedFormatError';
   override readonly name = 'UnsupportedFormatError';
   constructor(
     readonly where: string,
@@ -43,7 +47,8 @@ export class UnsupportedFormatError extends Error {
 }
 
 /** Replaying a stored change did not give the result it had when it was acknowledged. */
-export class ReplayMismatchError extends Error {
+export class ReplayMismatchError extends ChatRealmError {
+  static override readonly brand = 'ReplayMismatchError';
   override readonly name = 'ReplayMismatchError';
   constructor(
     readonly version: number,
@@ -54,7 +59,8 @@ export class ReplayMismatchError extends Error {
 }
 
 /** A change could not be persisted; it was not applied and not acknowledged. `cause` is the store's error. */
-export class PersistError extends Error {
+export class PersistError extends ChatRealmError {
+  static override readonly brand = 'PersistError';
   override readonly name = 'PersistError';
   constructor(
     readonly version: number,
@@ -65,7 +71,8 @@ export class PersistError extends Error {
 }
 
 /** A change's stored record would exceed the handle's `maxChangeBytes`; it is not stored or acknowledged. */
-export class ChangeTooLargeError extends Error {
+export class ChangeTooLargeError extends ChatRealmError {
+  static override readonly brand = 'ChangeTooLargeError';
   override readonly name = 'ChangeTooLargeError';
   constructor(
     readonly version: number,
@@ -79,7 +86,8 @@ export class ChangeTooLargeError extends Error {
 }
 
 /** The handle was closed; no more operations. */
-export class RealmClosedError extends Error {
+export class RealmClosedError extends ChatRealmError {
+  static override readonly brand = 'RealmClosedError';
   override readonly name = 'RealmClosedError';
   constructor() {
     super('The realm handle is closed');

@@ -3,7 +3,7 @@
  * state, the same way for a live run and for a replay.
  */
 import type { OpContext } from '../core/context';
-import type { Actor, DefinedOperation } from '../core/operation';
+import { runDecoded, type Actor, type AnyOperation } from '../core/operation';
 import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import { basicAuthHeader } from '../wire/auth';
@@ -12,7 +12,7 @@ import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
 
 /** The operations a handle runs and replays, by name. */
-export type OperationsByName = ReadonlyMap<string, DefinedOperation>;
+export type OperationsByName = ReadonlyMap<string, AnyOperation>;
 
 /**
  * Runs `input` on `state`. `original` is the live request (with its headers); without it, as in a
@@ -28,7 +28,7 @@ export function applyInput(
   if (input.kind === 'call') {
     const op = ops.get(input.op);
     if (!op) throw new Error(`unknown operation ${input.op}`);
-    return op(state, input.actor, input.params, ctx);
+    return runDecoded(op, state, input.actor, input.params, ctx);
   }
   let request: ApiRequest = original ?? {
     method: input.method,

@@ -6,7 +6,7 @@
  * Every change the handle persists (its own, or another process's caught up through the store's
  * notifications) reaches the queues through `handle.subscribe`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../core/errors';
 import { parseParams, param, rawParam } from '../core/params';
 import type { ClientCapabilities } from '../core/register/options';

@@ -24,7 +24,8 @@
  * handle-input (what is stored and how it runs), record-change (a live run as a change), replay
  * (stored changes back to a realm), checkpoint-policy (when to checkpoint) and listeners.
  */
-import type { Actor, DefinedOperation } from '../core/operation';
+import type { Actor, AnyOperation, DataOf, ParamsArg, ParamsOf } from '../core/operation';
+import type { OperationName, OperationNamed } from '../ops/index';
 import type { OpResult } from '../core/result';
 import { createRealm, type RealmOptions } from '../core/snapshot/create';
 import type { RealmState } from '../core/state';
@@ -82,7 +83,7 @@ export interface OpenRealmOptions {
   readonly initialState?: RealmState;
   readonly ctx?: HandleContext;
   /** Operations `run` accepts and replays find by name. Default: the 20 operations. */
-  readonly operations?: readonly DefinedOperation[];
+  readonly operations?: readonly AnyOperation[];
   /** Automatic checkpoints; `false` for none (call `checkpoint()` yourself). */
   readonly checkpoints?: CheckpointPolicy | false;
   /** Retries of a batch that lost a race with another writer. Default 10. */
@@ -108,13 +109,31 @@ export interface OpenRealmOptions {
 }
 
 /** An operation's result, with the realm version it left (unchanged when nothing was written). */
-export type HandleResult = OpResult & { readonly version: number };
+export type HandleResult<D extends object = Readonly<Record<string, unknown>>> = OpResult<D> & {
+  readonly version: number;
+};
+
+/** `run`'s parameters for an operation given by value or by name (a custom one's are untyped). */
+export type RunArgs<O> = O extends AnyOperation
+  ? ParamsArg<ParamsOf<O>>
+  : O extends OperationName
+    ? ParamsArg<ParamsOf<OperationNamed<O>>>
+    : [params?: Readonly<Record<string, unknown>>];
+/** What `run` answers for an operation given by value or by name. */
+export type RunResult<O> = O extends AnyOperation
+  ? HandleResult<DataOf<O>>
+  : O extends OperationName
+    ? HandleResult<DataOf<OperationNamed<O>>>
+    : HandleResult;
 
 export interface RealmHandle {
   readonly state: RealmState;
   readonly version: number;
-  /** Runs an operation with decoded parameters. */
-  run(op: DefinedOperation | string, actor: Actor, params?: unknown): Promise<HandleResult>;
+  /**
+   * Runs an operation with decoded parameters, typed as the operation's own: pass the operation
+   * (`run(editChannel, actor, { stream_id: 1, description: 'x' })`) or a built-in's name.
+   */
+  run<const O extends AnyOperation | string>(op: O, actor: Actor, ...args: RunArgs<O>): Promise<RunResult<O>>;
   /** Runs a wire request through `handleApiRequest`. */
   request(request: ApiRequest): Promise<HandleResult>;
   /** Listener gets each change's events after it is persisted, in version order. */
@@ -146,7 +165,7 @@ class Handle implements RealmHandle {
   private closing = false;
   private readonly queue = new TaskQueue();
   private readonly listeners = new Listeners((error) => this.reportBackgroundError(error));
-  private readonly ops = new Map<string, DefinedOperation>();
+  private readonly ops = new Map<string, AnyOperation>();
   private readonly store: RealmStore;
   private readonly env: ReplayEnv;
   private readonly checkpoints: CheckpointSchedule;
@@ -205,7 +224,12 @@ class Handle implements RealmHandle {
     return this.listeners.add(listener);
   }
 
-  run(op: DefinedOperation | string, actor: Actor, params: unknown = {}): Promise<HandleResult> {
+  run<const O extends AnyOperation | string>(
+    op: O,
+    actor: Actor,
+    ...args: RunArgs<O>
+  ): Promise<RunResult<O>> {
+    const params: unknown = args[0];
     const name = typeof op === 'string' ? op : op.def.name;
     const known = this.ops.get(name);
     if (!known || (typeof op !== 'string' && known !== op)) {
@@ -224,7 +248,7 @@ class Handle implements RealmHandle {
     return this.batches.add({
       kind: 'input',
       input: { kind: 'call', op: name, actor: plainActor(actor), params: normalized },
-    });
+    }) as Promise<RunResult<O>>;
   }
 
   request(request: ApiRequest): Promise<HandleResult> {

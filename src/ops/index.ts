@@ -86,3 +86,12 @@ export const OPERATIONS = [
   getMessages,
   getMessage,
 ] as const;
+
+/** The name of one of the built-in operations (`'editChannel'`, …). */
+export type OperationName = (typeof OPERATIONS)[number]['def']['name'];
+
+/** The built-in operation with the given name, with its parameter and data types. */
+export type OperationNamed<N extends OperationName> = Extract<
+  (typeof OPERATIONS)[number],
+  { readonly def: { readonly name: N } }
+>;

@@ -1,5 +1,6 @@
 import type { OpContext } from '../core/context';
 import type { RealmState } from '../core/state';
+import type { ParamsOf } from '../core/operation';
 import { sendMessage } from '../ops/messages/sendMessage';
 import { Prng } from './prng';
 
@@ -24,7 +25,7 @@ export interface TrafficOptions {
 
 export interface TrafficCall {
   readonly actor: { readonly userId: number };
-  readonly params: Record<string, unknown>;
+  readonly params: ParamsOf<typeof sendMessage>;
   readonly ctx: OpContext;
 }
 

@@ -2,9 +2,8 @@ import type { OpContext } from '../core/context';
 import type { AddressedEvent, ZulipEvent } from '../core/events';
 import type { OpResult, ZulipSuccess } from '../core/result';
 import type { RealmState } from '../core/state';
-import { OPERATIONS } from '../ops/index';
-
-type OpName = (typeof OPERATIONS)[number]['def']['name'];
+import { runDecoded, type DataOf, type ParamsArg, type ParamsOf } from '../core/operation';
+import { OPERATIONS, type OperationName, type OperationNamed } from '../ops/index';
 
 /**
  * A user's session over an evolving realm: each call runs an operation as that user and keeps
@@ -28,14 +27,20 @@ export class Session {
     this.state = state;
   }
 
-  /** Runs the named operation as this user, keeps the new state and returns the result. */
-  run(name: OpName, params: Record<string, unknown> = {}): OpResult {
+  /**
+   * Runs the named operation as this user, keeps the new state and returns the result. The
+   * parameters and the result are typed as the operation's own (`run('getOwnUser').body.user_id`).
+   */
+  run<N extends OperationName>(
+    name: N,
+    ...args: ParamsArg<ParamsOf<OperationNamed<N>>>
+  ): OpResult<DataOf<OperationNamed<N>>> {
     const op = OPERATIONS.find((o) => o.def.name === name);
     if (!op) throw new Error(`no operation ${name}`);
-    const result = op(this.state, { userId: this.userId }, params, this.ctx);
+    const result = runDecoded(op, this.state, { userId: this.userId }, args[0] ?? {}, this.ctx);
     this.state = result.state;
     this.results.push(result);
-    return result;
+    return result as OpResult<DataOf<OperationNamed<N>>>;
   }
 }
 
@@ -111,7 +116,9 @@ export function assertEvent(
  * expect(() => assertSuccess(getOwnUser(realm, { userId: 999 }))).toThrow(/failed/);
  * ```
  */
-export function assertSuccess(result: Pick<OpResult, 'status' | 'body'>): ZulipSuccess {
+export function assertSuccess<D extends object>(
+  result: Pick<OpResult<D>, 'status' | 'body'>,
+): ZulipSuccess<D> {
   if (result.body.result !== 'success') {
     throw new Error(`operation failed with ${result.status}: ${JSON.stringify(result.body)}`);
   }

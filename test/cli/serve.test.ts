@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -239,5 +239,33 @@ describe('chat-realm serve', () => {
     const simulate = await runCli(['help', 'simulate']);
     expect(simulate.code).toBe(0);
     expect(simulate.stdout).toMatch(/^Usage: chat-realm simulate/);
+  });
+});
+
+describe('command line basics', () => {
+  it('prints help with no arguments, and the version with --version', async () => {
+    const none = await inProcess([]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('Usage: chat-realm <command>');
+    const version = await inProcess(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('takes the port from PORT when --port is absent', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = String((blocker.address() as AddressInfo).port);
+    const before = process.env['PORT'];
+    process.env['PORT'] = port;
+    try {
+      const taken = await inProcess(['serve', '--memory']);
+      expect(taken.code).toBe(2);
+      expect(taken.stderr).toContain(`Port ${port} on 127.0.0.1 is taken`);
+    } finally {
+      if (before === undefined) delete process.env['PORT'];
+      else process.env['PORT'] = before;
+      blocker.close();
+    }
   });
 });

@@ -33,7 +33,7 @@ describe('createRealm / snapshotRealm', () => {
     const c = roundTrip(devSnapshot()) as unknown as { users: Array<Record<string, unknown>> };
     const hamlet = c.users.find((u) => u['user_id'] === 4)!;
     expect(hamlet['password']).toBeUndefined();
-    expect(String(hamlet['password_hash'])).toMatch(/^sha256i\$/);
+    expect(String(hamlet['password_hash'])).toMatch(/^scrypt\$15\$8\$1\$/);
   });
 
   it('export is idempotent on the dev fixture', () => {

@@ -290,7 +290,7 @@ describe('API examples', () => {
 
   // ARCHITECTURE.md shows an operation file: its relative imports start at src/ops/channels.
   it.each([
-    ['README.md', 4, 'src'],
+    ['README.md', 5, 'src'],
     ['docs/persistence.md', 2, 'src'],
     ['docs/ARCHITECTURE.md', 1, 'src/ops/channels'],
   ])('type-checks the code of %s', (doc, blocks, base) => {

@@ -97,6 +97,7 @@ describe('realm handle', () => {
   it('refuses operations it could not replay, and params that are not JSON', async () => {
     const { handle } = await fresh();
     await expect(handle.run('nope', hamlet, {})).rejects.toThrow(/nope is not among the handle's operations/);
+    // @ts-expect-error -- a bigint is not a string (and not JSON): refused at run time too
     await expect(handle.run(appendMark, hamlet, { mark: 10n })).rejects.toThrow(/JSON-serializable/);
     const other = await openRealm({ store: memoryStore(), snapshot: devSnapshot(), ctx });
     await expect(other.run(appendMark, hamlet, { mark: 'a' })).rejects.toThrow(TypeError);
@@ -104,6 +105,7 @@ describe('realm handle', () => {
 
   it('runs an operation on the JSON form of its params, as a replay will', async () => {
     const { handle, store } = await fresh();
+    // @ts-expect-error -- `extra` is not a parameter (reported as ignored at run time)
     await handle.run(appendMark, hamlet, { mark: 'z', extra: undefined });
     const again = await openRealm({ store, operations: ALL_OPS });
     expect(snapshotRealm(again.state)).toEqual(snapshotRealm(handle.state));

@@ -446,7 +446,7 @@ describe('loading changes with recorded hasher answers', () => {
  * An operation that looks at a secret's value in a way the redaction marker fails (a PIN of 12+
  * characters; the marker has 10): a stored change would not replay, so it must not be stored.
  */
-const setPin = defineOperation<{ pin_password: string }>({
+const setPin = defineOperation({
   name: 'testSetPin',
   method: 'POST',
   path: '/test/set_pin',

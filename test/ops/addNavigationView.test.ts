@@ -7,6 +7,7 @@ import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { expectRefused } from '../support/expect-result';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, testCtx, wire } from '../support/realm';
+import { loose } from '../support/loose';
 
 const OP = 'add-navigation-view';
 const state = devRealm();
@@ -264,17 +265,17 @@ describe('addNavigationView', () => {
 
   it('types decoded parameters strictly', () => {
     refused(
-      addNavigationView(state, as('hamlet'), { fragment: 5, is_pinned: true }),
+      loose(addNavigationView)(state, as('hamlet'), { fragment: 5, is_pinned: true }),
       state,
       'fragment is not a string',
     );
     refused(
-      addNavigationView(state, as('hamlet'), { fragment: 'x', is_pinned: 'true' }),
+      loose(addNavigationView)(state, as('hamlet'), { fragment: 'x', is_pinned: 'true' }),
       state,
       'is_pinned is not a boolean',
     );
     refused(
-      addNavigationView(state, as('hamlet'), { fragment: 'x', is_pinned: true, name: 3 }),
+      loose(addNavigationView)(state, as('hamlet'), { fragment: 'x', is_pinned: true, name: 3 }),
       state,
       'name is not a string',
     );

@@ -9,6 +9,7 @@ import { getMessages } from '../../src/ops/messages/getMessages';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
 import { NarrowContext } from '../../src/narrow';
 import { expectRefused } from '../support/expect-result';
+import { loose } from '../support/loose';
 import { expectValidResponse } from '../support/openapi';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 import { fcParams } from '../laws/runs';
@@ -339,7 +340,7 @@ describe('getMessages after sendMessage', () => {
             narrows.push([[{ operator: 'dm', operand: others.length > 0 ? others : [userId] }], readsRow]);
           }
           for (const [narrow, expected] of narrows) {
-            const r = getMessages(
+            const r = loose(getMessages)(
               state,
               { userId },
               { anchor: id, num_before: 0, num_after: 0, narrow },

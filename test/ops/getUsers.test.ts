@@ -14,6 +14,7 @@ import { getUsers } from '../../src/ops/users/getUsers';
 import { expectValidResponse } from '../support/openapi';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire } from '../support/realm';
+import { loose } from '../support/loose';
 
 const OP = 'get-users';
 const state = devRealm();
@@ -294,7 +295,7 @@ describe('getUsers', () => {
     bad({ include_custom_profile_fields: '"true"' }, 'include_custom_profile_fields is not a boolean');
     bad({ user_ids: '5' }, 'user_ids is not a list');
     bad({ user_ids: '[1,"a"]' }, 'user_ids[1] is not an integer');
-    expectError(getUsers(state, as('hamlet'), { user_ids: [true] }), state, 400, {
+    expectError(loose(getUsers)(state, as('hamlet'), { user_ids: [true] }), state, 400, {
       result: 'error',
       msg: 'user_ids[0] is not an integer',
       code: 'BAD_REQUEST',

@@ -10,6 +10,7 @@ import { arbParams, arbWireParams, CAST_NAMES, checkLibraryLaws, expectLawful } 
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 import { handleApiRequest } from '../../src/wire/handle';
 import { basicAuthHeader } from '../../src/wire/auth';
+import { loose } from '../support/loose';
 
 const OP = 'regenerate-bot-api-key';
 const state = devRealm();
@@ -107,7 +108,7 @@ describe('regenerateBotApiKey', () => {
       'This endpoint does not accept bot requests.',
     );
     expectError(
-      regenerateBotApiKey(state, as('polonius'), { bot_id: 'x' }),
+      loose(regenerateBotApiKey)(state, as('polonius'), { bot_id: 'x' }),
       state,
       'Not allowed for guest users',
     );
@@ -125,12 +126,12 @@ describe('regenerateBotApiKey', () => {
   });
 
   it('checks bot_id in library calls and routes only digits on the wire', () => {
-    expect(regenerateBotApiKey(state, as('hamlet'), { bot_id: '11' }).body).toEqual({
+    expect(loose(regenerateBotApiKey)(state, as('hamlet'), { bot_id: '11' }).body).toEqual({
       result: 'error',
       msg: 'bot_id is not an integer',
       code: 'BAD_REQUEST',
     });
-    expect(regenerateBotApiKey(state, as('hamlet'), {}).body).toMatchObject({
+    expect(loose(regenerateBotApiKey)(state, as('hamlet'), {}).body).toMatchObject({
       msg: "Missing 'bot_id' argument",
     });
     expect(wire(state, 'hamlet', 'POST', '/bots/abc/api_key/regenerate').status).toBe(404);

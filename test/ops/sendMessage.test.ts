@@ -8,6 +8,7 @@ import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
 import { expectRefused } from '../support/expect-result';
+import { loose } from '../support/loose';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 
@@ -23,7 +24,7 @@ const GENERAL_ONLY = 9;
 const NOW = 1795219200;
 
 const send = (state: RealmState, who: CastName, params: Record<string, unknown>) =>
-  sendMessage(state, as(who), params, testCtx());
+  loose(sendMessage)(state, as(who), params, testCtx());
 const toVerona = (extra: Record<string, unknown> = {}) => ({
   type: 'stream',
   to: 'Verona',

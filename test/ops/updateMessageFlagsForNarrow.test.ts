@@ -13,6 +13,7 @@ import {
 } from '../../src/ops/messages/updateMessageFlagsForNarrow';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
+import { loose } from '../support/loose';
 
 const OP = 'update-message-flags-for-narrow';
 const { hamlet, cordelia, othello, iago, polonius } = cast;
@@ -48,7 +49,7 @@ function verona10(readByHamlet: readonly number[] = []): Msg[] {
 }
 
 const call = (state: RealmState, who: CastName, params: Record<string, unknown>) =>
-  updateMessageFlagsForNarrow(state, as(who), params, testCtx());
+  loose(updateMessageFlagsForNarrow)(state, as(who), params, testCtx());
 
 const base = { anchor: 'oldest', flag: 'read', narrow: [], num_before: 0, num_after: 100, op: 'add' };
 
@@ -1202,7 +1203,7 @@ describe('updateMessageFlagsForNarrow', () => {
           { requiredKeys: [] },
         ),
         (actor, params) => {
-          const r = updateMessageFlagsForNarrow(dev, actor, params, testCtx());
+          const r = loose(updateMessageFlagsForNarrow)(dev, actor, params, testCtx());
           expectValidResponse(OP, r.status, r.body);
           if (r.status !== 200) {
             expect(r.state).toBe(dev);

@@ -9,6 +9,7 @@ import { updateProfileData } from '../../src/ops/users/updateProfileData';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, wire, type CastName } from '../support/realm';
+import { loose } from '../support/loose';
 
 const OP = 'update-profile-data';
 const state = devRealm();
@@ -232,7 +233,7 @@ describe('updateProfileData', () => {
       },
     );
     expectError(
-      updateProfileData(state, as('hamlet'), {}),
+      loose(updateProfileData)(state, as('hamlet'), {}),
       state,
       "Missing 'data' argument",
       'REQUEST_VARIABLE_MISSING',
@@ -245,7 +246,7 @@ describe('updateProfileData', () => {
   });
 
   it('ignores extra keys in items and reports unknown parameters', () => {
-    const r = updateProfileData(state, as('hamlet'), {
+    const r = loose(updateProfileData)(state, as('hamlet'), {
       data: [{ id: F.pronouns, value: 'he/him', extra: 1 }],
       foo: 'bar',
     });

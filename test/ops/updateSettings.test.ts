@@ -16,6 +16,7 @@ import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { expectRefused } from '../support/expect-result';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
 import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
+import { loose } from '../support/loose';
 
 const OP = 'update-settings';
 const state = devRealm();
@@ -199,7 +200,7 @@ describe('updateSettings', () => {
         'web_font_size_px is not an integer',
       );
       refused(
-        updateSettings(state, as('hamlet'), { full_name: 5 }, testCtx()),
+        loose(updateSettings)(state, as('hamlet'), { full_name: 5 }, testCtx()),
         state,
         'full_name is not a string',
       );

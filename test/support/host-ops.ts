@@ -15,7 +15,7 @@ import { FLAG_BITS } from '../../src/core/messages/flags';
 import { OPERATIONS } from '../../src/ops/index';
 
 /** Appends `mark` to the actor's full name: a read-modify-write, so concurrent writers conflict. */
-export const appendMark = defineOperation<{ mark: string }>({
+export const appendMark = defineOperation({
   name: 'testAppendMark',
   method: 'POST',
   path: '/test/append_mark',
@@ -39,7 +39,7 @@ export const appendMark = defineOperation<{ mark: string }>({
 });
 
 /** Creates a saved snippet whose title comes from the random source and date from the clock. */
-export const randomSnippet = defineOperation<{ content: string }>({
+export const randomSnippet = defineOperation({
   name: 'testRandomSnippet',
   method: 'POST',
   path: '/test/random_snippet',
@@ -66,7 +66,7 @@ export const randomSnippet = defineOperation<{ content: string }>({
 });
 
 /** Succeeds without changing anything. */
-export const noop = defineOperation<Record<string, never>>({
+export const noop = defineOperation({
   name: 'testNoop',
   method: 'GET',
   path: '/test/noop',
@@ -76,7 +76,7 @@ export const noop = defineOperation<Record<string, never>>({
 });
 
 /** Toggles the starred flag on the actor's first `count` messages (a stand-in for updateMessageFlagsForNarrow). */
-export const toggleStars = defineOperation<{ count: number }>({
+export const toggleStars = defineOperation({
   name: 'testToggleStars',
   method: 'POST',
   path: '/test/toggle_stars',

@@ -1,7 +1,7 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError, type ZulipError } from '../errors';
 import { isAnonymousGroup, type GroupSettingValue } from '../model/group-setting';
-import { isPlainObject, zulipIssue } from '../params';
+import { accepts, isPlainObject, zulipIssue } from '../params';
 import type { RealmState } from '../state';
 import { canonicalSettingValue, settingApiValue, settingValuesEqual } from './groups';
 import type { SettingRule } from './setting-rules';
@@ -21,9 +21,8 @@ export interface SettingChangeRequest {
  * The `{"new": …, "old"?: …}` change-request object of the PATCH endpoints. A bare value gets Zulip's
  * "does not have the expected format".
  */
-export const settingChangeRequestSchema: z.ZodType<SettingChangeRequest> = z
-  .unknown()
-  .transform((value, ctx) => {
+export const settingChangeRequestSchema = accepts<SettingChangeRequest>()(
+  z.unknown().transform((value, ctx) => {
     if (!isPlainObject(value)) {
       zulipIssue(ctx, '{var} does not have the expected format');
       return z.NEVER;
@@ -44,7 +43,8 @@ export const settingChangeRequestSchema: z.ZodType<SettingChangeRequest> = z
       return z.NEVER;
     }
     return { new: parsedNew.data, old: parsedOld.data };
-  });
+  }),
+);
 
 export type SettingChangeCheck =
   | { readonly kind: 'error'; readonly error: ZulipError }

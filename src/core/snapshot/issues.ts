@@ -1,3 +1,4 @@
+import { ChatRealmError } from '../branded-error';
 /** Problems found in a snapshot, each with its JSON path. */
 export interface SnapshotIssue {
   readonly path: string;
@@ -20,7 +21,8 @@ export interface SnapshotIssue {
  * }
  * ```
  */
-export class SnapshotError extends Error {
+export class SnapshotError extends ChatRealmError {
+  static override readonly brand = 'SnapshotError';
   readonly issues: readonly SnapshotIssue[];
   constructor(issues: readonly SnapshotIssue[]) {
     const shown = issues.slice(0, 20).map((i) => `${i.path}: ${i.message}`);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { USER_SETTING_DEFAULTS } from '../model/user-settings';
 
 /**

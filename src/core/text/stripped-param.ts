@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { codePointLength, zulipIssue } from '../params';
 import { stripUnicodeWhitespace } from './whitespace';
 
@@ -8,7 +8,7 @@ import { stripUnicodeWhitespace } from './whitespace';
  * stripped first, then `{var} cannot be blank` / `{var} is too long (limit: N characters)`,
  * lengths in code points. The parsed value is the stripped string.
  */
-export function strippedString(max?: number): z.ZodType<string> {
+export function strippedString(max?: number): z.ZodType<string, string> {
   return z
     .string()
     .transform(stripUnicodeWhitespace)

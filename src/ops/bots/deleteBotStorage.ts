@@ -1,12 +1,8 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
-
-interface Params {
-  keys?: readonly string[] | null;
-}
 
 /** Zulip's BotRequiredError (FL494): 400, `PERMISSION_DENIED`. */
 const notABot = () => zulipError('Must be a bot user', 'PERMISSION_DENIED');
@@ -32,7 +28,7 @@ const notABot = () => zulipError('Must be a bot user', 'PERMISSION_DENIED');
  * expect(unknownKey.body).toMatchObject({ result: 'error', msg: 'Key does not exist.' });
  * ```
  */
-export const deleteBotStorage = defineOperation<Params>({
+export const deleteBotStorage = defineOperation({
   name: 'deleteBotStorage',
   method: 'DELETE',
   path: '/bot_storage',

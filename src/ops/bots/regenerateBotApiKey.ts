@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { generateApiKey } from '../../core/context';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';
@@ -9,10 +9,6 @@ import { isGuest, isRealmAdmin } from '../../core/permissions/roles';
 import { edit, editRecord, failure, success } from '../../core/result';
 import { putUser } from '../../core/state-edit';
 import { humanAdminIds } from '../../core/users/realm-users';
-
-interface Params {
-  readonly bot_id: number;
-}
 
 /**
  * POST /api/v1/bots/{bot_id}/api_key/regenerate — https://zulip.com/api/regenerate-bot-api-key
@@ -35,7 +31,7 @@ interface Params {
  * expect(r.state.users.get(11)?.api_key).toBe(r.body['api_key']);
  * ```
  */
-export const regenerateBotApiKey = defineOperation<Params>({
+export const regenerateBotApiKey = defineOperation({
   name: 'regenerateBotApiKey',
   method: 'POST',
   path: '/bots/{bot_id}/api_key/regenerate',

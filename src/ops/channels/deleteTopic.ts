@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import { firstMessageIdInChannel, topicMessageIds, usersWithRows } from '../../core/messages/query';
@@ -8,23 +8,20 @@ import { deleteMessages, type MessageStore } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
 import type { Channel, User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { param, rawParam, zulipIssue } from '../../core/params';
+import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { hasContentAccess, isPublic, subscriberIds } from '../../core/permissions/channels';
 import { isGuest, isRealmAdmin } from '../../core/permissions/roles';
 import { edit, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { resetUserTopics } from '../../core/channels/reset-user-topics';
 
-interface Params {
-  readonly stream_id: number;
-  readonly topic_name: string;
-}
-
 /** Zulip's `NonNegativeInt` path id: any integer (the route only matches digits), not below 0. */
-const nonNegativeInt = z.unknown().superRefine((v, ctx) => {
-  if (typeof v !== 'number' || !Number.isInteger(v)) zulipIssue(ctx, '{var} is not an integer');
-  else if (v < 0) zulipIssue(ctx, '{var} is too small');
-}) as unknown as z.ZodType<number>;
+const nonNegativeInt = accepts<number>()(
+  z.unknown().superRefine((v, ctx) => {
+    if (typeof v !== 'number' || !Number.isInteger(v)) zulipIssue(ctx, '{var} is not an integer');
+    else if (v < 0) zulipIssue(ctx, '{var} is too small');
+  }) as unknown as z.ZodType<number>,
+);
 
 /**
  * POST /api/v1/streams/{stream_id}/delete_topic (Zulip operationId `delete-topic`):
@@ -45,7 +42,7 @@ const nonNegativeInt = z.unknown().superRefine((v, ctx) => {
  * expect(r.events.map((e) => e.event['type'])).toContain('delete_message');
  * ```
  */
-export const deleteTopic = defineOperation<Params>({
+export const deleteTopic = defineOperation({
   name: 'deleteTopic',
   method: 'POST',
   path: '/streams/{stream_id}/delete_topic',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam } from '../../core/params';
@@ -37,7 +37,7 @@ import { changeSettings, checkDeleteMessagePolicy } from './edit-channel/setting
  * expect(denied.state).toBe(realm);
  * ```
  */
-export const editChannel = defineOperation<Params>({
+export const editChannel = defineOperation({
   name: 'editChannel',
   method: 'PATCH',
   path: '/streams/{stream_id}',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import { defineOperation } from '../../core/operation';
@@ -7,10 +7,6 @@ import { isRealmAdmin } from '../../core/permissions/roles';
 import { edit, editRecord, failure, success } from '../../core/result';
 import { activeUserIds } from '../../core/users/realm-users';
 import type { RealmState } from '../../core/state';
-
-interface Params {
-  readonly order: readonly number[];
-}
 
 /**
  * PATCH /api/v1/channel_folders (Zulip operationId `patch-channel-folders`):
@@ -27,7 +23,7 @@ interface Params {
  * expect(r.state.channelFolders.get(3)?.order).toBe(0);
  * ```
  */
-export const reorderChannelFolders = defineOperation<Params>({
+export const reorderChannelFolders = defineOperation({
   name: 'reorderChannelFolders',
   method: 'PATCH',
   path: '/channel_folders',

@@ -1,11 +1,11 @@
 import { castDraft } from 'immer';
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkChannelName } from '../../core/channels/check-channel-name';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { AddressedEvent } from '../../core/events';
 import type { Channel, User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { param, zulipIssue } from '../../core/params';
+import { accepts, param, zulipIssue } from '../../core/params';
 import {
   canAdministerChannel,
   getChannelByName,
@@ -23,22 +23,19 @@ import { markChannelsRead, unsubscribeEvents, type Removal } from '../../core/ch
 
 type Principals = readonly string[] | readonly number[];
 
-interface Params {
-  readonly principals?: Principals | null;
-  readonly subscriptions: readonly string[];
-}
-
 /**
  * Zulip's `list[str] | list[int]` in pydantic's strict mode: a mixed or wrong list reports the
  * first union member's first error.
  */
-const principalsSchema = z.unknown().superRefine((v, ctx) => {
-  if (v === null) return;
-  if (!Array.isArray(v)) return zulipIssue(ctx, '{var}["list[str]"] is not a list');
-  if (v.every((x) => typeof x === 'string')) return;
-  if (v.every((x) => typeof x === 'number' && Number.isInteger(x))) return;
-  zulipIssue(ctx, `{var}["list[str]"][${v.findIndex((x) => typeof x !== 'string')}] is not a string`);
-}) as unknown as z.ZodType<Principals | null>;
+const principalsSchema = accepts<Principals | null>()(
+  z.unknown().superRefine((v, ctx) => {
+    if (v === null) return;
+    if (!Array.isArray(v)) return zulipIssue(ctx, '{var}["list[str]"] is not a list');
+    if (v.every((x) => typeof x === 'string')) return;
+    if (v.every((x) => typeof x === 'number' && Number.isInteger(x))) return;
+    zulipIssue(ctx, `{var}["list[str]"][${v.findIndex((x) => typeof x !== 'string')}] is not a string`);
+  }) as unknown as z.ZodType<Principals | null>,
+);
 
 /**
  * DELETE /api/v1/users/me/subscriptions (Zulip operationId `unsubscribe`):
@@ -57,7 +54,7 @@ const principalsSchema = z.unknown().superRefine((v, ctx) => {
  * expect(r.body).toMatchObject({ removed: ['Verona'], not_removed: [] });
  * ```
  */
-export const unsubscribe = defineOperation<Params>({
+export const unsubscribe = defineOperation({
   name: 'unsubscribe',
   method: 'DELETE',
   path: '/users/me/subscriptions',

@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import { SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { formatPath, isPlainObject, param } from '../../core/params';
+import { accepts, formatPath, isPlainObject, param } from '../../core/params';
 import { getSubscription, hasContentAccess } from '../../core/permissions/channels';
 import { edit, editRecord, failure, success } from '../../core/result';
 import { putSubscription } from '../../core/state-edit';
@@ -21,10 +21,6 @@ export type SubscriptionChange =
   | { readonly stream_id: number; readonly property: 'color'; readonly value: string }
   | { readonly stream_id: number; readonly property: BooleanProperty; readonly value: boolean };
 
-interface Params {
-  readonly subscription_data: readonly SubscriptionChange[];
-}
-
 /**
  * Python's `re.match(r"^#[0-9a-fA-F]{3,6}$", …)`: `$` also matches before a final newline, and
  * 3, 4, 5 or 6 digits pass.
@@ -39,9 +35,14 @@ function pythonStr(value: unknown): string {
 }
 
 /** Zulip's `SubscriptionPropertyChangeRequest` list, with its messages. */
-const subscriptionDataSchema: z.ZodType<readonly SubscriptionChange[]> = z
-  .unknown()
-  .transform((input, ctx) => {
+const subscriptionDataSchema = accepts<
+  readonly {
+    readonly stream_id: number;
+    readonly property: SubscriptionChange['property'];
+    readonly value: string | boolean;
+  }[]
+>()(
+  z.unknown().transform((input, ctx) => {
     const fail = (message: string): never => {
       ctx.addIssue({ code: 'custom', message, input: undefined });
       return z.NEVER as never;
@@ -78,7 +79,8 @@ const subscriptionDataSchema: z.ZodType<readonly SubscriptionChange[]> = z
       }
     }
     return out;
-  });
+  }),
+);
 
 /**
  * POST /api/v1/users/me/subscriptions/properties — https://zulip.com/api/update-subscription-settings
@@ -97,7 +99,7 @@ const subscriptionDataSchema: z.ZodType<readonly SubscriptionChange[]> = z
  * expect(r.events).toHaveLength(1);
  * ```
  */
-export const updateSubscriptionSettings = defineOperation<Params>({
+export const updateSubscriptionSettings = defineOperation({
   name: 'updateSubscriptionSettings',
   method: 'POST',
   path: '/users/me/subscriptions/properties',

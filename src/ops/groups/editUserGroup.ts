@@ -1,5 +1,5 @@
 import { castDraft, type Draft } from 'immer';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { GroupSettingValue } from '../../core/model/group-setting';
@@ -52,7 +52,7 @@ export const BOTS_MAY_EDIT_GROUPS_FEATURE_LEVEL = 496;
  * expect(r.state.groups.get(101)?.description).toBe('The cast of Hamlet');
  * ```
  */
-export const editUserGroup = defineOperation<Params>({
+export const editUserGroup = defineOperation({
   name: 'editUserGroup',
   method: 'PATCH',
   path: '/user_groups/{user_group_id}',

@@ -17,7 +17,7 @@ import { success } from '../../core/result';
  * expect(r.body).toMatchObject({ zulip_feature_level: 496, realm_name: 'Zulip Dev' });
  * ```
  */
-export const getServerSettings = defineOperation<Record<string, never>>({
+export const getServerSettings = defineOperation({
   name: 'getServerSettings',
   method: 'GET',
   path: '/server_settings',

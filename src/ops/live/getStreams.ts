@@ -1,12 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { streamsFor, type StreamsQuery } from '../../core/register/channels';
 import { isGuest } from '../../core/permissions/roles';
 import { failure, success } from '../../core/result';
-
-type Params = StreamsQuery & { readonly include_all_active?: boolean };
 
 /**
  * GET /api/v1/streams — https://zulip.com/api/get-streams
@@ -22,7 +20,7 @@ type Params = StreamsQuery & { readonly include_all_active?: boolean };
  * expect(r.body['streams']).toContainEqual(expect.objectContaining({ name: 'Verona' }));
  * ```
  */
-export const getStreams = defineOperation<Params>({
+export const getStreams = defineOperation({
   name: 'getStreams',
   method: 'GET',
   path: '/streams',

@@ -1,13 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { subscriptionLists } from '../../core/register/channels';
 import { failure, success } from '../../core/result';
-
-interface Params {
-  readonly include_subscribers?: boolean;
-}
 
 /**
  * GET /api/v1/users/me/subscriptions — https://zulip.com/api/get-subscriptions
@@ -22,7 +18,7 @@ interface Params {
  * expect(r.body['subscriptions']).toContainEqual(expect.objectContaining({ name: 'Verona' }));
  * ```
  */
-export const getSubscriptions = defineOperation<Params>({
+export const getSubscriptions = defineOperation({
   name: 'getSubscriptions',
   method: 'GET',
   path: '/users/me/subscriptions',

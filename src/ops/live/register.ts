@@ -1,24 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
-import type { ClientCapabilities, RegisterOptions } from '../../core/register/options';
+import type { RegisterOptions } from '../../core/register/options';
 import { registerState } from '../../core/register/register-state';
 import { failure, success } from '../../core/result';
-
-interface Params {
-  readonly apply_markdown?: boolean;
-  readonly client_gravatar?: boolean;
-  readonly include_subscribers?: boolean;
-  readonly slim_presence?: boolean;
-  readonly presence_history_limit_days?: number;
-  readonly event_types?: readonly string[];
-  readonly all_public_streams?: boolean;
-  readonly client_capabilities?: ClientCapabilities;
-  readonly fetch_event_types?: readonly string[];
-  readonly narrow?: ReadonlyArray<readonly string[]>;
-  readonly queue_lifespan_secs?: number;
-}
 
 /**
  * POST /api/v1/register — https://zulip.com/api/register-queue
@@ -35,7 +21,7 @@ interface Params {
  * expect(r.body).toMatchObject({ queue_id: null, last_event_id: -1, user_id: 4 });
  * ```
  */
-export const register = defineOperation<Params>({
+export const register = defineOperation({
   name: 'register',
   method: 'POST',
   path: '/register',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { zulipError } from '../../core/errors';
 import { getRowFlags } from '../../core/messages/rows';
 import { getMessage as readMessage } from '../../core/messages/store';
@@ -7,12 +7,6 @@ import { param } from '../../core/params';
 import { failure, success } from '../../core/result';
 import { NarrowContext } from '../../narrow';
 import { flagNames, messageDict } from './message-dict';
-
-interface Params {
-  message_id: number;
-  apply_markdown?: boolean;
-  allow_empty_topic_name?: boolean;
-}
 
 /**
  * GET /api/v1/messages/{message_id} — https://zulip.com/api/get-message
@@ -31,7 +25,7 @@ interface Params {
  * expect(r.body).toMatchObject({ message: { id: 101 }, raw_content: expect.any(String) });
  * ```
  */
-export const getMessage = defineOperation<Params>({
+export const getMessage = defineOperation({
   name: 'getMessage',
   method: 'GET',
   path: '/messages/{message_id}',

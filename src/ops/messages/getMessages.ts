@@ -1,41 +1,30 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { escapeHtmlText, renderMarkdown } from '../../core/markdown';
 import { getMessage as readMessage } from '../../core/messages/store';
 import { defineOperation } from '../../core/operation';
-import { param, rawParam, zulipIssue } from '../../core/params';
+import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
 import { DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
-import { renameGeneralChat, resolveAnchor } from './updateMessageFlagsForNarrow';
-
-interface Params {
-  allow_empty_topic_name?: boolean;
-  anchor?: string | number;
-  apply_markdown?: boolean;
-  client_gravatar?: boolean;
-  message_ids?: number[];
-  include_anchor?: boolean;
-  narrow?: NarrowTerm[] | null;
-  num_after?: number;
-  num_before?: number;
-  use_first_unread_anchor?: boolean;
-}
+import { renameGeneralChat, resolveAnchor, type NarrowInput } from './updateMessageFlagsForNarrow';
 
 /** Zulip's MAX_MESSAGES_PER_FETCH. */
 export const MAX_MESSAGES_PER_FETCH = 5000;
 
-const narrowSchema = z.unknown().transform((value, ctx) => {
-  if (value === null) return null;
-  const r = parseNarrow(value);
-  if (!r.ok) {
-    zulipIssue(ctx, r.msg);
-    return z.NEVER;
-  }
-  return r.terms;
-});
+const narrowSchema = accepts<readonly NarrowInput[] | null>()(
+  z.unknown().transform((value, ctx) => {
+    if (value === null) return null;
+    const r = parseNarrow(value);
+    if (!r.ok) {
+      zulipIssue(ctx, r.msg);
+      return z.NEVER;
+    }
+    return r.terms;
+  }),
+);
 
 /**
  * GET /api/v1/messages — https://zulip.com/api/get-messages
@@ -58,7 +47,7 @@ const narrowSchema = z.unknown().transform((value, ctx) => {
  * expect(r.body).toMatchObject({ found_newest: true, messages: expect.any(Array) });
  * ```
  */
-export const getMessages = defineOperation<Params>({
+export const getMessages = defineOperation({
   name: 'getMessages',
   method: 'GET',
   path: '/messages',

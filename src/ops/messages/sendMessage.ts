@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam, zulipIssue } from '../../core/params';
@@ -15,20 +15,6 @@ import {
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
 import { extractPrivateRecipients, extractStreamIndicator, type ToValue } from './send-recipients';
 import { deliverMessage, type Addressee } from './send-deliver';
-
-interface Params {
-  content: string;
-  forged?: string;
-  local_id?: string;
-  queue_id?: string;
-  read_by_sender?: boolean;
-  sender?: string;
-  to?: ToValue;
-  type: 'direct' | 'private' | 'stream' | 'channel';
-  time?: number;
-  topic?: string;
-  widget_content?: string;
-}
 
 const typeSchema = z.string().transform((value, ctx) => {
   if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
@@ -73,7 +59,7 @@ function escapeHtml(s: string): string {
  * expect(r.body).toMatchObject({ result: 'success', id: expect.any(Number) });
  * ```
  */
-export const sendMessage = defineOperation<Params>({
+export const sendMessage = defineOperation({
   name: 'sendMessage',
   method: 'POST',
   path: '/messages',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
@@ -9,22 +9,12 @@ import { isUnreadMuted } from '../../core/messages/unread-muting';
 import { hasContentAccess, isSubscribed } from '../../core/permissions/channels';
 import { isGuest } from '../../core/permissions/roles';
 import { defineOperation } from '../../core/operation';
-import { param, rawParam, zulipIssue } from '../../core/params';
+import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
-import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
-
-interface Params {
-  anchor: string | number;
-  flag: string;
-  include_anchor?: boolean;
-  narrow: NarrowTerm[];
-  num_after: number;
-  num_before: number;
-  op: string;
-}
+import { parseNarrow, type NarrowTerm, type Operand } from '../../narrow/terms';
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
@@ -48,14 +38,21 @@ const EDITABLE: Readonly<Record<string, number>> = {
   collapsed: FLAG_BITS.collapsed,
 };
 
-const narrowSchema = z.unknown().transform((value, ctx) => {
-  const r = parseNarrow(value);
-  if (!r.ok) {
-    zulipIssue(ctx, r.msg);
-    return z.NEVER;
-  }
-  return r.terms;
-});
+/** A narrow term as the library takes it: an object (the `negated` flag optional) or Zulip's legacy pair. */
+export type NarrowInput =
+  | { readonly operator: string; readonly operand: Operand; readonly negated?: boolean }
+  | readonly [operator: string, operand: string];
+
+const narrowSchema = accepts<readonly NarrowInput[]>()(
+  z.unknown().transform((value, ctx) => {
+    const r = parseNarrow(value);
+    if (!r.ok) {
+      zulipIssue(ctx, r.msg);
+      return z.NEVER;
+    }
+    return r.terms;
+  }),
+);
 // The library API may pass the anchor as a number; the wire always sends text.
 const anchorSchema = z.union([z.string(), z.int()]);
 
@@ -120,7 +117,7 @@ export function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
  * expect(r.body).toMatchObject({ found_newest: true });
  * ```
  */
-export const updateMessageFlagsForNarrow = defineOperation<Params>({
+export const updateMessageFlagsForNarrow = defineOperation({
   name: 'updateMessageFlagsForNarrow',
   method: 'POST',
   path: '/messages/flags/narrow',

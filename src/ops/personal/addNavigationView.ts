@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { to } from '../../core/events';
 import type { NavigationView } from '../../core/model/records';
@@ -6,12 +6,6 @@ import { defineOperation } from '../../core/operation';
 import { param, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import { strippedString } from '../../core/text/stripped-param';
-
-interface Params {
-  fragment: string;
-  is_pinned: boolean;
-  name?: string | null;
-}
 
 /** Zulip's built-in view fragments (exact, case-sensitive; `reminders` is the newest). */
 const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
@@ -42,7 +36,7 @@ const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
  * expect(r.events[0]?.event).toMatchObject({ type: 'navigation_view', op: 'add' });
  * ```
  */
-export const addNavigationView = defineOperation<Params>({
+export const addNavigationView = defineOperation({
   name: 'addNavigationView',
   method: 'POST',
   path: '/navigation_views',

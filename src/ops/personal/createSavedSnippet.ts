@@ -1,16 +1,11 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, type ZulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import type { SavedSnippet } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { codePointLength, rawParam } from '../../core/params';
+import { accepts, codePointLength, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
 import { pythonStrip, stripUnicodeWhitespace } from '../../core/text/whitespace';
-
-interface Params {
-  content: string;
-  title: string;
-}
 
 /** Zulip's `SavedSnippet.MAX_TITLE_LENGTH`. */
 const MAX_TITLE_LENGTH = 60;
@@ -33,14 +28,17 @@ const MAX_TITLE_LENGTH = 60;
  * expect(typeof r.body['saved_snippet_id']).toBe('number');
  * ```
  */
-export const createSavedSnippet = defineOperation<Params>({
+export const createSavedSnippet = defineOperation({
   name: 'createSavedSnippet',
   method: 'POST',
   path: '/saved_snippets',
   operationId: 'create-saved-snippet',
   // Only presence is checked by the parser: the content limit is a server setting (in the state),
   // so both values are validated in the handler, content first, as Zulip's parser would.
-  params: [rawParam('content', z.unknown(), { required: true }), rawParam('title', z.unknown())],
+  params: [
+    rawParam('content', accepts<string>()(z.unknown()), { required: true }),
+    rawParam('title', accepts<string>()(z.unknown())),
+  ],
   handler: ({ state, user, params, ctx, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
     const content = checkText('content', params.content, state.server.max_message_length);

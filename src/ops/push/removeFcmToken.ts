@@ -1,11 +1,8 @@
+import * as z from 'zod';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { codePointLength, rawParam } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
-
-interface Params {
-  token: string;
-}
 
 /** Zulip's limit on push token length. */
 const MAX_TOKEN_LENGTH = 4096;
@@ -29,13 +26,13 @@ const MAX_TOKEN_LENGTH = 4096;
  * expect(r.body).toEqual({ result: 'success', msg: '' });
  * ```
  */
-export const removeFcmToken = defineOperation<Params>({
+export const removeFcmToken = defineOperation({
   name: 'removeFcmToken',
   method: 'DELETE',
   path: '/users/me/android_gcm_reg_id',
   operationId: 'remove-fcm-token',
   guard: (_state, user) => (user.is_bot ? errors.notForBots() : undefined),
-  params: [rawParam('token', undefined, { required: true })],
+  params: [rawParam('token', z.string(), { required: true })],
   handler: ({ state, user, params, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
     const { token } = params;

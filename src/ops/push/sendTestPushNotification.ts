@@ -7,10 +7,6 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { testNotificationPayload } from './payload';
 
-interface Params {
-  token?: string;
-}
-
 /**
  * POST /api/v1/mobile_push/test_notification — https://zulip.com/api/test-notify (deprecated at FL420)
  *
@@ -38,7 +34,7 @@ interface Params {
  * expect(r.state).toBe(realm);
  * ```
  */
-export const sendTestPushNotification = defineOperation<Params>({
+export const sendTestPushNotification = defineOperation({
   name: 'sendTestPushNotification',
   method: 'POST',
   path: '/mobile_push/test_notification',

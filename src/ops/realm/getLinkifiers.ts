@@ -17,7 +17,7 @@ import { failure, success } from '../../core/result';
  * expect(r.body['linkifiers']).toHaveLength(2);
  * ```
  */
-export const getLinkifiers = defineOperation<Record<string, never>>({
+export const getLinkifiers = defineOperation({
   name: 'getLinkifiers',
   method: 'GET',
   path: '/realm/linkifiers',

@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import {
@@ -13,29 +13,23 @@ import {
 } from '../../core/messages/send-checks';
 import type { ScheduledMessage } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { param, rawParam, zulipIssue } from '../../core/params';
+import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
 import { directRecipientsForApi, scheduledMessageForApi } from './format';
 
 type RecipientType = 'stream' | 'private';
-interface Params {
-  scheduled_message_id: number;
-  type?: 'direct' | 'channel' | 'stream' | 'private';
-  to?: number | number[];
-  topic?: string;
-  content?: string;
-  scheduled_delivery_timestamp?: number;
-}
 
 /** `Json[int | list[int]]`: Zulip reports any mismatch against the first branch. */
-const toSchema = z.unknown().transform((value, ctx): number | number[] => {
-  if (Number.isSafeInteger(value)) return value as number;
-  if (Array.isArray(value) && value.every((v) => Number.isSafeInteger(v))) return value as number[];
-  zulipIssue(ctx, '{var}["int"] is not an integer');
-  return z.NEVER;
-});
+const toSchema = accepts<number | readonly number[]>()(
+  z.unknown().transform((value, ctx): number | number[] => {
+    if (Number.isSafeInteger(value)) return value as number;
+    if (Array.isArray(value) && value.every((v) => Number.isSafeInteger(v))) return value as number[];
+    zulipIssue(ctx, '{var}["int"] is not an integer');
+    return z.NEVER;
+  }),
+);
 
 const typeSchema = z.string().transform((value, ctx) => {
   if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
@@ -61,7 +55,7 @@ const futureError = (): ZulipError => errors.badRequest('Scheduled delivery time
  * expect(r.state.scheduledMessages.get(1)?.content).toBe('Lunch at one?');
  * ```
  */
-export const editScheduledMessage = defineOperation<Params>({
+export const editScheduledMessage = defineOperation({
   name: 'editScheduledMessage',
   method: 'PATCH',
   path: '/scheduled_messages/{scheduled_message_id}',

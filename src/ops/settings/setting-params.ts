@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { param, rawParam, zulipIssue, type ParamSpec } from '../../core/params';
 import { isUserSettingName, type UserSettingName } from '../../core/model/user-settings';
 import { isKnownTimezone } from '../../core/users/timezones';

@@ -8,6 +8,7 @@ import {
   type UserSettings,
 } from '../../core/model/user-settings';
 import { defineOperation } from '../../core/operation';
+import { declareParams } from '../../core/params';
 import { settingValueMembers } from '../../core/permissions/groups';
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { edit, failure, success, type OpResult } from '../../core/result';
@@ -41,6 +42,20 @@ type Params = Partial<Record<UserSettingName, unknown>> & {
   timezone?: string;
 };
 
+/** What the library accepts: any settings (decoded values), the account fields, `target_users`. */
+type SettingsInput = Partial<UserSettings> & {
+  readonly email?: string;
+  readonly full_name?: string;
+  readonly new_password?: string;
+  readonly old_password?: string;
+  readonly target_users?: {
+    readonly user_ids?: readonly number[];
+    readonly group_ids?: readonly number[];
+    readonly skip_if_already_edited: boolean;
+  };
+  readonly timezone?: string;
+};
+
 /** One week: Zulip's limit for the email batching period. */
 const MAX_BATCHING_PERIOD = 7 * 24 * 60 * 60;
 
@@ -67,14 +82,14 @@ const MAX_BATCHING_PERIOD = 7 * 24 * 60 * 60;
  * expect(r.events.map((e) => e.event['type'])).toContain('user_settings');
  * ```
  */
-export const updateSettings = defineOperation<Params>({
+export const updateSettings = defineOperation({
   name: 'updateSettings',
   method: 'PATCH',
   path: '/settings',
   operationId: 'update-settings',
   // `@human_users_only` runs before the parameters are parsed.
   guard: (_state, user) => (user.is_bot ? errors.notForBots() : undefined),
-  params: settingsParams(USER_SETTING_DEFAULTS),
+  params: declareParams<SettingsInput, Params>(settingsParams(USER_SETTING_DEFAULTS)),
   handler: ({ state, user, params, ctx, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
     // Zulip collects every given setting, in declaration order, before branching.

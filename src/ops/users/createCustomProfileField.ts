@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import type { CustomProfileField, CustomProfileFieldType } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { codePointLength, isPlainObject, param, rawParam, zulipIssue } from '../../core/params';
+import { accepts, codePointLength, isPlainObject, param, rawParam, zulipIssue } from '../../core/params';
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { edit, failure, success } from '../../core/result';
 import { pythonStrip } from '../../core/text/whitespace';
@@ -19,39 +19,30 @@ import {
 /** `field_data`: an object whose values are strings or string → string objects. */
 type FieldData = Readonly<Record<string, string | Readonly<Record<string, string>>>>;
 
-interface Params {
-  readonly field_type: number;
-  readonly name?: string;
-  readonly hint?: string;
-  readonly field_data?: FieldData;
-  readonly display_in_profile_summary?: boolean;
-  readonly required?: boolean;
-  readonly editable_by_user?: boolean;
-  readonly use_for_user_matching?: boolean;
-}
-
 /** Zulip parses each value as `dict[str, str] | str`; a wrong value reports the dict branch. */
-const fieldDataSchema: z.ZodType<FieldData> = z.unknown().transform((value, ctx): FieldData => {
-  if (!isPlainObject(value)) {
-    zulipIssue(ctx, '{var} is not a dict');
-    return z.NEVER;
-  }
-  for (const [key, v] of Object.entries(value)) {
-    if (typeof v === 'string') continue;
-    const at = `{var}[${JSON.stringify(key)}]["dict[str,str]"]`;
-    if (!isPlainObject(v)) {
-      zulipIssue(ctx, `${at} is not a dict`);
+const fieldDataSchema = accepts<FieldData>()(
+  z.unknown().transform((value, ctx): FieldData => {
+    if (!isPlainObject(value)) {
+      zulipIssue(ctx, '{var} is not a dict');
       return z.NEVER;
     }
-    for (const [k, s] of Object.entries(v)) {
-      if (typeof s !== 'string') {
-        zulipIssue(ctx, `${at}[${JSON.stringify(k)}] is not a string`);
+    for (const [key, v] of Object.entries(value)) {
+      if (typeof v === 'string') continue;
+      const at = `{var}[${JSON.stringify(key)}]["dict[str,str]"]`;
+      if (!isPlainObject(v)) {
+        zulipIssue(ctx, `${at} is not a dict`);
         return z.NEVER;
       }
+      for (const [k, s] of Object.entries(v)) {
+        if (typeof s !== 'string') {
+          zulipIssue(ctx, `${at}[${JSON.stringify(k)}] is not a string`);
+          return z.NEVER;
+        }
+      }
     }
-  }
-  return value as FieldData;
-});
+    return value as FieldData;
+  }),
+);
 
 const DEFAULT_EXTERNAL_ACCOUNTS: Readonly<Record<string, string>> = {
   twitter: 'Twitter username',
@@ -127,7 +118,7 @@ function checkExternalAccountData(data: FieldData): string | undefined {
  * expect(r.body['id']).toBe(10);
  * ```
  */
-export const createCustomProfileField = defineOperation<Params>({
+export const createCustomProfileField = defineOperation({
   name: 'createCustomProfileField',
   method: 'POST',
   path: '/realm/profile_fields',

@@ -24,7 +24,7 @@ export function lastRowId(rows: UserRows | undefined): number {
  * expect(r.body).toMatchObject({ user_id: 4, full_name: 'King Hamlet', is_admin: false });
  * ```
  */
-export const getOwnUser = defineOperation<Record<string, never>>({
+export const getOwnUser = defineOperation({
   name: 'getOwnUser',
   method: 'GET',
   path: '/users/me',

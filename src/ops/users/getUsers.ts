@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
@@ -12,12 +12,6 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { formatUser, type ApiUser } from '../../core/users/format';
 import { inaccessibleUserRecord, type InaccessibleUser } from '../../core/users/inaccessible-user';
-
-interface Params {
-  readonly client_gravatar?: boolean;
-  readonly include_custom_profile_fields?: boolean;
-  readonly user_ids?: readonly number[];
-}
 
 /**
  * Spectators may list users only when the server and the realm allow web-public access and the
@@ -45,7 +39,7 @@ export function spectatorsAllowed(state: RealmState): boolean {
  * expect(r.body['members']).toMatchObject([{ user_id: 2, full_name: 'Iago' }, { user_id: 4, full_name: 'King Hamlet' }]);
  * ```
  */
-export const getUsers = defineOperation<Params>({
+export const getUsers = defineOperation({
   name: 'getUsers',
   method: 'GET',
   path: '/users',

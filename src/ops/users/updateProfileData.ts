@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors, zulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { isPlainObject, param, zulipIssue } from '../../core/params';
+import { accepts, isPlainObject, param, zulipIssue } from '../../core/params';
 import { isRealmAdmin } from '../../core/permissions/roles';
 import { userIdsWhoCanAccess } from '../../core/permissions/user-access';
 import { edit, editRecord, failure, success } from '../../core/result';
@@ -13,13 +13,9 @@ import { renderMarkdown } from '../../core/markdown';
 
 type ProfileValue = string | readonly number[] | null;
 
-interface Item {
+export interface ProfileDataItem {
   readonly id: number;
   readonly value: ProfileValue;
-}
-
-interface Params {
-  readonly data: readonly Item[];
 }
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
@@ -28,40 +24,42 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInt
  * `list[{id: int, value: str | list[int] | null}]`, strict, extra keys ignored. A wrong value
  * reports the first union branch (`data[0]["value"]["str"] is not a string`), as pydantic does.
  */
-const dataSchema: z.ZodType<readonly Item[]> = z.unknown().transform((value, ctx): readonly Item[] => {
-  if (!Array.isArray(value)) {
-    zulipIssue(ctx, '{var} is not a list');
-    return z.NEVER;
-  }
-  const items: Item[] = [];
-  for (const [i, item] of value.entries()) {
-    const at = `{var}[${i}]`;
-    if (!isPlainObject(item)) {
-      zulipIssue(ctx, `${at} is not a dict`);
+const dataSchema = accepts<readonly ProfileDataItem[]>()(
+  z.unknown().transform((value, ctx): readonly ProfileDataItem[] => {
+    if (!Array.isArray(value)) {
+      zulipIssue(ctx, '{var} is not a list');
       return z.NEVER;
     }
-    if (!('id' in item)) {
-      zulipIssue(ctx, `${at}["id"] field is missing: Field required`);
-      return z.NEVER;
+    const items: ProfileDataItem[] = [];
+    for (const [i, item] of value.entries()) {
+      const at = `{var}[${i}]`;
+      if (!isPlainObject(item)) {
+        zulipIssue(ctx, `${at} is not a dict`);
+        return z.NEVER;
+      }
+      if (!('id' in item)) {
+        zulipIssue(ctx, `${at}["id"] field is missing: Field required`);
+        return z.NEVER;
+      }
+      if (!isInt(item['id'])) {
+        zulipIssue(ctx, `${at}["id"] is not an integer`);
+        return z.NEVER;
+      }
+      if (!('value' in item)) {
+        zulipIssue(ctx, `${at}["value"] field is missing: Field required`);
+        return z.NEVER;
+      }
+      const v = item['value'];
+      const ok = v === null || typeof v === 'string' || (Array.isArray(v) && v.every(isInt));
+      if (!ok) {
+        zulipIssue(ctx, `${at}["value"]["str"] is not a string`);
+        return z.NEVER;
+      }
+      items.push({ id: item['id'], value: v as ProfileValue });
     }
-    if (!isInt(item['id'])) {
-      zulipIssue(ctx, `${at}["id"] is not an integer`);
-      return z.NEVER;
-    }
-    if (!('value' in item)) {
-      zulipIssue(ctx, `${at}["value"] field is missing: Field required`);
-      return z.NEVER;
-    }
-    const v = item['value'];
-    const ok = v === null || typeof v === 'string' || (Array.isArray(v) && v.every(isInt));
-    if (!ok) {
-      zulipIssue(ctx, `${at}["value"]["str"] is not a string`);
-      return z.NEVER;
-    }
-    items.push({ id: item['id'], value: v as ProfileValue });
-  }
-  return items;
-});
+    return items;
+  }),
+);
 
 /**
  * PATCH /api/v1/users/me/profile_data — https://zulip.com/api/update-profile-data
@@ -84,7 +82,7 @@ const dataSchema: z.ZodType<readonly Item[]> = z.unknown().transform((value, ctx
  * expect(r.events[0]?.event).toMatchObject({ type: 'realm_user', op: 'update' });
  * ```
  */
-export const updateProfileData = defineOperation<Params>({
+export const updateProfileData = defineOperation({
   name: 'updateProfileData',
   method: 'PATCH',
   path: '/users/me/profile_data',

@@ -7,7 +7,7 @@ import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
-import { parseNarrow, type NarrowTerm } from '../../narrow/terms';
+import { parseNarrow } from '../../narrow/terms';
 import { DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
 import { renameGeneralChat, resolveAnchor, type NarrowInput } from './updateMessageFlagsForNarrow';
 

@@ -13,7 +13,7 @@ import {
   truncateTopic,
 } from '../../core/messages/send-checks';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
-import { extractPrivateRecipients, extractStreamIndicator, type ToValue } from './send-recipients';
+import { extractPrivateRecipients, extractStreamIndicator } from './send-recipients';
 import { deliverMessage, type Addressee } from './send-deliver';
 
 const typeSchema = z.string().transform((value, ctx) => {

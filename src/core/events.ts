@@ -22,7 +22,7 @@ export type ZulipEvent =
     } & Extra)
   | ({
       readonly type: 'realm_user';
-      readonly op: 'update';
+      readonly op: 'update' | 'add';
       readonly person: { readonly user_id: number } & Extra;
     } & Extra)
   | ({

@@ -4,6 +4,7 @@ import { FLAG_BITS } from '../../src/core/messages/flags';
 import { getRowFlags } from '../../src/core/messages/rows';
 import { allMessages, getMessage as readMessage } from '../../src/core/messages/store';
 import { createRealm } from '../../src/core/snapshot/create';
+import { snapshotRealm } from '../../src/core/snapshot/export';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
@@ -509,5 +510,86 @@ describe('sendMessage: other parameters', () => {
     const c = send(a.state, 'hamlet', toVerona({ content: 'c' }));
     expect(ok(c).id).toBe(ok(a).id + 1);
     expect(readMessage(a.state.messages, ok(c).id)).toBeUndefined();
+  });
+});
+
+describe('a guest who gains access to users through a direct message', () => {
+  // Zulip's get_recipients_for_user_creation_events / notify_created_user (zerver/actions/message_send.py).
+  const realm = createRealm({
+    format: 'chat-realm.snapshot/1',
+    now: NOW,
+    realm: { can_access_all_users_group: 'role:members' },
+    users: [
+      {
+        user_id: 1,
+        email: 'one@example.com',
+        full_name: 'One',
+        role: 400,
+        date_joined: '2026-01-01T00:00:00+00:00',
+        api_key: 'key00000000000000000000000000001',
+      },
+      {
+        user_id: 2,
+        email: 'guest@example.com',
+        full_name: 'Guest',
+        role: 600,
+        date_joined: '2026-01-01T00:00:00+00:00',
+        api_key: 'key00000000000000000000000000002',
+      },
+      {
+        user_id: 3,
+        email: 'three@example.com',
+        full_name: 'Three',
+        role: 400,
+        date_joined: '2026-01-01T00:00:00+00:00',
+        api_key: 'key00000000000000000000000000003',
+      },
+    ],
+  });
+  const dm = (state: RealmState, from: number, to: number[]) =>
+    sendMessage(state, { userId: from }, { type: 'direct', to, content: 'Hi' }, testCtx());
+
+  it('learns of the sender (realm_user add, before the message) on the first message only', () => {
+    const first = dm(realm, 1, [2]);
+    expect(first.status).toBe(200);
+    const adds = first.events.filter((e) => e.event.type === 'realm_user');
+    expect(adds).toEqual([
+      {
+        event: {
+          type: 'realm_user',
+          op: 'add',
+          person: expect.objectContaining({ user_id: 1, full_name: 'One' }),
+        },
+        users: [2],
+      },
+    ]);
+    expect(first.events.findIndex((e) => e.event.type === 'realm_user')).toBeLessThan(
+      first.events.findIndex((e) => e.event.type === 'message'),
+    );
+    for (const e of adds) expectValidEvent(e.event);
+    const again = dm(first.state, 1, [2]);
+    expect(again.events.filter((e) => e.event.type === 'realm_user')).toEqual([]);
+  });
+
+  it('in a group conversation, learns of every human participant it could not see', () => {
+    const r = dm(realm, 1, [2, 3]);
+    expect(r.status).toBe(200);
+    const added = r.events
+      .filter((e) => e.event.type === 'realm_user')
+      .map((e) => [(e.event as { person: { user_id: number } }).person.user_id, e.users]);
+    expect(added).toEqual([
+      [1, [2]],
+      [3, [2]],
+    ]);
+  });
+
+  it('sends nothing when every user may see every other user', () => {
+    const snapshot = snapshotRealm(realm);
+    const settings = snapshot.realm as Record<string, unknown>;
+    const open = createRealm({
+      ...snapshot,
+      realm: { ...settings, can_access_all_users_group: 'role:everyone' },
+    });
+    expect(dm(open, 1, [2]).events.filter((e) => e.event.type === 'realm_user')).toEqual([]);
   });
 });

@@ -25,6 +25,7 @@ import {
 import { failure, success, type OpResult } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { flagNames, messageDict } from './message-dict';
+import { accessGainedEvents } from './send-access-events';
 
 /** A checked addressee: a channel and (truncated) topic, or a conversation's sorted participants. */
 export type Addressee =
@@ -194,6 +195,11 @@ export function deliverMessage(
     }
   }
 
+  if (!isStream) {
+    // Guests who gain access to users through this conversation learn of them first.
+    const others = target.participants.filter((u) => u !== sender.user_id);
+    events.push(...accessGainedEvents(state, sender, others.length > 0 ? others : [sender.user_id]));
+  }
   events.push(...messageEvents(next, id, sender.user_id, rows, opts));
   return success(next, {
     ignored: opts.ignored,

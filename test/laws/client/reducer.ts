@@ -43,6 +43,8 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       switch (event.op) {
         case 'update':
           return realmUserUpdate(view, event.person as Obj);
+        case 'add':
+          return realmUserAdd(view, event.person as Obj);
         case 'remove':
           delete view.users[event.person.user_id];
           return;
@@ -255,6 +257,22 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     default:
       return unreachable(event);
   }
+}
+
+/** A user the client did not know (a guest gaining access): Zulip's whole person object. */
+function realmUserAdd(view: ClientView, person: Obj): void {
+  const profile: Record<string, string> = {};
+  for (const [id, v] of Object.entries((person['profile_data'] ?? {}) as Record<string, { value: string }>))
+    profile[id] = v.value;
+  view.users[num(person['user_id'])] = {
+    full_name: person['full_name'] as string,
+    email: person['email'] as string,
+    delivery_email: person['delivery_email'] as string | null,
+    timezone: person['timezone'] as string,
+    avatar_url: person['avatar_url'] as string | null,
+    avatar_version: person['avatar_version'] as number,
+    profile_data: profile,
+  };
 }
 
 function realmUserUpdate(view: ClientView, person: Obj): void {

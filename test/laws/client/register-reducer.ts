@@ -158,6 +158,16 @@ function realmUser(state: State, e: Dict, meId: number): void {
       state[key] = arr(state[key]).filter((u) => u['user_id'] !== id);
     return;
   }
+  if (e['op'] === 'add') {
+    // A user the client could not see (a guest gaining access): the whole person, replacing any
+    // "Unknown user" placeholder, in the list its `is_active` says, in id order as register sends.
+    const { is_active: active, ...rest } = person;
+    for (const key of ['realm_users', 'realm_non_active_users'])
+      state[key] = arr(state[key]).filter((u) => u['user_id'] !== id);
+    const key = active === false ? 'realm_non_active_users' : 'realm_users';
+    state[key] = [...arr(state[key]), rest].sort((a, b) => num(a['user_id']) - num(b['user_id']));
+    return;
+  }
   const user = usersOf(state).find((u) => u['user_id'] === id);
   for (const [k, v] of Object.entries(person)) {
     if (k === 'user_id') continue;

@@ -71,6 +71,7 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
   const userIds = [...state.users.keys()];
   const folders = [...state.channelFolders.keys()];
   const topics = [...new Set([...allMessages(state.messages)].map((m) => m.topic))];
+  const messageIds = [...allMessages(state.messages)].map((m) => m.id);
   const scheduled = [...state.scheduledMessages.values()];
   const bots = [...state.users.values()].filter((u) => u.is_bot);
   const fields = [...state.customProfileFields.values()];
@@ -369,7 +370,11 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
     call(
       ops.getMessage,
       anyone,
-      fc.integer({ min: 1, max: 200 }).map((message_id) => ({ message_id })),
+      // Mostly ids that exist (so a run has successes to check), sometimes any id.
+      (messageIds.length > 0
+        ? fc.oneof({ arbitrary: fc.constantFrom(...messageIds), weight: 4 }, fc.integer({ min: 1, max: 200 }))
+        : fc.integer({ min: 1, max: 200 })
+      ).map((message_id) => ({ message_id })),
     ),
   ];
   return byOp;

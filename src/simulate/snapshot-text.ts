@@ -2,6 +2,7 @@ import { EMPTY_STORE, allMessages, type MessageRecord } from '../core/messages/s
 import { bitsToFlags } from '../core/messages/flags';
 import { chunkIndexFor, lowerBound } from '../core/messages/rows';
 import { snapshotRealm } from '../core/snapshot/export';
+import { messageSnapshotFields } from '../core/snapshot/export-messages';
 import type { RealmState } from '../core/state';
 
 /**
@@ -41,20 +42,8 @@ export function* snapshotText(
       if (pending.length === 0) return;
       const flags = batchFlags(state, pending[0]!.id, pending[pending.length - 1]!.id);
       for (const m of pending) {
-        const target =
-          m.stream_id !== null
-            ? { stream_id: m.stream_id, topic: m.topic }
-            : { to: dmRecipients(m.participants ?? [], m.sender_id) };
         const out = {
-          id: m.id,
-          sender_id: m.sender_id,
-          ...target,
-          content: m.content,
-          timestamp: m.timestamp,
-          has_link: m.has_link,
-          has_attachment: m.has_attachment,
-          has_image: m.has_image,
-          reactions: m.reactions.map((r) => ({ ...r })),
+          ...messageSnapshotFields(m),
           flags: flags.get(m.id) ?? {},
         };
         yield `${n++ === 0 ? '' : ','}${JSON.stringify(out)}`;
@@ -97,9 +86,4 @@ function batchFlags(state: RealmState, lo: number, hi: number): Map<number, Reco
     }
   }
   return out;
-}
-
-function dmRecipients(participants: readonly number[], sender: number): number[] {
-  const others = participants.filter((p) => p !== sender);
-  return others.length > 0 ? others : [sender];
 }

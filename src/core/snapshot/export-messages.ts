@@ -107,6 +107,25 @@ export function dmRecipients(participants: readonly number[], sender: number): n
   return others.length > 0 ? others : [sender];
 }
 
+/** A message's snapshot fields but `flags`, in the snapshot's key order. */
+export function messageSnapshotFields(m: MessageRecord) {
+  const target =
+    m.stream_id !== null
+      ? { stream_id: m.stream_id, topic: m.topic }
+      : { to: dmRecipients(m.participants ?? [], m.sender_id) };
+  return {
+    id: m.id,
+    sender_id: m.sender_id,
+    ...target,
+    content: m.content,
+    timestamp: m.timestamp,
+    has_link: m.has_link,
+    has_attachment: m.has_attachment,
+    has_image: m.has_image,
+    reactions: m.reactions.map((r) => ({ ...r })),
+  };
+}
+
 /** Flag names by bits, computed once per distinct value. */
 export class FlagNames {
   // Indexed by the 16 flag bits (a holey array: only the values met are filled).

@@ -1,4 +1,4 @@
-import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-messages';
+import { FlagNames, flagsJson, messageBlocks, messageSnapshotFields } from './export-messages';
 import type { GroupSettingValue } from '../model/group-setting';
 import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
@@ -147,21 +147,7 @@ function snapshotMessages(state: RealmState): unknown[] {
       const m = records[k]!;
       const from = start[k]!;
       const to = start[k + 1]!;
-      const target =
-        m.stream_id !== null
-          ? { stream_id: m.stream_id, topic: m.topic }
-          : { to: dmRecipients(m.participants ?? [], m.sender_id) };
-      const message = {
-        id: m.id,
-        sender_id: m.sender_id,
-        ...target,
-        content: m.content,
-        timestamp: m.timestamp,
-        has_link: m.has_link,
-        has_attachment: m.has_attachment,
-        has_image: m.has_image,
-        reactions: m.reactions.map((r) => ({ ...r })),
-      };
+      const message = messageSnapshotFields(m);
       let built: Record<string, string[]> | undefined;
       Object.defineProperty(message, 'flags', {
         enumerable: true,

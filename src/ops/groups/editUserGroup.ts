@@ -1,5 +1,5 @@
 import { castDraft, type Draft } from 'immer';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { GroupSettingValue } from '../../core/model/group-setting';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
@@ -44,14 +44,17 @@ export type NarrowInput =
   | readonly [operator: string, operand: string];
 
 const narrowSchema = accepts<readonly NarrowInput[]>()(
-  z.unknown().transform((value, ctx) => {
-    const r = parseNarrow(value);
-    if (!r.ok) {
-      zulipIssue(ctx, r.msg);
-      return z.NEVER;
-    }
-    return r.terms;
-  }),
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx) => {
+      const r = parseNarrow(value);
+      if (!r.ok) {
+        zulipIssue(ctx, r.msg);
+        return z.NEVER;
+      }
+      return r.terms;
+    }),
+  ),
 );
 // The library API may pass the anchor as a number; the wire always sends text.
 const anchorSchema = z.union([z.string(), z.int()]);
@@ -127,8 +130,8 @@ export const updateMessageFlagsForNarrow = defineOperation({
     rawParam('flag', z.string(), { required: true }),
     param('include_anchor', z.boolean()),
     param('narrow', narrowSchema, { required: true }),
-    param('num_after', z.int().nonnegative(), { required: true }),
-    param('num_before', z.int().nonnegative(), { required: true }),
+    param('num_after', z.int().check(z.nonnegative()), { required: true }),
+    param('num_before', z.int().check(z.nonnegative()), { required: true }),
     rawParam('op', z.string(), { required: true }),
   ],
   handler: ({ state, user, params, ignored }) => {

@@ -9,7 +9,7 @@ import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow } from '../../narrow/terms';
 import { DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
-import { renameGeneralChat, resolveAnchor, type NarrowInput } from './updateMessageFlagsForNarrow';
+import { renameGeneralChat, resolveAnchor, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_FETCH. */
 export const MAX_MESSAGES_PER_FETCH = 5000;

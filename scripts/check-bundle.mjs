@@ -11,6 +11,7 @@
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -63,7 +64,7 @@ const SHOWN = [
   'updateSettings',
   'sendMessage',
 ];
-const operations = Object.entries(await import(core))
+const operations = Object.entries(await import(pathToFileURL(core).href))
   .filter(([, v]) => typeof v === 'function' && 'def' in v)
   .map(([name]) => name);
 const opSizes = {};

@@ -31,6 +31,7 @@ export class MessageLoader {
   private bits = new Uint8Array(1024);
   private readonly content: string[] = [];
   private readonly topics: Array<string | undefined> = [];
+  private readonly topicNames = new Map<string, string>();
   private readonly conversations: Array<string | undefined> = [];
   private readonly reactions: Array<readonly [number, readonly Reaction[]]> = [];
   /** Per user: row ids and flag bits, and how many are used. */
@@ -185,7 +186,12 @@ export class MessageLoader {
     const channel = m.stream_id !== undefined;
     if (channel) {
       this.recipient[k] = m.stream_id!;
-      this.topics[k] = m.topic ?? '';
+      // One string per distinct topic: a parsed line's own copy dies young instead of being
+      // kept (and copied into the old generation) until the store is built.
+      const topic = m.topic ?? '';
+      let shared = this.topicNames.get(topic);
+      if (shared === undefined) this.topicNames.set(topic, (shared = topic));
+      this.topics[k] = shared;
       this.conversations[k] = undefined;
     } else {
       this.topics[k] = undefined;

@@ -83,16 +83,24 @@ export class SnapshotStreamReader {
 
   constructor(private readonly options: RealmOptions = {}) {}
 
-  /** Feeds the next chunk of text. */
+  /**
+   * Feeds the next chunk of text. Only the line cut by the chunk's start is joined to what came
+   * before (not the whole chunk, which would copy every chunk once more); a line longer than a
+   * chunk (a busy user's rows) gathers its pieces until its newline.
+   */
   push(chunk: string): void {
-    let text = this.rest + chunk;
-    let from = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-      this.take(text.slice(from, nl));
+    let nl = chunk.indexOf('\n');
+    if (nl < 0) {
+      this.rest += chunk;
+      return;
+    }
+    this.take(this.rest === '' ? chunk.slice(0, nl) : this.rest + chunk.slice(0, nl));
+    let from = nl + 1;
+    for (nl = chunk.indexOf('\n', from); nl >= 0; nl = chunk.indexOf('\n', from)) {
+      this.take(chunk.slice(from, nl));
       from = nl + 1;
     }
-    text = from === 0 ? text : text.slice(from);
-    this.rest = text;
+    this.rest = chunk.slice(from);
   }
 
   /** The realm, or a `SnapshotError` listing every problem. */

@@ -108,7 +108,8 @@ export class RealmAssembly {
         'stream format 2 gives rows on user lines, not in messages',
       );
     const m = checkMessage(raw, index, this.shapes);
-    if (m !== undefined && this.loader !== undefined) this.loader.addRows(m, index, NO_ROWS);
+    if (m === undefined) this.loader?.lost();
+    else this.loader?.addRows(m, index, NO_ROWS);
   }
 
   /** Stream format 2: one user's rows, from the `line`-th row line (`MessageLoader.addUserRows`). */
@@ -128,6 +129,7 @@ export class RealmAssembly {
 
   /** A message that could not even be read (a streamed line that is not JSON). */
   problem(index: number, message: string): void {
+    this.loader?.lost();
     this.shapes.add(['messages', index], message);
   }
 

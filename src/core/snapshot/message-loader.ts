@@ -51,6 +51,8 @@ export class MessageLoader {
   private everyCount = 0;
   private kinds: MessageKinds | undefined;
   private readonly rowUsers = new Set<number>();
+  /** A message could not be read: rows that name no message may name that one (not reported). */
+  private incomplete = false;
   /** Rows came whole and sorted per user (format 2): no trimming or sorting at the end. */
   private exactRows = false;
 
@@ -114,6 +116,11 @@ export class MessageLoader {
     this.keep(m, rows);
   }
 
+  /** A message line that could not be read (not JSON, or not a message): its id is unknown. */
+  lost(): void {
+    this.incomplete = true;
+  }
+
   private remember(id: number, direct: boolean): void {
     const k = this.everyCount++;
     if (k === this.everyId.length) {
@@ -155,7 +162,7 @@ export class MessageLoader {
       if (kind === DIRECT_MESSAGE) flags[j] = flags[j]! | FLAG_BITS.is_private;
       else if (kind === NO_MESSAGE && missing++ === 0) first = j;
     }
-    if (missing > 0)
+    if (missing > 0 && !this.incomplete)
       issues.add(
         [...at, 'rows', first],
         `no message ${ids[first]}${missing > 1 ? ` (nor for ${missing - 1} more rows of this line)` : ''}`,

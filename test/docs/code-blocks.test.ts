@@ -100,7 +100,8 @@ const isTestFile = (code: string): boolean =>
 const extensionOf = (b: DocBlock): string => (['js', 'javascript', 'mjs'].includes(b.lang) ? 'mjs' : 'mts');
 
 /** A chain's source: its blocks in order (a module, so `await` works at the top level). */
-const sourceOf = (chain: readonly DocBlock[]): string => `${chain.map((b) => b.code).join('\n')}\nexport {};\n`;
+const sourceOf = (chain: readonly DocBlock[]): string =>
+  `${chain.map((b) => b.code).join('\n')}\nexport {};\n`;
 
 // ---------------------------------------------------------------------------------------------
 // Type-checking: one program over every ts/js chain, each a module of the scratch project.
@@ -118,7 +119,10 @@ function typeCheck(): Map<DocBlock[], string[]> {
   const files = new Map<string, DocBlock[]>();
   codeChains.forEach((chain, i) => {
     const last = chain[chain.length - 1]!;
-    files.set(join(project, `check-${i}.${isTestFile(sourceOf(chain)) ? 'test.' : ''}${extensionOf(last)}`), chain);
+    files.set(
+      join(project, `check-${i}.${isTestFile(sourceOf(chain)) ? 'test.' : ''}${extensionOf(last)}`),
+      chain,
+    );
   });
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
@@ -167,12 +171,10 @@ function typeCheck(): Map<DocBlock[], string[]> {
     const found = [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]
       // A JavaScript block may import a package without types (zulip-js): it is `any`, as in a JS project.
       .filter((d) => !(name.endsWith('.mjs') && d.code === 7016))
-      .map(
-      (d) => {
+      .map((d) => {
         const line = d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line;
         return `${whereIs(chain, line)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-      },
-    );
+      });
     typeErrors.set(chain, found);
   }
   return typeErrors;
@@ -285,16 +287,19 @@ function newWorkDir(): string {
   return dir;
 }
 
-async function runCode(chain: readonly DocBlock[], vitestFiles: string[]): Promise<void> {
+async function runCode(chain: readonly DocBlock[]): Promise<void> {
   const last = chain[chain.length - 1]!;
   const port = await freePort();
   const cwd = newWorkDir();
   const source = withPort(sourceOf(chain), port);
   if (isTestFile(source)) {
-    // Run together with the other test-file blocks, by one vitest process (below).
-    const file = join(cwd, `block.test.${extensionOf(last)}`);
-    writeFileSync(file, source);
-    vitestFiles.push(file);
+    // A test file: vitest runs it, in the scratch project (no config: vitest's defaults).
+    writeFileSync(join(cwd, `block.test.${extensionOf(last)}`), source);
+    const r = await run('', cwd, {
+      program: process.execPath,
+      args: [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', cwd],
+    });
+    expect(r.code, `${label(last)} under vitest:\n${r.out}\n${r.err}`).toBe(0);
     return;
   }
   const js =
@@ -362,7 +367,14 @@ function parseJsonc(text: string): unknown {
 
 // ---------------------------------------------------------------------------------------------
 
-const tally = { run: 0, typeCheckedOnly: 0, json: 0, output: 0, install: [] as string[], skip: [] as string[] };
+const tally = {
+  run: 0,
+  typeCheckedOnly: 0,
+  json: 0,
+  output: 0,
+  install: [] as string[],
+  skip: [] as string[],
+};
 
 describe('code blocks of the documentation', () => {
   if (!HAS_DIST) {
@@ -378,7 +390,9 @@ describe('code blocks of the documentation', () => {
     expect(blocks.length).toBeGreaterThan(25);
     for (const b of blocks) {
       for (const d of b.directives) {
-        expect(DIRECTIVES as readonly string[], `${label(b)}: unknown doc-test directive '${d}'`).toContain(d);
+        expect(DIRECTIVES as readonly string[], `${label(b)}: unknown doc-test directive '${d}'`).toContain(
+          d,
+        );
       }
       if (b.directives.has('skip')) expect(b.reason, `${label(b)}: a skip says why`).toBeTruthy();
     }
@@ -391,48 +405,38 @@ describe('code blocks of the documentation', () => {
     }
   });
 
-  const vitestFiles: string[] = [];
-  const vitestChains: DocBlock[][] = [];
-  for (const chain of chains) {
-    const last = chain[chain.length - 1]!;
-    const kind = kindOf(last);
-    const name = chain.length > 1 ? `${label(chain[0]!)} … ${label(last)}` : label(last);
-    if (kind === 'output' || kind === 'json') {
-      if (kind === 'output') tally.output++;
-      continue;
+  // Each block runs in its own processes and folder: several at once.
+  describe.concurrent('blocks', () => {
+    for (const chain of chains) {
+      const last = chain[chain.length - 1]!;
+      const kind = kindOf(last);
+      const name = chain.length > 1 ? `${label(chain[0]!)} … ${label(last)}` : label(last);
+      if (kind === 'output' || kind === 'json') {
+        if (kind === 'output') tally.output++;
+        continue;
+      }
+      if (chain.some((b) => b.directives.has('install'))) {
+        tally.install.push(name);
+        continue;
+      }
+      if (chain.some((b) => b.directives.has('skip'))) {
+        tally.skip.push(`${name}: ${chain.find((b) => b.reason)?.reason ?? ''}`);
+        continue;
+      }
+      if (kind === 'code') {
+        it(`${name}: type-checks${HAS_DIST ? ' and runs' : ''}`, async () => {
+          expect(typeCheck().get(chain)).toEqual([]);
+          if (!HAS_DIST) return void tally.typeCheckedOnly++;
+          await runCode(chain);
+          tally.run++;
+        });
+      } else {
+        it.skipIf(!HAS_DIST)(`${name}: runs`, async () => {
+          await runShell(chain);
+          tally.run++;
+        });
+      }
     }
-    if (chain.some((b) => b.directives.has('install'))) {
-      tally.install.push(name);
-      continue;
-    }
-    if (chain.some((b) => b.directives.has('skip'))) {
-      tally.skip.push(`${name}: ${chain.find((b) => b.reason)?.reason ?? ''}`);
-      continue;
-    }
-    if (kind === 'code') {
-      it(`${name}: type-checks${HAS_DIST ? ' and runs' : ''}`, async () => {
-        expect(typeCheck().get(chain)).toEqual([]);
-        if (!HAS_DIST) return void tally.typeCheckedOnly++;
-        if (isTestFile(sourceOf(chain))) vitestChains.push(chain);
-        await runCode(chain, vitestFiles);
-        tally.run++;
-      });
-    } else {
-      it.skipIf(!HAS_DIST)(`${name}: runs`, async () => {
-        await runShell(chain);
-        tally.run++;
-      });
-    }
-  }
-
-  it.skipIf(!HAS_DIST)('the blocks that are test files pass under vitest', async () => {
-    if (vitestFiles.length === 0) return;
-    const r = await run('', project, {
-      program: process.execPath,
-      args: [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', project, ...vitestFiles],
-      timeoutMs: 60_000,
-    });
-    expect(r.code, `${vitestChains.map((c) => label(c[c.length - 1]!)).join(', ')}:\n${r.out}\n${r.err}`).toBe(0);
   });
 
   afterAll(() => {

@@ -18,7 +18,13 @@ function files(dir) {
 
 function inputsHash() {
   const hash = createHash('sha256');
-  for (const file of [...files('src'), 'tsup.config.ts', 'tsconfig.json', 'package.json', 'package-lock.json']) {
+  for (const file of [
+    ...files('src'),
+    'tsup.config.ts',
+    'tsconfig.json',
+    'package.json',
+    'package-lock.json',
+  ]) {
     if (!existsSync(file)) continue;
     hash.update(`${file}\0`).update(readFileSync(file)).update('\0');
   }

@@ -17,10 +17,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { allBlocks, commandsOf, label } from '../test/docs/doc-blocks';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = mkdtempSync(join(tmpdir(), 'chat-realm-install-'));
 const started = Date.now();
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
@@ -76,35 +77,69 @@ function run(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ok
 /** What a user does next: import every way, and run the command line. */
 function useIt(project: string, env: NodeJS.ProcessEnv): void {
   const checks: Array<[string, string[]]> = [
-    ['import', ['--input-type=module', '-e', "const m = await import('chat-realm'); if (typeof m.createRealm !== 'function') process.exit(1);"]],
-    ['import chat-realm/server', ['--input-type=module', '-e', "const m = await import('chat-realm/server'); if (typeof m.createFetchHandler !== 'function') process.exit(1);"]],
-    ['require', ['-e', "const m = require('chat-realm'); if (typeof m.createRealm !== 'function') process.exit(1);"]],
-    ['require chat-realm/host', ['-e', "const m = require('chat-realm/host'); if (typeof m.openRealm !== 'function') process.exit(1);"]],
+    [
+      'import',
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('chat-realm'); if (typeof m.createRealm !== 'function') process.exit(1);",
+      ],
+    ],
+    [
+      'import chat-realm/server',
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('chat-realm/server'); if (typeof m.createFetchHandler !== 'function') process.exit(1);",
+      ],
+    ],
+    [
+      'require',
+      ['-e', "const m = require('chat-realm'); if (typeof m.createRealm !== 'function') process.exit(1);"],
+    ],
+    [
+      'require chat-realm/host',
+      ['-e', "const m = require('chat-realm/host'); if (typeof m.openRealm !== 'function') process.exit(1);"],
+    ],
   ];
   for (const [name, args] of checks) {
     execFileSync(process.execPath, args, { cwd: project, env, stdio: 'inherit' });
     console.log(`ok   ${name}`);
   }
-  const version = execFileSync('npx', ['chat-realm', '--version'], { cwd: project, env, encoding: 'utf8' }).trim();
-  const expected = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = execFileSync('npx', ['chat-realm', '--version'], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+  }).trim();
+  const expected = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version;
   if (version !== expected) throw new Error(`npx chat-realm --version printed ${version}, not ${expected}`);
   console.log(`ok   npx chat-realm --version: ${version}`);
 }
 
 try {
   // The git URL: a bare clone of the committed tree (what a push would publish).
-  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' });
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (dirty.trim()) console.log('note: uncommitted changes are not part of the git URL install (HEAD is)');
   execFileSync('git', ['clone', '--quiet', '--bare', ROOT, join(tmp, 'chat-realm.git')]);
 
   // better-sqlite3's install script looks for a local prebuild before downloading or compiling.
-  const sqlite = JSON.parse(
-    readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8'),
-  ) as { version: string };
+  const sqlite = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as {
+    version: string;
+  };
   const prebuilds = join(tmp, 'prebuilds');
   mkdirSync(prebuilds);
   const prebuild = `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  execFileSync('tar', ['-czf', join(prebuilds, prebuild), '-C', join(ROOT, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node']);
+  execFileSync('tar', [
+    '-czf',
+    join(prebuilds, prebuild),
+    '-C',
+    join(ROOT, 'node_modules/better-sqlite3'),
+    'build/Release/better_sqlite3.node',
+  ]);
 
   const project = join(tmp, 'consumer');
   mkdirSync(project);
@@ -132,7 +167,9 @@ try {
     }
     useIt(project, env);
   }
-  console.log(`installable from a git URL and from a folder: ${blocks.length} install blocks ran (${seconds()})`);
+  console.log(
+    `installable from a git URL and from a folder: ${blocks.length} install blocks ran (${seconds()})`,
+  );
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

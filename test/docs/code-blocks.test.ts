@@ -19,6 +19,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmSync,
   statSync,
@@ -396,6 +397,17 @@ describe('code blocks of the documentation', () => {
       }
       if (b.directives.has('skip')) expect(b.reason, `${label(b)}: a skip says why`).toBeTruthy();
     }
+  });
+
+  it('the blocks that run import every entry point of the package', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: object };
+    const entries = Object.keys(pkg.exports)
+      .filter((p) => !p.endsWith('.json'))
+      .map((p) => (p === '.' ? 'chat-realm' : `chat-realm/${p.slice(2)}`));
+    const imported = new Set(
+      codeChains.flatMap((c) => [...sourceOf(c).matchAll(/from '(chat-realm[^']*)'/g)].map((m) => m[1]!)),
+    );
+    expect(entries.filter((e) => !imported.has(e))).toEqual([]);
   });
 
   it('every JSON block parses', () => {

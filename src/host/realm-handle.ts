@@ -14,9 +14,13 @@
  *   `PersistError` (cause: the store's error) and the in-memory realm stays as it was. Requests
  *   that ran on its uncommitted changes without changing anything are run again, on the realm as
  *   it is. A version conflict (another process appended first) runs the batch again on the
- *   caught-up state, up to `maxRetries` times; stores with a write lock (`exclusive`, PostgreSQL)
- *   never conflict: a batch with changes is appended holding the lock, after catching up (and
- *   running again if that brought anything new).
+ *   caught-up state, up to `maxRetries` times. With a store that has a write lock (`exclusive`,
+ *   PostgreSQL) the batch that lost a race runs again holding it, after catching up, and so do
+ *   all batches while other writers were seen recently (`writeLock`): writers then take turns
+ *   instead of racing. A lone writer appends without it (one round trip).
+ * - Catching up: before a batch, only when the realm may be behind (the store cannot notify, or
+ *   did, or the batch lost a race); a batch that writes nothing always catches up (and runs again
+ *   if that brought anything), so reads see every change acknowledged before they arrived.
  * - Secrets never reach the store: password parameters are redacted and the hasher's answers are
  *   recorded instead; a redacted change is replayed once before it is stored, to prove it loads.
  *
@@ -45,6 +49,9 @@ import { Listeners, type ChangeListener } from './listeners';
 import { ChangeRecorder } from './record-change';
 import { proveReplay, replayStored, type ReplayEnv } from './replay';
 import type { RealmStore, SealedChange } from './store';
+
+/** How long after seeing another writer race this one batches keep taking the write lock first. */
+const CONTENTION_MS = 1000;
 
 /** One request of a batch after it ran: its result (and change, if any), or what it threw. */
 type Ran =
@@ -88,6 +95,13 @@ export interface OpenRealmOptions {
   readonly checkpoints?: CheckpointPolicy | false;
   /** Retries of a batch that lost a race with another writer. Default 10. */
   readonly maxRetries?: number;
+  /**
+   * When a batch with changes takes the store's write lock (stores with `exclusive`: PostgreSQL).
+   * `'contended'` (default): it appends optimistically, and takes the lock to run again only after
+   * losing a race, and for every batch while other writers were seen within the last second; a
+   * lone writer never pays for the lock. `'always'`: every batch with changes appends holding it.
+   */
+  readonly writeLock?: 'contended' | 'always';
   /**
    * The largest stored change, in bytes of its record (UTF-8). A change beyond it is not stored or
    * acknowledged: the call rejects with `PersistError` (cause: `ChangeTooLargeError`). Default
@@ -172,6 +186,12 @@ class Handle implements RealmHandle {
   private readonly batches: Batches<HandleResult>;
   private stopWatching: (() => Promise<void>) | undefined;
   private catchUpQueued = false;
+  /** Whether the store tells this handle when other writers append (`watch`). */
+  private watched = false;
+  /** A notification arrived since the last catch-up started: the realm may be behind. */
+  private notified = false;
+  /** When another writer was last seen racing this handle (`performance.now()`). */
+  private contendedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot' | 'initialState'>) {
     this.store = options.store;
@@ -216,7 +236,11 @@ class Handle implements RealmHandle {
     this.applyStored(stored.changes, false);
     checkHead(this.store.describe, stored, this.ver, this.chain);
     if (this.store.watch) {
-      this.stopWatching = await this.store.watch(() => this.scheduleCatchUp());
+      this.stopWatching = await this.store.watch(() => {
+        this.notified = true;
+        this.scheduleCatchUp();
+      });
+      this.watched = true;
     }
   }
 
@@ -284,7 +308,7 @@ class Handle implements RealmHandle {
   // --- internals ------------------------------------------------------------------------------
 
   private scheduleCatchUp(): void {
-    // A batch waiting for its turn catches up when it starts.
+    // A batch waiting for its turn catches up when it starts (`notified` tells it to).
     if (this.catchUpQueued || this.queue.closed || this.batches.waiting) return;
     this.catchUpQueued = true;
     this.queue
@@ -306,15 +330,34 @@ class Handle implements RealmHandle {
     let todo = entries;
     let conflicts = 0;
     while (todo.length > 0) {
-      await this.catchUpNow();
+      const locking = this.store.exclusive !== undefined && (conflicts > 0 || this.lockFirst());
+      // Catch up first only when the realm may be behind: no notifications tell this handle about
+      // other writers, or one did, or this batch lost a race. Otherwise run on what we have: the
+      // append succeeds only if nobody appended since, and a batch that writes nothing catches up
+      // below. (Holding the lock, the batch catches up there.)
+      let caughtUp = false;
+      if (!locking && (!this.watched || this.notified || conflicts > 0)) {
+        await this.catchUpNow();
+        caughtUp = true;
+      }
       let batch = this.runBatch(todo);
+      if (batch.sealed.length === 0 && !caughtUp) {
+        // Reads answer from the latest durable state: catch up, and run again if that brought anything.
+        const seen = this.ver;
+        await this.catchUpNow();
+        if (this.ver !== seen) batch = this.runBatch(todo);
+      }
       let failure: { readonly error: unknown } | undefined;
       const persist = async (locked: boolean) => {
         if (locked) {
           // Holding the lock: what was appended since we ran is final now. Run again on it.
           const seen = this.ver;
           await this.catchUpNow();
-          if (this.ver !== seen) batch = this.runBatch(todo);
+          if (this.ver !== seen) {
+            // Another writer appended meanwhile: the lock is earning its keep.
+            this.contendedAt = performance.now();
+            batch = this.runBatch(todo);
+          }
         }
         if (batch.sealed.length === 0) return;
         try {
@@ -326,7 +369,7 @@ class Handle implements RealmHandle {
       if (batch.sealed.length > 0) {
         try {
           // A read-only batch never takes the write lock.
-          await (this.store.exclusive ? this.store.exclusive(() => persist(true)) : persist(false));
+          await (locking ? this.store.exclusive!(() => persist(true)) : persist(false));
         } catch (error) {
           // The lock could not be taken, or catching up under it failed: nothing was appended.
           failure = { error };
@@ -340,12 +383,25 @@ class Handle implements RealmHandle {
         return;
       }
       if (failure.error instanceof VersionConflictError && conflicts < maxRetries) {
+        // Lost a race: run again, caught up (under the write lock, when the store has one).
         conflicts++;
+        this.contendedAt = performance.now();
         continue;
       }
       todo = this.refuse(batch, failure.error);
       conflicts = 0;
     }
+  }
+
+  /**
+   * Whether a batch with changes takes the store's write lock before its first append: always with
+   * `writeLock: 'always'`; with `'contended'` (the default) only while another writer was seen
+   * recently (a lost race, or changes that arrived while waiting for the lock). Otherwise the
+   * batch appends optimistically and takes the lock only if that loses a race.
+   */
+  private lockFirst(): boolean {
+    if (this.options.writeLock === 'always') return true;
+    return performance.now() - this.contendedAt < CONTENTION_MS;
   }
 
   /** Runs `todo` in order from the current realm, in memory: each entry on the state the previous left. */
@@ -443,6 +499,9 @@ class Handle implements RealmHandle {
   }
 
   private async catchUpNow(): Promise<void> {
+    // A notification that arrives from here on may be about a change this read misses: it sets
+    // the flag again.
+    this.notified = false;
     const changes = await this.store.changesSince(this.ver);
     if (changes.length > 0 && changes[0]!.version > this.ver + 1) {
       // Another writer's checkpoints pruned the changes this handle still needed (it was idle

@@ -188,6 +188,8 @@ class Handle implements RealmHandle {
   private catchUpQueued = false;
   /** Whether the store tells this handle when other writers append (`watch`). */
   private watched = false;
+  /** The last version of the batch being appended (its notification may come before the answer). */
+  private appendingTo = 0;
   /** A notification arrived since the last catch-up started: the realm may be behind. */
   private notified = false;
   /** When another writer was last seen racing this handle (`performance.now()`). */
@@ -236,7 +238,9 @@ class Handle implements RealmHandle {
     this.applyStored(stored.changes, false);
     checkHead(this.store.describe, stored, this.ver, this.chain);
     if (this.store.watch) {
-      this.stopWatching = await this.store.watch(() => {
+      this.stopWatching = await this.store.watch((version) => {
+        // Our own appends notify too: nothing to catch up with.
+        if (version !== undefined && version <= Math.max(this.ver, this.appendingTo)) return;
         this.notified = true;
         this.scheduleCatchUp();
       });
@@ -360,10 +364,13 @@ class Handle implements RealmHandle {
           }
         }
         if (batch.sealed.length === 0) return;
+        this.appendingTo = batch.version;
         try {
           await this.store.appendBatch(batch.sealed, batch.baseVersion);
         } catch (error) {
           failure = { error };
+          // Versions up to there may be another writer's now: hear about them again.
+          this.appendingTo = 0;
         }
       };
       if (batch.sealed.length > 0) {

@@ -11,7 +11,8 @@
  *   conflict while another session holds it. So an optimistic append never lands between a lock
  *   holder's catch-up and its append: the holder never loses a race, and a batch that lost one
  *   and retries under the lock succeeds (the handle decides when to lock: `writeLock`).
- * - Each append NOTIFYs (in the same statement, so only on commit); `watch` LISTENs, so handles
+ * - Each append NOTIFYs `<realm>:<version>` (in the same statement, so only on commit; the version
+ *   lets a handle ignore its own appends); `watch` LISTENs, so handles
  *   in other processes catch up and deliver the events to their subscribers promptly. Correctness
  *   does not depend on it: a handle also catches up before each operation.
  * - Each append also records the realm's head (its last change) in the same statement, so a log
@@ -266,7 +267,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
            head AS (
              INSERT INTO ${t('heads')} (realm, version, checksum) SELECT $1, version, checksum FROM ins
              ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum)
-           SELECT pg_notify($6, $1) AS notified FROM ins`,
+           SELECT pg_notify($6, $1 || ':' || $2::text) AS notified FROM ins`,
           [realm, change.version, change.payload, change.checksum, expected, channel, lockName],
         );
         inserted = rows.length;
@@ -298,7 +299,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
              INSERT INTO ${t('heads')} (realm, version, checksum)
              SELECT $1, $7, $8 FROM (SELECT 1 FROM ins LIMIT 1) AS one
              ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum),
-           note AS (SELECT pg_notify($6, $1) FROM (SELECT 1 FROM ins LIMIT 1) AS one)
+           note AS (SELECT pg_notify($6, $1 || ':' || $7::text) FROM (SELECT 1 FROM ins LIMIT 1) AS one)
            SELECT (SELECT count(*) FROM ins) AS n, (SELECT count(*) FROM note) AS notified`,
           [
             realm,
@@ -346,7 +347,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     },
     ...(options.listen === false
       ? {}
-      : { watch: (listener: () => void) => watch(pool, channel, realm, listener) }),
+      : { watch: (listener: (version?: number) => void) => watch(pool, channel, realm, listener) }),
     ...(options.lockWrites === false
       ? {}
       : {
@@ -433,10 +434,15 @@ async function watch(
   db: PgQueryable,
   channel: string,
   realm: string,
-  listener: () => void,
+  listener: (version?: number) => void,
 ): Promise<() => Promise<void>> {
+  // The payload is `<realm>:<version>` (the realm's version after the append); 0.1.0 sent `<realm>`.
   const onPayload = (payload: string | undefined) => {
-    if (payload === realm) listener();
+    if (payload === realm) return listener();
+    const at = payload?.lastIndexOf(':') ?? -1;
+    if (at < 0 || payload!.slice(0, at) !== realm) return;
+    const version = Number(payload!.slice(at + 1));
+    listener(Number.isSafeInteger(version) ? version : undefined);
   };
   if (typeof (db as Partial<PgListenable>).listen === 'function') {
     return (db as unknown as PgListenable).listen(channel, onPayload);

@@ -184,6 +184,7 @@ class Handle implements RealmHandle {
   private readonly env: ReplayEnv;
   private readonly checkpoints: CheckpointSchedule;
   private readonly batches: Batches<HandleResult>;
+  private readonly maxBatch: number;
   private stopWatching: (() => Promise<void>) | undefined;
   private catchUpQueued = false;
   /** Whether the store tells this handle when other writers append (`watch`). */
@@ -200,6 +201,7 @@ class Handle implements RealmHandle {
     const maxBatch = options.maxBatch ?? 256;
     if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`maxBatch must be a positive integer, got ${String(options.maxBatch)}`);
+    this.maxBatch = maxBatch;
     this.batches = new Batches(this.queue, maxBatch, (entries) => this.commitBatch(entries));
     for (const op of options.operations ?? OPERATIONS) this.ops.set(op.def.name, op);
     this.env = { ops: this.ops, ctx: options.ctx, store: this.store };
@@ -333,70 +335,83 @@ class Handle implements RealmHandle {
     const maxRetries = this.options.maxRetries ?? 10;
     let todo = entries;
     let conflicts = 0;
-    while (todo.length > 0) {
-      const locking = this.store.exclusive !== undefined && (conflicts > 0 || this.lockFirst());
-      // Catch up first only when the realm may be behind: no notifications tell this handle about
-      // other writers, or one did, or this batch lost a race. Otherwise run on what we have: the
-      // append succeeds only if nobody appended since, and a batch that writes nothing catches up
-      // below. (Holding the lock, the batch catches up there.)
-      let caughtUp = false;
-      if (!locking && (!this.watched || this.notified || conflicts > 0)) {
-        await this.catchUpNow();
-        caughtUp = true;
-      }
-      let batch = this.runBatch(todo);
-      if (batch.sealed.length === 0 && !caughtUp) {
-        // Reads answer from the latest durable state: catch up, and run again if that brought anything.
-        const seen = this.ver;
-        await this.catchUpNow();
-        if (this.ver !== seen) batch = this.runBatch(todo);
-      }
-      let failure: { readonly error: unknown } | undefined;
-      const persist = async (locked: boolean) => {
-        if (locked) {
-          // Holding the lock: what was appended since we ran is final now. Run again on it.
+    try {
+      while (todo.length > 0) {
+        const locking = this.store.exclusive !== undefined && (conflicts > 0 || this.lockFirst());
+        // Catch up first only when the realm may be behind: no notifications tell this handle about
+        // other writers, or one did, or this batch lost a race. Otherwise run on what we have: the
+        // append succeeds only if nobody appended since, and a batch that writes nothing catches up
+        // below. (Holding the lock, the batch catches up there.)
+        let caughtUp = false;
+        if (!locking && (!this.watched || this.notified || conflicts > 0)) {
+          await this.catchUpNow();
+          caughtUp = true;
+        }
+        let batch = this.runBatch(todo);
+        if (batch.sealed.length === 0 && !caughtUp) {
+          // Reads answer from the latest durable state: catch up, and run again if that brought anything.
           const seen = this.ver;
           await this.catchUpNow();
-          if (this.ver !== seen) {
-            // Another writer appended meanwhile: the lock is earning its keep.
-            this.contendedAt = performance.now();
-            batch = this.runBatch(todo);
+          if (this.ver !== seen) batch = this.runBatch(todo);
+        }
+        let failure: { readonly error: unknown } | undefined;
+        const persist = async (locked: boolean) => {
+          if (locked) {
+            // Requests that arrived while we waited for the lock join this batch: one commit for
+            // them too, instead of another wait for the lock.
+            const joined = this.batches.steal(this.maxBatch - todo.length);
+            if (joined.length > 0) todo = [...todo, ...joined];
+            // Holding the lock: what was appended since we ran is final now. Run again on it.
+            const seen = this.ver;
+            await this.catchUpNow();
+            if (this.ver !== seen) {
+              // Another writer appended meanwhile: the lock is earning its keep.
+              this.contendedAt = performance.now();
+            }
+            if (this.ver !== seen || joined.length > 0) batch = this.runBatch(todo);
+          }
+          if (batch.sealed.length === 0) return;
+          this.appendingTo = batch.version;
+          try {
+            await this.store.appendBatch(batch.sealed, batch.baseVersion);
+          } catch (error) {
+            failure = { error };
+            // Versions up to there may be another writer's now: hear about them again.
+            this.appendingTo = 0;
+          }
+        };
+        if (batch.sealed.length > 0) {
+          try {
+            // A read-only batch never takes the write lock.
+            await (locking ? this.store.exclusive!(() => persist(true)) : persist(false));
+          } catch (error) {
+            // The lock could not be taken, or catching up under it failed: nothing was appended.
+            failure = { error };
           }
         }
-        if (batch.sealed.length === 0) return;
-        this.appendingTo = batch.version;
-        try {
-          await this.store.appendBatch(batch.sealed, batch.baseVersion);
-        } catch (error) {
-          failure = { error };
-          // Versions up to there may be another writer's now: hear about them again.
-          this.appendingTo = 0;
+        if (failure === undefined) {
+          this.adopt(batch);
+          this.maybeCheckpoint();
+          // Back-pressure: only when the background checkpoint fell far behind.
+          if (this.checkpointsPending > 0 && this.checkpoints.overdue(this.ver)) await this.checkpointTail;
+          return;
         }
-      };
-      if (batch.sealed.length > 0) {
-        try {
-          // A read-only batch never takes the write lock.
-          await (locking ? this.store.exclusive!(() => persist(true)) : persist(false));
-        } catch (error) {
-          // The lock could not be taken, or catching up under it failed: nothing was appended.
-          failure = { error };
+        if (failure.error instanceof VersionConflictError && conflicts < maxRetries) {
+          // Lost a race: run again, caught up (under the write lock, when the store has one).
+          conflicts++;
+          this.contendedAt = performance.now();
+          continue;
         }
+        // Requests that joined under the lock but did not run (catching up failed) run again too.
+        const ran = new Set(batch.ran.map((r) => r.entry));
+        todo = [...this.refuse(batch, failure.error), ...todo.filter((e) => !ran.has(e))];
+        conflicts = 0;
       }
-      if (failure === undefined) {
-        this.adopt(batch);
-        this.maybeCheckpoint();
-        // Back-pressure: only when the background checkpoint fell far behind.
-        if (this.checkpointsPending > 0 && this.checkpoints.overdue(this.ver)) await this.checkpointTail;
-        return;
-      }
-      if (failure.error instanceof VersionConflictError && conflicts < maxRetries) {
-        // Lost a race: run again, caught up (under the write lock, when the store has one).
-        conflicts++;
-        this.contendedAt = performance.now();
-        continue;
-      }
-      todo = this.refuse(batch, failure.error);
-      conflicts = 0;
+    } catch (error) {
+      // Catching up failed: nobody in the batch, including requests that joined it, is answered.
+      // (Rejecting an answered request does nothing.)
+      for (const entry of todo) entry.reject(error);
+      throw error;
     }
   }
 

@@ -278,4 +278,45 @@ describe('group commit', () => {
     await peer.close();
     await h.close();
   });
+
+  it('lets requests that arrive while a batch waits for the write lock join it: one append for all', async () => {
+    const inner = memoryStore();
+    const log: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const store: RealmStore = {
+      ...inner,
+      appendBatch: (changes, expected) => (
+        log.push(`append ${changes.length}`),
+        inner.appendBatch(changes, expected)
+      ),
+      exclusive: async (work) => {
+        log.push('waiting');
+        await held;
+        return work();
+      },
+    };
+    const h = await openRealm({
+      store,
+      snapshot: devSnapshot(),
+      ctx,
+      operations: ALL_OPS,
+      writeLock: 'always',
+    });
+    const first = h.run(appendMark, hamlet, { mark: 'a' });
+    while (log.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    // The first batch waits for the lock; these form the next one, and join the first instead.
+    const later = [
+      h.run(appendMark, hamlet, { mark: 'b' }),
+      h.request(me()),
+      h.run(appendMark, hamlet, { mark: 'c' }),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    const [a, b, read, c] = await Promise.all([first, ...later]);
+    expect([a!.version, b!.version, read!.version, c!.version]).toEqual([1, 2, 2, 3]);
+    expect(nameIn(read!)).toMatch(/ab$/);
+    expect(log).toEqual(['waiting', 'append 3']);
+    await h.close();
+  });
 });

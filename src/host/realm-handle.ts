@@ -73,6 +73,13 @@ interface RanBatch {
   readonly sealed: readonly SealedChange[];
 }
 
+/** Whether a request may change the realm (a library call, or any HTTP method but GET and HEAD). */
+function mayWrite(entry: BatchEntry<HandleResult>): boolean {
+  if (entry.work.kind === 'input') return true;
+  const method = entry.work.request.method.toUpperCase();
+  return method !== 'GET' && method !== 'HEAD';
+}
+
 function answer(r: Ran): void {
   if ('error' in r) r.entry.reject(r.error);
   else r.entry.resolve(r.result);
@@ -342,17 +349,22 @@ class Handle implements RealmHandle {
         // other writers, or one did, or this batch lost a race. Otherwise run on what we have: the
         // append succeeds only if nobody appended since, and a batch that writes nothing catches up
         // below. (Holding the lock, the batch catches up there.)
-        let caughtUp = false;
-        if (!locking && (!this.watched || this.notified || conflicts > 0)) {
-          await this.catchUpNow();
-          caughtUp = true;
-        }
-        let batch = this.runBatch(todo);
-        if (batch.sealed.length === 0 && !caughtUp) {
-          // Reads answer from the latest durable state: catch up, and run again if that brought anything.
-          const seen = this.ver;
-          await this.catchUpNow();
-          if (this.ver !== seen) batch = this.runBatch(todo);
+        // Taking the lock anyway for a batch that may write: run it only once, under the lock.
+        const lockNow = locking && todo.some(mayWrite);
+        let batch: RanBatch | undefined;
+        if (!lockNow) {
+          let caughtUp = false;
+          if (!locking && (!this.watched || this.notified || conflicts > 0)) {
+            await this.catchUpNow();
+            caughtUp = true;
+          }
+          batch = this.runBatch(todo);
+          if (batch.sealed.length === 0 && !caughtUp) {
+            // Reads answer from the latest durable state: catch up, and run again if that brought anything.
+            const seen = this.ver;
+            await this.catchUpNow();
+            if (this.ver !== seen) batch = this.runBatch(todo);
+          }
         }
         let failure: { readonly error: unknown } | undefined;
         const persist = async (locked: boolean) => {
@@ -368,9 +380,9 @@ class Handle implements RealmHandle {
               // Another writer appended meanwhile: the lock is earning its keep.
               this.contendedAt = performance.now();
             }
-            if (this.ver !== seen || joined.length > 0) batch = this.runBatch(todo);
+            if (batch === undefined || this.ver !== seen || joined.length > 0) batch = this.runBatch(todo);
           }
-          if (batch.sealed.length === 0) return;
+          if (batch === undefined || batch.sealed.length === 0) return;
           this.appendingTo = batch.version;
           try {
             await this.store.appendBatch(batch.sealed, batch.baseVersion);
@@ -380,7 +392,7 @@ class Handle implements RealmHandle {
             this.appendingTo = 0;
           }
         };
-        if (batch.sealed.length > 0) {
+        if (batch === undefined || batch.sealed.length > 0) {
           try {
             // A read-only batch never takes the write lock.
             await (locking ? this.store.exclusive!(() => persist(true)) : persist(false));
@@ -389,6 +401,8 @@ class Handle implements RealmHandle {
             failure = { error };
           }
         }
+        // (Not run yet when the lock could not be taken: run now, to tell reads from changes.)
+        batch ??= this.runBatch(todo);
         if (failure === undefined) {
           this.adopt(batch);
           this.maybeCheckpoint();

@@ -345,14 +345,14 @@ class Handle implements RealmHandle {
     try {
       while (todo.length > 0) {
         const locking = this.store.exclusive !== undefined && (conflicts > 0 || this.lockFirst());
-        // Catch up first only when the realm may be behind: no notifications tell this handle about
-        // other writers, or one did, or this batch lost a race. Otherwise run on what we have: the
-        // append succeeds only if nobody appended since, and a batch that writes nothing catches up
-        // below. (Holding the lock, the batch catches up there.)
         // Taking the lock anyway for a batch that may write: run it only once, under the lock.
         const lockNow = locking && todo.some(mayWrite);
         let batch: RanBatch | undefined;
         if (!lockNow) {
+          // Catch up first only when the realm may be behind: no notifications tell this handle
+          // about other writers, or one did, or this batch lost a race. Otherwise run on what we
+          // have: the append succeeds only if nobody appended since, and a batch that writes
+          // nothing catches up below. (Holding the lock, the batch catches up there.)
           let caughtUp = false;
           if (!locking && (!this.watched || this.notified || conflicts > 0)) {
             await this.catchUpNow();

@@ -92,8 +92,12 @@ export interface RealmStore {
    * already exists at that version is a no-op.
    */
   writeCheckpoint(checkpoint: SealedCheckpoint | CheckpointStream): Promise<void>;
-  /** Optional: calls `listener` when another writer may have appended (PostgreSQL LISTEN/NOTIFY). */
-  watch?(listener: () => void): Promise<() => Promise<void>>;
+  /**
+   * Optional: calls `listener` when another writer may have appended (PostgreSQL LISTEN/NOTIFY),
+   * with the realm's version after that append when the store knows it (a handle ignores the
+   * notifications of its own appends by it).
+   */
+  watch?(listener: (version?: number) => void): Promise<() => Promise<void>>;
   /** Releases what the store opened (never an injected connection). */
   close(): Promise<void>;
 }

@@ -144,7 +144,11 @@ async function main(): Promise<void> {
     clearInterval(ticker);
     gc.disconnect();
 
-    console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+    console.log(
+      `load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}`,
+    );
     console.log(baseline.report('baseline (no checkpoint)'));
     console.log(`checkpoint written in ${(checkpointMs / 1000).toFixed(2)} s while operations ran`);
     console.log(during.report('during the checkpoint'));

@@ -24,7 +24,7 @@ export const CHECKPOINT_FORMAT = 3;
  * Pieces handed to the store are this size (the last one may be smaller): small enough that
  * writing one holds a store's write lock (SQLite) for well under a millisecond.
  */
-export const PART_BYTES = 1 << 18;
+const PART_BYTES = 1 << 18;
 /** Work done between two yields to the event loop, in milliseconds. */
 const SLICE_MS = 2;
 

@@ -220,7 +220,6 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
   const writerThread = (): WriterThread | undefined => {
     if (!threaded || !db.open) return undefined;
     if (writer?.alive) return writer;
-    if (writer) guard(() => db.pragma('wal_autocheckpoint = 1000')); // it stopped: ours again
     writer = new WriterThread(
       {
         filename: options.filename,
@@ -231,6 +230,10 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
         pruneChangesBatch: PRUNE_BATCH,
       },
       turn,
+      // The thread stopped: SQLite's WAL checkpoints are the main connection's again.
+      () => {
+        if (db.open) db.pragma('wal_autocheckpoint = 1000');
+      },
     );
     guard(() => db.pragma('wal_autocheckpoint = 0'));
     return writer;

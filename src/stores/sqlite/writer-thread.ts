@@ -196,6 +196,8 @@ export class WriterThread {
   constructor(
     options: WriterOptions,
     private readonly turn: WriteTurn,
+    /** Called once when the thread stops (an error, or `close`): the main connection takes over. */
+    private readonly stopped: () => void,
   ) {
     const config: WriterConfig = {
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
@@ -277,7 +279,7 @@ export class WriterThread {
         // Closing anyway.
       }
     }
-    this.failure ??= new Error('the SQLite writer thread was closed');
+    this.fail(new Error('the SQLite writer thread was closed'));
     await this.worker.terminate();
   }
 
@@ -312,6 +314,7 @@ export class WriterThread {
   }
 
   private fail(error: Error): void {
+    if (this.failure === undefined) this.stopped();
     this.failure ??= error;
     this.turn.reset();
     for (const waiting of this.pending.values()) waiting.reject(this.failure);

@@ -76,7 +76,7 @@ export interface PostgresStoreOptions {
 }
 
 const SCHEMA_VERSION = 2;
-/** Rows deleted per statement when pruning: changes are small, checkpoint parts ~1 MiB each. */
+/** Rows deleted per statement when pruning: changes are small, checkpoint parts 256 KiB each. */
 const PRUNE_BATCH = 500;
 const PRUNE_PARTS = 2;
 /** The first key of chat-realm's advisory locks ("chat" in ASCII); the second is the realm's hash. */

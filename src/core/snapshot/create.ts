@@ -1,4 +1,5 @@
-import { cryptoRandom, defaultPasswordHasher, type PasswordHasher, type RandomSource } from '../context';
+import { cryptoRandom, type PasswordHasher, type RandomSource } from '../context';
+import { defaultPasswordHasher } from '../passwords';
 import type { RealmState } from '../state';
 import type { MessageStore } from '../messages/store-types';
 import { IssueList, pathString, SnapshotError } from './issues';
@@ -11,6 +12,7 @@ import { loadPersonal } from './load-personal';
 import { loadRealm, loadServer } from './load-realm';
 import { checkMessage } from './messages';
 import { snapshotSchema, type SnapshotInput } from './schema';
+import { englishMessages } from '../zod-english';
 
 export interface RealmOptions {
   /** Hashes the plain `password` fields of a fixture. */
@@ -67,7 +69,7 @@ export class RealmAssembly {
     const { header } = this;
     checkJsonValues(snapshot, [], header, (p) => p.length === 2 && p[0] === 'messages');
     const notJson = header.items.map((i) => i.path);
-    const parsed = snapshotSchema.safeParse(snapshot);
+    const parsed = snapshotSchema.safeParse(snapshot, englishMessages());
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const at = pathString(issue.path);

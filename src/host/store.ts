@@ -40,6 +40,13 @@ export interface CheckpointStream {
   readonly format: number;
   readonly parts: AsyncIterable<Uint8Array>;
   checksum(): number;
+  /**
+   * Optional: a store that is done with a part (written, or copied) may hand it back, and the
+   * stream reuses its memory for a later part, so a large checkpoint does not allocate a new buffer
+   * per part (which makes the garbage collector pause the thread). A store that never calls it
+   * only costs those allocations; one that calls it must not touch the part afterwards.
+   */
+  recycle?(part: Uint8Array): void;
 }
 
 /** The latest change a store holds, recorded with every append (in the same transaction). */

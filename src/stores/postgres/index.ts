@@ -17,7 +17,8 @@
  *   does not depend on it: a handle also catches up before each operation.
  * - Each append also records the realm's head (its last change) in the same statement, so a log
  *   that lost changes at its end is refused. Checkpoints handed over as a stream are stored as
- *   parts of ~1 MiB (one statement each) and committed by their row; pruning goes in batches.
+ *   parts of 256 KiB (one statement each, on a pool connection of their own, never the one holding
+ *   the write lock) and committed by their row; pruning goes in batches.
  * - Text columns cannot hold NUL: every payload stored as text is JSON, which escapes it.
  * - The driver is injected or imported lazily: pass any client with `query(text, params)` (a `pg`
  *   Pool or Client, or `@electric-sql/pglite`), or a `connectionString` for a `pg` Pool made here.
@@ -81,7 +82,7 @@ export interface PostgresStoreOptions {
 }
 
 const SCHEMA_VERSION = 2;
-/** Rows deleted per statement when pruning: changes are small, checkpoint parts ~1 MiB each. */
+/** Rows deleted per statement when pruning: changes are small, checkpoint parts 256 KiB each. */
 const PRUNE_BATCH = 500;
 const PRUNE_PARTS = 2;
 /** The first key of chat-realm's advisory locks ("chat" in ASCII); the second is the realm's hash. */
@@ -108,6 +109,9 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
   // While `exclusive` holds the lock, every query of this store runs on the locked connection.
   let active: PgQueryable | undefined;
   const db: PgQueryable = { query: (text, params) => (active ?? pool).query(text, params) };
+  // Checkpoints are written beside the handle's queue, never on the locked connection: a part
+  // queued there would hold up the batch being appended under the lock.
+  const beside: PgQueryable = pool;
   const realm = options.realm;
   const t = (name: string) => `"${schema}"."${prefix}${name}"`;
   const channel = `${prefix}changes`;
@@ -173,7 +177,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
   const prune = async () => {
     const step = async (sql: string, batch: number) => {
       for (;;) {
-        const { rows } = await db.query(sql, [realm, batch]);
+        const { rows } = await beside.query(sql, [realm, batch]);
         if (Number((rows[0] as { n: unknown } | undefined)?.n ?? 0) === 0) return;
       }
     };
@@ -203,13 +207,13 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     parts: number,
     key: number,
   ) => {
-    await db.query(
+    await beside.query(
       `INSERT INTO ${t('checkpoints')} (realm, version, format, payload_text, payload_bin, checksum, parts, parts_key)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (realm, version) DO NOTHING`,
       [realm, cp.version, cp.format, text, bin, cp.checksum, parts, key],
     );
     if (Number.isFinite(keep)) {
-      await db.query(
+      await beside.query(
         `DELETE FROM ${t('checkpoints')} WHERE realm = $1 AND version NOT IN
            (SELECT version FROM ${t('checkpoints')} WHERE realm = $1 ORDER BY version DESC LIMIT $2)`,
         [realm, keep],
@@ -328,7 +332,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         const bin = typeof cp.payload === 'string' ? null : cp.payload;
         await commitCheckpoint(cp, text, bin, 0, 0);
       } else {
-        const { rows } = await db.query(
+        const { rows } = await beside.query(
           `SELECT 1 FROM ${t('checkpoints')} WHERE realm = $1 AND version = $2`,
           [realm, cp.version],
         );
@@ -336,10 +340,11 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         const key = partsKey();
         let part = 0;
         for await (const data of cp.parts) {
-          await db.query(
+          await beside.query(
             `INSERT INTO ${t('checkpoint_parts')} (realm, version, parts_key, part, data) VALUES ($1, $2, $3, $4, $5)`,
             [realm, cp.version, key, part++, data],
           );
+          cp.recycle?.(data); // sent: the driver copied it
         }
         await commitCheckpoint({ ...cp, checksum: cp.checksum() }, null, null, part, key);
       }

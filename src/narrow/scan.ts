@@ -5,6 +5,7 @@ import { MessageCursor, RowCursor } from './cursors';
 import { foldFlagTests } from './flag-masks';
 import type { NarrowPlan } from './plan';
 import { backwardStart, forwardStart } from './scan-start';
+import { scanRows } from './scan-rows';
 import { chunkCount, idsAt, type Source } from './source';
 
 /**
@@ -73,11 +74,20 @@ export function scan(
   const from = dir === 1 ? forwardStart(src, start, inclusive) : backwardStart(src, start, inclusive);
   if (from === null) return 0;
   let { ci, i } = from;
+  if (rowChunks !== null && nAny === 0 && nMsg === 0 && !accessPerRow)
+    return scanRows(rowChunks, ci, i, dir, needAll, needNone, limit, out);
   const outIds = out.ids;
   const outFlags = out.flags;
   const outPos = out.positions;
   const step = out.step;
   const flip = out.flip;
+  // The flip's state in locals (see RowFlip); `changed` is stored back before returning.
+  const flipBit = flip === null ? 0 : flip.bit;
+  const flipAdd = flip === null ? false : flip.add;
+  const changedIds = flip === null ? null : flip.ids;
+  let changed = flip === null ? 0 : flip.changed;
+  let copiedAt = -1;
+  let copy: Uint16Array | null = null;
   let at = out.at;
   let found = 0;
   for (; ci >= 0 && ci < nChunks; ci += dir, i = dir === 1 ? 0 : (idsAt(src, ci)?.length ?? 0) - 1) {
@@ -138,14 +148,23 @@ export function scan(
       outFlags[at] = flags;
       outPos[at] = pos;
       at += step;
-      if (flip !== null && flags >= 0) flip.row(id, pos, flags);
-      if (++found >= limit) {
-        out.at = at;
-        return found;
+      if (changedIds !== null && flags >= 0) {
+        const next = flipAdd ? flags | flipBit : flags & ~flipBit;
+        if (next !== flags) {
+          if (pos >>> 16 !== copiedAt) {
+            copiedAt = pos >>> 16;
+            copy = flip!.copyOf(copiedAt);
+          }
+          copy![pos & 0xffff] = next;
+          changedIds[changed++] = id;
+        }
       }
+      if (++found >= limit) break;
     }
+    if (found >= limit) break;
   }
   out.at = at;
+  if (flip !== null) flip.changed = changed;
   return found;
 }
 

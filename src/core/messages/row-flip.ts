@@ -8,16 +8,16 @@ import type { RowChunk, UserRows } from './rows';
  * array that becomes the event's `messages`.
  *
  * It exists so that the window scan can flip a row the moment it selects it (one pass over the
- * window instead of selecting, then walking the selection again to find and copy each row).
+ * window instead of selecting, then walking the selection again to find and copy each row). The
+ * scan loops keep `ids`, `changed` and the current chunk's copy in locals (reading them through
+ * `this` on every row cost more than the rest of the flip) and store `changed` back; `row` is the
+ * same step for callers outside a loop.
  */
 export class RowFlip {
   /** The new chunk list, made on the first change. */
   private chunks: RowChunk[] | null = null;
-  /** The chunk whose flags were copied last, and the copy (rows arrive grouped by chunk). */
-  private copiedAt = -1;
-  private copy: Uint16Array | null = null;
   /** Ids of the changed rows, in the order they were flipped: the first `changed` are set. */
-  private readonly ids: number[];
+  readonly ids: number[];
   changed = 0;
 
   /** `capacity`: at most how many rows will be flipped (the window's size). */
@@ -33,13 +33,22 @@ export class RowFlip {
     this.ids = capacity <= 65536 ? new Array<number>(capacity) : [];
   }
 
+  /** The writable copy of chunk `ci`'s flags (copied on the first call for that chunk). */
+  copyOf(ci: number): Uint16Array {
+    const original = this.rows.chunks;
+    const chunks = (this.chunks ??= original.slice());
+    const chunk = chunks[ci]!;
+    if (chunk !== original[ci]) return chunk.flags;
+    const copy = chunk.flags.slice();
+    chunks[ci] = { ids: chunk.ids, flags: copy };
+    return copy;
+  }
+
   /** Brings row `id` at `pos`, whose flags are `flags`, to the target state; whether its bit changed. */
   row(id: number, pos: number, flags: number): boolean {
     const next = this.add ? flags | this.bit : flags & ~this.bit;
     if (next === flags) return false;
-    const ci = pos >>> 16;
-    if (ci !== this.copiedAt) this.copyChunk(ci);
-    this.copy![pos & 0xffff] = next;
+    this.copyOf(pos >>> 16)[pos & 0xffff] = next;
     this.ids[this.changed++] = id;
     return true;
   }
@@ -56,20 +65,8 @@ export class RowFlip {
 
   /** The changed ids (the collecting array itself, trimmed: call once, at the end). */
   changedIds(): number[] {
-    this.ids.length = this.changed;
+    if (this.ids.length !== this.changed) this.ids.length = this.changed;
     return this.ids;
-  }
-
-  private copyChunk(ci: number): void {
-    const original = this.rows.chunks;
-    const chunks = (this.chunks ??= original.slice());
-    const chunk = chunks[ci]!;
-    // A chunk met again (a window's two sides share the anchor's chunk): keep writing its copy.
-    if (chunk === original[ci]) {
-      this.copy = chunk.flags.slice();
-      chunks[ci] = { ids: chunk.ids, flags: this.copy };
-    } else this.copy = chunk.flags;
-    this.copiedAt = ci;
   }
 
   /** The rows after the changes (the same object when nothing changed). */

@@ -1,9 +1,10 @@
-import { cryptoRandom, defaultPasswordHasher, type PasswordHasher, type RandomSource } from '../context';
+import { cryptoRandom, type PasswordHasher, type RandomSource } from '../context';
+import { defaultPasswordHasher } from '../passwords';
 import type { RealmState } from '../state';
 import type { MessageStore } from '../messages/store-types';
 import { IssueList, pathString, SnapshotError } from './issues';
 import { checkJsonValues, HOLE } from './json-values';
-import { MessageLoader, type FlagRows } from './message-loader';
+import { MessageLoader, NO_ROWS, type FlagRows } from './message-loader';
 import { Loader, uniqueIds, uniqueKeys } from './loader';
 import { loadChannels, loadDefaultChannels, loadFolders, loadSubscriptions } from './load-channels';
 import { loadGroups, loadUsers, systemGroupIds } from './load-people';
@@ -11,6 +12,7 @@ import { loadPersonal } from './load-personal';
 import { loadRealm, loadServer } from './load-realm';
 import { checkMessage } from './messages';
 import { snapshotSchema, type SnapshotInput } from './schema';
+import { englishMessages } from '../zod-english';
 
 export interface RealmOptions {
   /** Hashes the plain `password` fields of a fixture. */
@@ -67,7 +69,7 @@ export class RealmAssembly {
     const { header } = this;
     checkJsonValues(snapshot, [], header, (p) => p.length === 2 && p[0] === 'messages');
     const notJson = header.items.map((i) => i.path);
-    const parsed = snapshotSchema.safeParse(snapshot);
+    const parsed = snapshotSchema.safeParse(snapshot, englishMessages());
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const at = pathString(issue.path);
@@ -97,6 +99,31 @@ export class RealmAssembly {
     if (m !== undefined && this.loader !== undefined) this.loader.addRows(m, index, rows);
   }
 
+  /**
+   * Stream format 2: a message whose rows come later, on user lines (`userRows`). A `flags` field
+   * is refused: the rows have one place only.
+   */
+  messageApart(raw: unknown, index: number): void {
+    if (isRecord(raw) && raw['flags'] !== undefined)
+      this.shapes.add(
+        ['messages', index, 'flags'],
+        'stream format 2 gives rows on user lines, not in messages',
+      );
+    const m = checkMessage(raw, index, this.shapes);
+    if (m === undefined) this.loader?.lost();
+    else this.loader?.addRows(m, index, NO_ROWS);
+  }
+
+  /** Stream format 2: one user's rows, from the `line`-th row line (`MessageLoader.addUserRows`). */
+  userRows(line: number, user: number, ids: Int32Array, flags: Uint16Array): void {
+    this.loader?.addUserRows(line, user, ids, flags);
+  }
+
+  /** A problem of the stream itself (a line out of place, a missing end line). */
+  issue(path: readonly PropertyKey[], message: string): void {
+    this.shapes.add(path, message);
+  }
+
   /** A hole at `messages[index]` (a sparse array). */
   hole(index: number): void {
     this.problem(index, HOLE);
@@ -104,6 +131,7 @@ export class RealmAssembly {
 
   /** A message that could not even be read (a streamed line that is not JSON). */
   problem(index: number, message: string): void {
+    this.loader?.lost();
     this.shapes.add(['messages', index], message);
   }
 

@@ -30,7 +30,8 @@ export function resolveAnchor(raw: string | number): number | null | undefined {
   if (raw === 'first_unread') return null;
   const n = typeof raw === 'number' ? raw : parsePythonInt(raw);
   if (n === null) return undefined;
-  return n < 0 ? 0 : n > NEWEST ? NEWEST : n;
+  // `<= 0` also turns -0 ("-0" on the wire, or a library caller's -0) into Python's 0.
+  return n <= 0 ? 0 : n > NEWEST ? NEWEST : n;
 }
 
 /** The first topic term named `general chat` means the empty topic (only the first topic term is looked at). */

@@ -4,7 +4,7 @@
  * connections, fixed duration), each server in its own process, rounds interleaved so that load
  * changes on the shared machine hit every server alike. Ratios are from the same run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { basicAuthHeader } from '../src/wire/auth';
@@ -33,10 +33,23 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const CONNECTIONS = 32;
 
+/**
+ * On a machine of 2 CPUs or more with `taskset`, every server runs on CPU 0 and this process (the
+ * load generator) on CPU 1: otherwise the generator and the server share both CPUs, and a server
+ * whose answers are larger (GET /users/me: ~900 bytes against the hello-world's 45) leaves the
+ * generator less CPU to parse them with, which says more about the generator than about the
+ * server. `HTTP_PIN=0` turns it off.
+ */
+const PIN =
+  process.env['HTTP_PIN'] !== '0' &&
+  os.cpus().length >= 2 &&
+  spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+
 async function start(mode: string): Promise<{ child: ChildProcess; url: string }> {
+  const args = ['--import', 'tsx', new URL('./http-server.ts', import.meta.url).pathname, mode];
   const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL('./http-server.ts', import.meta.url).pathname, mode],
+    PIN ? 'taskset' : process.execPath,
+    PIN ? ['-c', '0', process.execPath, ...args] : args,
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -145,7 +158,7 @@ export async function runHttpBench(opts: { quick?: boolean; log: (line: string) 
     '',
     `Goal: GET /users/me at least half of the hello-world's requests per second: ${meRatio.toFixed(2)}× (${meRatio >= 0.5 ? 'met' : 'not met'}).`,
     '',
-    `- Machine: ${os.cpus().length} CPUs, Node ${process.version}; load average after each round: ${loads.join('; ')}. The load generator shares the 2 CPUs with the server.`,
+    `- Machine: ${os.cpus().length} CPUs, Node ${process.version}; load average after each round: ${loads.join('; ')}. ${PIN ? 'Each server pinned to CPU 0 and the load generator to CPU 1 (`taskset`), so neither takes CPU from the other; `HTTP_PIN=0` shares both CPUs between them (measured that way on 24 Nov at load 3–4: GET /users/me 0.39×, not met).' : 'The load generator shares the CPUs with the server (not pinned).'}`,
   ].join('\n');
 }
 

@@ -1,3 +1,4 @@
+import { memoText } from '../text/memo';
 import { renderMarkdown } from '../markdown';
 import type { CustomProfileField, CustomProfileFieldType, User } from '../model/records';
 import { isPlainObject } from '../params';
@@ -60,8 +61,11 @@ export function profileDataValue(
   value: string | readonly number[],
 ): ProfileDataValue {
   const text = storedValueText(value);
-  return isRenderable(field.type) ? { value: text, rendered_value: renderMarkdown(text) } : { value: text };
+  return isRenderable(field.type) ? { value: text, rendered_value: renderedText(text) } : { value: text };
 }
+
+/** `renderMarkdown` of a profile value, remembered: every read of a user renders its text fields again. */
+const renderedText = memoText(renderMarkdown, 4096);
 
 /** A human's `profile_data`: field id (string) → value, for fields that still exist, in field id order. */
 export function profileDataFor(state: RealmState, user: User): Record<string, ProfileDataValue> {

@@ -1,3 +1,4 @@
+import { memoText } from '../text/memo';
 import { md5Hex } from '../md5';
 import { Role, type User } from '../model/records';
 import { isRealmAdmin } from '../permissions/roles';
@@ -83,13 +84,17 @@ export function canSeeDeliveryEmail(viewer: User | null, target: User): boolean 
  * uses a secret salt; ours is the first 40 hex digits of SHA-256("{user id}:{version}:chat-realm"),
  * stable and unguessable-looking but not Zulip's value.
  */
+/** Avatar hashes, remembered (every read of a user builds its avatar URL). */
+const gravatarHash = memoText(md5Hex, 16384);
+const uploadedHash = memoText((key) => sha256Hex(key).slice(0, 40), 16384);
+
 export function avatarUrl(state: RealmState, u: User, clientGravatar: boolean): string | null {
   if (u.avatar_source === 'G') {
     if (clientGravatar && emailVisibility(u) === EmailVisibility.everyone) return null;
-    const hash = md5Hex(u.delivery_email.toLowerCase());
+    const hash = gravatarHash(u.delivery_email.toLowerCase());
     return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${u.avatar_version}`;
   }
-  const hash = sha256Hex(`${u.user_id}:${u.avatar_version}:chat-realm`).slice(0, 40);
+  const hash = uploadedHash(`${u.user_id}:${u.avatar_version}:chat-realm`);
   return `/user_avatars/${state.realm.id}/${hash}.png?version=${u.avatar_version}`;
 }
 
@@ -100,6 +105,14 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * spectators. A stored value that does not parse is passed through.
  */
 export function formatDateJoined(iso: string, dateOnly: boolean): string {
+  return dateOnly ? joinedDay(iso) : joinedMinute(iso);
+}
+
+/** `date_joined` parsed and formatted once per stored value (every read of a user shows it). */
+const joinedMinute = memoText((iso) => formatJoined(iso, false), 16384);
+const joinedDay = memoText((iso) => formatJoined(iso, true), 16384);
+
+function formatJoined(iso: string, dateOnly: boolean): string {
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
   const d = new Date(t);

@@ -210,14 +210,26 @@ interface Ran {
 function run(
   command: string,
   cwd: string,
-  { timeoutMs = 45_000, args = [] as string[], program = 'bash' } = {},
+  {
+    timeoutMs = 45_000,
+    args = [] as string[],
+    program = 'bash',
+    port = undefined as number | undefined,
+  } = {},
 ): Promise<Ran> {
   return new Promise((done) => {
     const child = spawn(program, program === 'bash' ? ['-e', '-o', 'pipefail', '-c', command] : args, {
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_config_update_notifier: 'false', NO_COLOR: '1' },
+      // PORT: a command that serves without --port (README: PORT is read when the flag is absent)
+      // gets this block's free port, never a default another test may hold.
+      env: {
+        ...process.env,
+        npm_config_update_notifier: 'false',
+        NO_COLOR: '1',
+        ...(port === undefined ? {} : { PORT: String(port) }),
+      },
     });
     let out = '';
     let err = '';
@@ -332,7 +344,7 @@ async function runShell(chain: readonly DocBlock[]): Promise<void> {
   const stop = chain.some((b) => b.directives.has('server')) ? await demoServer(port, cwd) : undefined;
   try {
     for (const command of commandsOf(withPort(chain.map((b) => b.code).join('\n'), port))) {
-      const r = await run(command, cwd, { timeoutMs: 60_000 });
+      const r = await run(command, cwd, { timeoutMs: 60_000, port });
       const what = `${label(last)}: \`${command}\``;
       // A server stopped once it printed its address: 0, or the signal itself (through npx's npm).
       const ok = r.code === 0 || (r.served !== undefined && r.code === null);

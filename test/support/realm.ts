@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type * as z from 'zod';
+import type { snapshotDocumentSchema } from '../../src/core/snapshot/format';
 import { createRealm, type RealmOptions } from '../../src/core/snapshot/create';
 import { seededRandom, type OpContext } from '../../src/core/context';
 import type { RealmState } from '../../src/core/state';
@@ -6,8 +8,12 @@ import type { OpResult } from '../../src/core/result';
 import { handleApiRequest } from '../../src/wire/handle';
 import { basicAuthHeader } from '../../src/wire/auth';
 
+type Draft = z.input<typeof snapshotDocumentSchema>;
+/** A snapshot tests may edit: every section present (as in the fixture), typed like `createRealm`'s input. */
+export type EditableSnapshot = { [K in keyof Draft]-?: Exclude<Draft[K], undefined> };
+
 /** The dev-realm fixture as JSON (a fresh copy each call, so tests may edit it). */
-export function devSnapshot(): Record<string, unknown> & { users: Array<Record<string, unknown>> } {
+export function devSnapshot(): EditableSnapshot {
   return JSON.parse(readFileSync(new URL('../fixtures/dev-realm.json', import.meta.url), 'utf8'));
 }
 

@@ -2,6 +2,7 @@ import { bitsToFlags } from '../messages/flags';
 import { allMessages, type MessageRecord } from '../messages/store-read';
 import type { MessageChunk } from '../messages/store-types';
 import type { RealmState } from '../state';
+import type { SnapshotMessage } from './format';
 
 /**
  * The messages of a realm, one store chunk (up to 4096 messages) at a time, each with its rows:
@@ -107,8 +108,11 @@ export function dmRecipients(participants: readonly number[], sender: number): n
   return others.length > 0 ? others : [sender];
 }
 
+/** A canonical snapshot message but its `flags` (a channel message or a direct message). */
+export type MessageFields = SnapshotMessage extends infer M ? (M extends unknown ? Omit<M, 'flags'> : never) : never;
+
 /** A message's snapshot fields but `flags`, in the snapshot's key order. */
-export function messageSnapshotFields(m: MessageRecord) {
+export function messageSnapshotFields(m: MessageRecord): MessageFields {
   const target =
     m.stream_id !== null
       ? { stream_id: m.stream_id, topic: m.topic }

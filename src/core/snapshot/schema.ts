@@ -1,28 +1,61 @@
 import * as z from 'zod';
+import { SYSTEM_GROUP_NAMES } from '../model/group-setting';
+import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
+import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
 import { USER_SETTING_DEFAULTS } from '../model/user-settings';
 
 /**
  * The `chat-realm.snapshot/1` format (docs/realm-snapshot.md), structure only: types and defaults.
- * Cross-record checks (unique ids, references) live in validate.ts. Messages are checked by hand
- * in messages.ts: a million of them through zod would take minutes.
+ * Cross-record checks (unique ids, references) live in the section loaders. Messages are checked
+ * by hand in messages.ts: a million of them through zod would take minutes; their zod schema (for
+ * the types and the JSON Schema) is in format.ts, and a test keeps the two in agreement.
+ *
+ * The types of the public API (`RealmSnapshotInput`, `RealmSnapshot`) are inferred from these
+ * schemas (format.ts), so what compiles and what loads cannot drift apart.
  */
 /** Ids are positive and fit the engine's 31-bit maps (Zulip's ids are PostgreSQL integers too). */
-const id = z.int().positive().max(0x7fffffff);
-const ts = z.int().nonnegative();
+export const id = z.int().positive().max(0x7fffffff);
+export const ts = z.int().nonnegative();
 
+const anonymousGroup = z.object({ direct_members: z.array(id), direct_subgroups: z.array(id) }).strict();
+
+/** A group-setting value as a snapshot may write it: a group id, a system group's name, or an anonymous group. */
 export const groupSettingInput = z.union([
   id,
-  z.string(),
-  z.object({ direct_members: z.array(id), direct_subgroups: z.array(id) }).strict(),
+  z.enum(SYSTEM_GROUP_NAMES, { error: (i) => `${JSON.stringify(i.input)} is not a system group name` }),
+  anonymousGroup,
 ]);
 export type GroupSettingInput = z.infer<typeof groupSettingInput>;
 
+/** A group-setting value as the canonical form writes it: a group id or an anonymous group. */
+export const groupSettingValue = z.union([id, anonymousGroup]);
+
+/** `{name: schema.optional()}` for each name: the group settings of a record, typed by name. */
+export function optionalFields<K extends string, S extends z.ZodType>(
+  names: readonly K[],
+  schema: S,
+): { [P in K]: z.ZodOptional<S> } {
+  return Object.fromEntries(names.map((n) => [n, schema.optional()])) as { [P in K]: z.ZodOptional<S> };
+}
+
+type SettingDefaults = typeof USER_SETTING_DEFAULTS;
+type SettingSchema<V> = V extends boolean
+  ? z.ZodBoolean
+  : V extends number
+    ? ReturnType<typeof z.int>
+    : z.ZodString;
 const settingsShape = Object.fromEntries(
   Object.entries(USER_SETTING_DEFAULTS).map(([k, v]) => [
     k,
     (typeof v === 'boolean' ? z.boolean() : typeof v === 'number' ? z.int() : z.string()).optional(),
   ]),
-);
+) as { [K in keyof SettingDefaults]: z.ZodOptional<SettingSchema<SettingDefaults[K]>> };
+
+/** A user's settings: any of the PATCH /settings names, each with its type. */
+export const userSettingsSchema = z.object(settingsShape).strict();
+
+/** -1 (unlimited) or a positive number of days. */
+const retentionDays = z.union([z.literal(-1), z.int().positive()], { error: 'must be -1 or positive' });
 
 export const serverSchema = z
   .object({
@@ -35,8 +68,6 @@ export const serverSchema = z
     max_message_length: z.int().positive().optional(),
   })
   .strict();
-
-const realmGroupSettings = z.record(z.string(), z.unknown());
 
 export const realmSchema = z
   .object({
@@ -51,15 +82,12 @@ export const realmSchema = z
     name_changes_disabled: z.boolean().optional(),
     email_changes_disabled: z.boolean().optional(),
     require_unique_names: z.boolean().optional(),
-    message_retention_days: z
-      .int()
-      .refine((n) => n === -1 || n > 0, 'must be -1 or positive')
-      .optional(),
+    message_retention_days: retentionDays.optional(),
     default_language: z.string().optional(),
     password_auth_enabled: z.boolean().optional(),
+    ...optionalFields(REALM_GROUP_SETTING_NAMES, groupSettingInput),
   })
-  .catchall(groupSettingInput);
-void realmGroupSettings;
+  .strict();
 
 export const userSchema = z
   .object({
@@ -67,12 +95,10 @@ export const userSchema = z
     email: z.string().min(1),
     delivery_email: z.string().min(1).optional(),
     full_name: z.string(),
-    role: z
-      .union([z.literal(100), z.literal(200), z.literal(300), z.literal(400), z.literal(600)])
-      .optional(),
+    role: z.literal([100, 200, 300, 400, 600]).optional(),
     is_active: z.boolean().optional(),
     is_bot: z.boolean().optional(),
-    bot_type: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.null()]).optional(),
+    bot_type: z.literal([1, 2, 3, 4]).nullable().optional(),
     bot_owner_id: id.nullable().optional(),
     is_imported_stub: z.boolean().optional(),
     date_joined: z.iso.datetime({ offset: true }).optional(),
@@ -82,20 +108,11 @@ export const userSchema = z
     api_key: z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 characters of [A-Za-z0-9]'),
     password: z.string().optional(),
     password_hash: z.string().optional(),
-    settings: z.object(settingsShape).strict().optional(),
+    settings: userSettingsSchema.optional(),
     settings_edited_by_user: z.array(z.string()).optional(),
     profile_data: z.record(z.string().regex(/^[1-9][0-9]*$/), z.union([z.string(), z.array(id)])).optional(),
   })
   .strict();
-
-const groupSettingFields = {
-  can_add_members_group: groupSettingInput.optional(),
-  can_join_group: groupSettingInput.optional(),
-  can_leave_group: groupSettingInput.optional(),
-  can_manage_group: groupSettingInput.optional(),
-  can_mention_group: groupSettingInput.optional(),
-  can_remove_members_group: groupSettingInput.optional(),
-};
 
 export const userGroupSchema = z
   .object({
@@ -108,7 +125,7 @@ export const userGroupSchema = z
     date_created: ts.optional(),
     members: z.array(id).optional(),
     direct_subgroup_ids: z.array(id).optional(),
-    ...groupSettingFields,
+    ...optionalFields(USER_GROUP_SETTING_NAMES, groupSettingInput),
   })
   .strict();
 
@@ -124,22 +141,6 @@ export const channelFolderSchema = z
   })
   .strict();
 
-const channelSettingFields = Object.fromEntries(
-  [
-    'can_add_subscribers_group',
-    'can_remove_subscribers_group',
-    'can_administer_channel_group',
-    'can_delete_any_message_group',
-    'can_delete_own_message_group',
-    'can_move_messages_out_of_channel_group',
-    'can_move_messages_within_channel_group',
-    'can_send_message_group',
-    'can_subscribe_group',
-    'can_create_topic_group',
-    'can_resolve_topics_group',
-  ].map((k) => [k, groupSettingInput.optional()]),
-);
-
 export const channelSchema = z
   .object({
     stream_id: id,
@@ -148,11 +149,7 @@ export const channelSchema = z
     invite_only: z.boolean().optional(),
     is_web_public: z.boolean().optional(),
     history_public_to_subscribers: z.boolean().optional(),
-    message_retention_days: z
-      .int()
-      .refine((n) => n === -1 || n > 0, 'must be -1 or positive')
-      .nullable()
-      .optional(),
+    message_retention_days: retentionDays.nullable().optional(),
     is_archived: z.boolean().optional(),
     folder_id: id.nullable().optional(),
     topics_policy: z
@@ -160,7 +157,7 @@ export const channelSchema = z
       .optional(),
     creator_id: id.nullable().optional(),
     date_created: ts.optional(),
-    ...channelSettingFields,
+    ...optionalFields(CHANNEL_GROUP_SETTING_NAMES, groupSettingInput),
   })
   .strict();
 
@@ -190,7 +187,7 @@ export const userTopicSchema = z
     user_id: id,
     stream_id: id,
     topic_name: z.string(),
-    visibility_policy: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+    visibility_policy: z.literal([1, 2, 3]),
     last_updated: ts.optional(),
   })
   .strict();
@@ -215,7 +212,7 @@ export const customProfileFieldSchema = z
     id,
     name: z.string(),
     hint: z.string().optional(),
-    type: z.int().min(1).max(8),
+    type: z.literal([1, 2, 3, 4, 5, 6, 7, 8]),
     field_data: z.string().optional(),
     order: z.int().optional(),
     display_in_profile_summary: z.boolean().optional(),
@@ -277,7 +274,7 @@ export const pendingEmailChangeSchema = z
   .object({ user_id: id, new_email: z.string().min(1), requested_at: ts.optional() })
   .strict();
 
-/** Everything but `messages`, which messages.ts checks. */
+/** Everything but `messages`, which messages.ts checks (format.ts adds their schema for the types). */
 export const snapshotSchema = z
   .object({
     format: z.literal('chat-realm.snapshot/1'),

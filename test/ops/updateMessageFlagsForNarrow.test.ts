@@ -11,7 +11,7 @@ import {
   parsePythonInt,
   updateMessageFlagsForNarrow,
 } from '../../src/ops/messages/updateMessageFlagsForNarrow';
-import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
+import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName, type EditableSnapshot } from '../support/realm';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { loose } from '../support/loose';
 
@@ -22,7 +22,7 @@ const DENMARK = 2;
 const ROME = 4;
 const SECRETS = 7;
 
-type Msg = Record<string, unknown>;
+type Msg = EditableSnapshot['messages'][number];
 type Snap = ReturnType<typeof devSnapshot>;
 
 /** The dev realm with its messages replaced (and an optional edit of the snapshot). */
@@ -608,7 +608,7 @@ describe('updateMessageFlagsForNarrow', () => {
     it('has:reaction matches messages with any reaction', () => {
       const msgs = verona10();
       msgs[2] = {
-        ...msgs[2],
+        ...msgs[2]!,
         reactions: [{ user_id: iago, emoji_name: '+1', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }],
       };
       expect(ok(call(realmWith(msgs), 'hamlet', { ...base, narrow: [['has', 'reaction']] }))).toMatchObject({

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRealm } from '../../src/core/snapshot/create';
+import { createRealm, parseRealm } from '../../src/core/snapshot/create';
 import type { RealmSnapshotInput } from '../../src/core/snapshot/format';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { SnapshotError } from '../../src/core/snapshot/issues';
@@ -127,6 +127,22 @@ describe('SnapshotError', () => {
         'channels[0].folder_id: no channel folder 99',
         'subscriptions[46].user_id: no user 999',
         'channels[2].can_add_subscribers_group.direct_members[1]: no user 99',
+      ]),
+    );
+  });
+
+  it('says which part of a group-setting value is wrong, not just "Invalid input"', () => {
+    const s = base();
+    s['channels']![0]!['can_send_message_group'] = 'role:nonsense';
+    s['channels']![1]!['can_send_message_group'] = { direct_members: [4] };
+    s['realm'] = { can_manage_all_groups: 0, nmae: 'x' } as unknown as Array<Record<string, unknown>>;
+    const parsed = parseRealm(s);
+    expect(parsed.ok ? [] : parsed.error.issues.map((i) => `${i.path}: ${i.message}`)).toEqual(
+      expect.arrayContaining([
+        'channels[0].can_send_message_group: "role:nonsense" is not a system group name',
+        'channels[1].can_send_message_group.direct_subgroups: Invalid input: expected array, received undefined',
+        'realm.can_manage_all_groups: Too small: expected number to be >0',
+        'realm: Unrecognized key: "nmae"',
       ]),
     );
   });

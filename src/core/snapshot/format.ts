@@ -40,7 +40,7 @@ import {
  * (`import type`), so its schemas stay out of bundles; scripts and tests import it for values.
  */
 
-const reactionSchema = z
+export const reactionSchema = z
   .object({
     user_id: id,
     emoji_name: z.string(),
@@ -68,12 +68,12 @@ const messageFields = {
 };
 
 /** A channel message: `stream_id` and `topic` (the empty topic is `""`), never `to`. */
-const channelMessageSchema = z
+export const channelMessageSchema = z
   .object({ ...messageFields, stream_id: id, topic: z.string().optional(), to: z.never().optional() })
   .strict();
 
 /** A direct message: `to` (the recipients other than the sender), never `stream_id` or `topic`. */
-const directMessageSchema = z
+export const directMessageSchema = z
   .object({
     ...messageFields,
     to: z.array(id),

@@ -61,7 +61,7 @@ describe('the shipped JSON Schema of the snapshot format', () => {
 
   it('refuses what createRealm refuses for its shape, at the same place', () => {
     const cases: Array<[string, (s: ReturnType<typeof looseDevSnapshot>) => void, string]> = [
-      ['a wrong format', (s) => (s['format'] = 'other'), '/format'],
+      ['a wrong format', (s) => Object.assign(s, { format: 'other' }), '/format'],
       ['a misspelled section', (s) => (s['chanels'] = []), ''],
       ['a misspelled user field', (s) => (s['users']![0]!['fullname'] = 'x'), '/users/0'],
       ['a role that does not exist', (s) => (s['users']![0]!['role'] = 250), '/users/0/role'],

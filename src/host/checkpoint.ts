@@ -138,7 +138,10 @@ export function readCheckpoint(
       throw new CorruptStoreError(where, 'the checkpoint is not valid JSON', { cause });
     }
     const parsed = parseRealm(snapshot);
-    if (!parsed.ok) throw new CorruptStoreError(where, `the snapshot is invalid (${parsed.error.message})`, { cause: parsed.error });
+    if (!parsed.ok)
+      throw new CorruptStoreError(where, `the snapshot is invalid (${parsed.error.message})`, {
+        cause: parsed.error,
+      });
     return { state: parsed.state, chain: undefined };
   }
   const payload = sealed.payload;

@@ -203,6 +203,7 @@ describe('the streamed reader takes canonical lines apart, and agrees with JSON.
       doc['messages'] = [parsed, ...rest.map((l) => JSON.parse(l) as unknown)];
       const direct = issuesOf(() => realmFromUnknown(doc, opts));
       expect(issuesOf(stream)).toEqual(direct);
-      if (direct.length === 0) expect(snapshotRealm(stream())).toEqual(snapshotRealm(realmFromUnknown(doc, opts)));
+      if (direct.length === 0)
+        expect(snapshotRealm(stream())).toEqual(snapshotRealm(realmFromUnknown(doc, opts)));
     });
 });

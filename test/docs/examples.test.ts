@@ -278,10 +278,10 @@ describe('API examples', () => {
   // The free names the fragments of README.md and the architecture/persistence guides use: what a
   // host has at hand (a snapshot, its delivery function, request headers, an API key, the time).
   const HOST_PRELUDE = [
-    `import type { RealmState as __RealmState } from '../../src/index';`,
+    `import type { RealmState as __RealmState, RealmSnapshotInput as __Input } from '../../src/index';`,
     `declare const state: __RealmState;`,
-    `declare const snapshot: unknown;`,
-    `declare const initialSnapshot: unknown;`,
+    `declare const snapshot: __Input;`,
+    `declare const initialSnapshot: __Input;`,
     `declare function deliver(...a: unknown[]): void;`,
     `declare const headers: Record<string, string>;`,
     `declare const apiKey: string;`,

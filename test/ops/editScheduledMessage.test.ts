@@ -7,7 +7,7 @@ import type { RealmState } from '../../src/core/state';
 import { editScheduledMessage } from '../../src/ops/scheduled/editScheduledMessage';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { ACTORS, arbParams, expectLawful } from '../support/op-laws';
-import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName, realmFromUnknown } from '../support/realm';
+import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
 import { loose } from '../support/loose';
 
 const OP = 'update-scheduled-message';
@@ -34,7 +34,7 @@ type Snapshot = ReturnType<typeof devSnapshot>;
 function realmWith(change: (snap: Snapshot) => void): RealmState {
   const snap = devSnapshot();
   change(snap);
-  return realmFromUnknown(snap, { random: seededRandom(1) });
+  return createRealm(snap, { random: seededRandom(1) });
 }
 // Loose rows: the tests write records the engine must refuse or repair.
 const rows = (snap: Snapshot, key: 'scheduled_messages' | 'subscriptions' | 'channels') =>

@@ -11,7 +11,16 @@ import {
   parsePythonInt,
   updateMessageFlagsForNarrow,
 } from '../../src/ops/messages/updateMessageFlagsForNarrow';
-import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName, type EditableSnapshot } from '../support/realm';
+import {
+  as,
+  cast,
+  devRealm,
+  devSnapshot,
+  testCtx,
+  wire,
+  type CastName,
+  type EditableSnapshot,
+} from '../support/realm';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { loose } from '../support/loose';
 

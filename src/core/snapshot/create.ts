@@ -47,8 +47,7 @@ export function createRealm(snapshot: RealmSnapshotInput, options: RealmOptions 
 
 /** What `parseRealm` returns: the realm, or the `SnapshotError` listing every problem. */
 export type ParsedRealm =
-  | { readonly ok: true; readonly state: RealmState }
-  | { readonly ok: false; readonly error: SnapshotError };
+  { readonly ok: true; readonly state: RealmState } | { readonly ok: false; readonly error: SnapshotError };
 
 /**
  * `createRealm` for a value whose type is not known: a snapshot read from a file, a store or a
@@ -169,7 +168,8 @@ function zodIssues(
     if (issue.code === 'invalid_union') {
       const deep = issue.errors.filter((b) => b.some((i) => i.path.length > 0));
       const typed = issue.errors.filter((b) => b.some((i) => i.code !== 'invalid_type'));
-      const branch = deep.length === 1 ? deep[0] : deep.length === 0 && typed.length === 1 ? typed[0] : undefined;
+      const branch =
+        deep.length === 1 ? deep[0] : deep.length === 0 && typed.length === 1 ? typed[0] : undefined;
       if (branch !== undefined) {
         out.push(...zodIssues(branch, path));
         continue;

@@ -109,7 +109,11 @@ export function dmRecipients(participants: readonly number[], sender: number): n
 }
 
 /** A canonical snapshot message but its `flags` (a channel message or a direct message). */
-export type MessageFields = SnapshotMessage extends infer M ? (M extends unknown ? Omit<M, 'flags'> : never) : never;
+export type MessageFields = SnapshotMessage extends infer M
+  ? M extends unknown
+    ? Omit<M, 'flags'>
+    : never
+  : never;
 
 /** A message's snapshot fields but `flags`, in the snapshot's key order. */
 export function messageSnapshotFields(m: MessageRecord): MessageFields {

@@ -35,7 +35,11 @@ export function loadRealm(s: SnapshotInput, loader: Loader): RealmSettings {
   };
   // Unknown keys are refused by the schema (strict).
   for (const name of REALM_GROUP_SETTING_NAMES) {
-    settings[name] = loader.setting(['realm', name], r[name], loader.systemIds[REALM_GROUP_SETTING_DEFAULTS[name]]);
+    settings[name] = loader.setting(
+      ['realm', name],
+      r[name],
+      loader.systemIds[REALM_GROUP_SETTING_DEFAULTS[name]],
+    );
   }
   return settings as RealmSettings;
 }

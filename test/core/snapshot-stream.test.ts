@@ -43,8 +43,8 @@ function issuesOf(run: () => unknown): string[] {
 describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
   const dev = createRealm(devSnapshot(), opts);
 
-  it('writes the canonical document: header line plus one line per message', () => {
-    const text = [...snapshotChunks(dev)].join('');
+  it('writes format 1 on request: the canonical document, header line plus one line per message', () => {
+    const text = [...snapshotChunks(dev, { format: 'ndjson1' })].join('');
     expect(JSON.stringify(joined(text))).toBe(JSON.stringify(snapshotRealm(dev)));
     expect(text.split('\n').filter((l) => l !== '')).toHaveLength(1 + dev.messages.count);
   });
@@ -74,12 +74,16 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
 
   it('round-trips a simulated organization (rows without a sender subscription, DMs, reactions)', () => {
     const state = simulateRealm({ preset: 'small', seed: 3 });
-    const text = [...snapshotChunks(state)].join('');
-    const copy = createRealmFromChunks([text], opts);
-    expect(JSON.stringify(snapshotRealm(copy))).toBe(JSON.stringify(snapshotRealm(state)));
-    expect(JSON.stringify(snapshotRealm(realmFromUnknown(joined(text), opts)))).toBe(
-      JSON.stringify(snapshotRealm(state)),
-    );
+    const expected = JSON.stringify(snapshotRealm(state));
+    for (const format of ['ndjson', 'ndjson1'] as const) {
+      const text = [...snapshotChunks(state, { format })].join('');
+      const copy = createRealmFromChunks([text], opts);
+      expect(JSON.stringify(snapshotRealm(copy))).toBe(expected);
+      // Either format read back writes the same text again.
+      expect([...snapshotChunks(copy, { format })].join('')).toBe(text);
+    }
+    const v1 = [...snapshotChunks(state, { format: 'ndjson1' })].join('');
+    expect(JSON.stringify(snapshotRealm(realmFromUnknown(joined(v1), opts)))).toBe(expected);
   });
 
   it('keeps every string exact (BOM, lone surrogates, NUL, astral, line separators)', () => {
@@ -94,14 +98,19 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
     for (const c of odd) expect(contents).toContain(c);
   });
 
-  it('agrees with createRealm on random snapshots (property)', () => {
+  it('agrees with createRealm on random snapshots, in both formats (property)', () => {
     fc.assert(
-      fc.property(arbSnapshot(), fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1 }), (s, sizes) => {
-        const direct = createRealm(s, opts);
-        const text = [...snapshotChunks(direct)].join('');
-        expect(snapshotRealm(createRealmFromChunks(cut(text, sizes), opts))).toEqual(snapshotRealm(direct));
-      }),
-      { numRuns: 40 },
+      fc.property(
+        arbSnapshot(),
+        fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1 }),
+        fc.constantFrom('ndjson' as const, 'ndjson1' as const),
+        (s, sizes, format) => {
+          const direct = createRealm(s, opts);
+          const text = [...snapshotChunks(direct, { format })].join('');
+          expect(snapshotRealm(createRealmFromChunks(cut(text, sizes), opts))).toEqual(snapshotRealm(direct));
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 
@@ -130,7 +139,7 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
   });
 
   it('reports a line that is not JSON at its message path, and an empty or broken stream at the root', () => {
-    const text = [...snapshotChunks(dev)].join('').split('\n');
+    const text = [...snapshotChunks(dev, { format: 'ndjson1' })].join('').split('\n');
     text[3] = '{"id": 2, oops';
     expect(issuesOf(() => createRealmFromChunks([text.join('\n')]))).toEqual([
       expect.stringMatching(/^messages\[2\]: line 4 is not JSON: /),
@@ -163,7 +172,7 @@ describe('snapshotRealm flags (built on first read)', () => {
 
 describe('the streamed reader takes canonical lines apart, and agrees with JSON.parse on every other line', () => {
   const dev = createRealm(devSnapshot(), opts);
-  const [header, first, ...rest] = [...snapshotChunks(dev)]
+  const [header, first, ...rest] = [...snapshotChunks(dev, { format: 'ndjson1' })]
     .join('')
     .split('\n')
     .filter((l) => l !== '');

@@ -44,7 +44,8 @@ export function* allMessages(store: MessageStore): IterableIterator<MessageRecor
   for (const c of store.chunks) for (let i = 0; i < c.ids.length; i++) yield decode(store, c, i);
 }
 
-function decode(store: MessageStore, c: MessageChunk, i: number): MessageRecord {
+/** The message at index `i` of chunk `c`. */
+export function decode(store: MessageStore, c: MessageChunk, i: number): MessageRecord {
   const recipient = c.recipient[i]!;
   const bits = c.bits[i]!;
   const id = c.ids[i]!;

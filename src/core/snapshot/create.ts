@@ -4,7 +4,7 @@ import type { RealmState } from '../state';
 import type { MessageStore } from '../messages/store-types';
 import { IssueList, pathString, SnapshotError } from './issues';
 import { checkJsonValues, HOLE } from './json-values';
-import { MessageLoader, type FlagRows } from './message-loader';
+import { MessageLoader, NO_ROWS, type FlagRows } from './message-loader';
 import { Loader, uniqueIds, uniqueKeys } from './loader';
 import { loadChannels, loadDefaultChannels, loadFolders, loadSubscriptions } from './load-channels';
 import { loadGroups, loadUsers, systemGroupIds } from './load-people';
@@ -134,6 +134,31 @@ export class RealmAssembly {
     if (m !== undefined && this.loader !== undefined) this.loader.addRows(m, index, rows);
   }
 
+  /**
+   * Stream format 2: a message whose rows come later, on user lines (`userRows`). A `flags` field
+   * is refused: the rows have one place only.
+   */
+  messageApart(raw: unknown, index: number): void {
+    if (isRecord(raw) && raw['flags'] !== undefined)
+      this.shapes.add(
+        ['messages', index, 'flags'],
+        'stream format 2 gives rows on user lines, not in messages',
+      );
+    const m = checkMessage(raw, index, this.shapes);
+    if (m === undefined) this.loader?.lost();
+    else this.loader?.addRows(m, index, NO_ROWS);
+  }
+
+  /** Stream format 2: one user's rows, from the `line`-th row line (`MessageLoader.addUserRows`). */
+  userRows(line: number, user: number, ids: Int32Array, flags: Uint16Array): void {
+    this.loader?.addUserRows(line, user, ids, flags);
+  }
+
+  /** A problem of the stream itself (a line out of place, a missing end line). */
+  issue(path: readonly PropertyKey[], message: string): void {
+    this.shapes.add(path, message);
+  }
+
   /** A hole at `messages[index]` (a sparse array). */
   hole(index: number): void {
     this.problem(index, HOLE);
@@ -141,6 +166,7 @@ export class RealmAssembly {
 
   /** A message that could not even be read (a streamed line that is not JSON). */
   problem(index: number, message: string): void {
+    this.loader?.lost();
     this.shapes.add(['messages', index], message);
   }
 

@@ -1,5 +1,5 @@
 import { bitsToFlags } from '../messages/flags';
-import { allMessages, type MessageRecord } from '../messages/store-read';
+import { decode, type MessageRecord } from '../messages/store-read';
 import type { MessageChunk } from '../messages/store-types';
 import type { RealmState } from '../state';
 import type { SnapshotMessage } from './format';
@@ -29,7 +29,6 @@ export function* messageBlocks(state: RealmState): Generator<MessageBlock> {
   let scratchIdx = new Int32Array(1 << 16);
   let scratchUser = new Int32Array(1 << 16);
   let scratchBits = new Uint16Array(1 << 16);
-  const records = allMessages(store);
   for (const chunk of store.chunks) {
     const n = chunk.ids.length;
     const first = chunk.ids[0]!;
@@ -38,6 +37,7 @@ export function* messageBlocks(state: RealmState): Generator<MessageBlock> {
     let found = 0;
     for (let h = 0; h < holders.length; h++) {
       const rows = holders[h]!.chunks;
+      const user = holders[h]!.user;
       let c = ci[h]!;
       let i = off[h]!;
       while (c < rows.length) {
@@ -54,7 +54,7 @@ export function* messageBlocks(state: RealmState): Generator<MessageBlock> {
               scratchBits = grow(scratchBits);
             }
             scratchIdx[found] = k;
-            scratchUser[found] = holders[h]!.user;
+            scratchUser[found] = user;
             scratchBits[found] = flags[i]!;
             found++;
           }
@@ -80,7 +80,7 @@ export function* messageBlocks(state: RealmState): Generator<MessageBlock> {
       bits[at] = scratchBits[j]!;
     }
     const list: MessageRecord[] = new Array<MessageRecord>(n);
-    for (let k = 0; k < n; k++) list[k] = records.next().value as MessageRecord;
+    for (let k = 0; k < n; k++) list[k] = decode(store, chunk, k);
     yield { chunk, records: list, start, users, bits };
   }
 }
@@ -117,20 +117,31 @@ export type MessageFields = SnapshotMessage extends infer M
 
 /** A message's snapshot fields but `flags`, in the snapshot's key order. */
 export function messageSnapshotFields(m: MessageRecord): MessageFields {
-  const target =
-    m.stream_id !== null
-      ? { stream_id: m.stream_id, topic: m.topic }
-      : { to: dmRecipients(m.participants ?? [], m.sender_id) };
+  // Two literals rather than a spread target: a million messages, two hidden classes.
+  const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));
+  if (m.stream_id !== null)
+    return {
+      id: m.id,
+      sender_id: m.sender_id,
+      stream_id: m.stream_id,
+      topic: m.topic,
+      content: m.content,
+      timestamp: m.timestamp,
+      has_link: m.has_link,
+      has_attachment: m.has_attachment,
+      has_image: m.has_image,
+      reactions,
+    };
   return {
     id: m.id,
     sender_id: m.sender_id,
-    ...target,
+    to: dmRecipients(m.participants ?? [], m.sender_id),
     content: m.content,
     timestamp: m.timestamp,
     has_link: m.has_link,
     has_attachment: m.has_attachment,
     has_image: m.has_image,
-    reactions: m.reactions.map((r) => ({ ...r })),
+    reactions,
   };
 }
 
@@ -163,4 +174,73 @@ export function flagsJson(
     text += `${j > from ? ',' : ''}${userKeys[u] ?? (userKeys[u] = `"${u}":`)}${names.jsonOf(bits[j]!)}`;
   }
   return `${text}}`;
+}
+
+/** What a message's `flags` are built from: its rows `from..to` of a block. */
+interface LazyRows {
+  readonly names: FlagNames;
+  readonly block: MessageBlock;
+  readonly from: number;
+  readonly to: number;
+  built: Record<string, string[]> | undefined;
+}
+
+const LAZY_ROWS = Symbol('flags rows');
+
+/** Replaces `flags` on `target` with a plain data property. */
+function settle(target: object, value: unknown): void {
+  Object.defineProperty(target, 'flags', { value, enumerable: true, configurable: true, writable: true });
+}
+
+/**
+ * One getter and setter for every message (per-message closures would give each message object
+ * its own hidden class, and cost two functions each): the rows are found through a non-enumerable
+ * symbol property, which JSON, spreading, structuredClone and deep equality all ignore.
+ */
+const FLAGS_ACCESSOR: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { [LAZY_ROWS]: LazyRows | undefined }): Record<string, string[]> {
+    const lazy = this[LAZY_ROWS]!;
+    const { users, bits } = lazy.block;
+    lazy.built ??= JSON.parse(flagsJson(lazy.names, users, bits, lazy.from, lazy.to)) as Record<
+      string,
+      string[]
+    >;
+    if (!Object.isExtensible(this)) return lazy.built;
+    settle(this, lazy.built);
+    // Cleared, not deleted (deleting would turn the object into a slow dictionary).
+    this[LAZY_ROWS] = undefined;
+    return lazy.built;
+  },
+  set(this: object, value: unknown) {
+    settle(this, value);
+  },
+};
+const HIDDEN: PropertyDescriptor = {
+  value: undefined,
+  enumerable: false,
+  configurable: true,
+  writable: true,
+};
+
+/**
+ * Gives a message snapshot an enumerable `flags` accessor that builds the message's flags object
+ * (its rows `from..to` of `block`) on first read and then replaces itself with it; assigning
+ * `flags` replaces it too. 27 million rows as eager objects cost tens of seconds and gigabytes in
+ * V8 (integer-keyed dictionaries), most of which a caller that streams or samples never reads.
+ */
+export function withLazyFlags<T extends object>(
+  message: T,
+  names: FlagNames,
+  block: MessageBlock,
+  from: number,
+  to: number,
+): T & { flags: SnapshotMessage['flags'] } {
+  HIDDEN.value = { names, block, from, to, built: undefined } satisfies LazyRows;
+  Object.defineProperty(message, LAZY_ROWS, HIDDEN);
+  Object.defineProperty(message, 'flags', FLAGS_ACCESSOR);
+  HIDDEN.value = undefined;
+  // `flags` was just defined (defineProperty is not seen by the type checker).
+  return message as T & { flags: SnapshotMessage['flags'] };
 }

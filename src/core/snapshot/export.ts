@@ -1,4 +1,4 @@
-import { FlagNames, flagsJson, messageBlocks, messageSnapshotFields } from './export-messages';
+import { FlagNames, messageBlocks, messageSnapshotFields, withLazyFlags } from './export-messages';
 import type { GroupSettingValue } from '../model/group-setting';
 import { REALM_GROUP_SETTING_NAMES, type RealmGroupSettingName, type RealmSettings } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
@@ -159,39 +159,16 @@ function snapshotMessages(state: RealmState): SnapshotMessage[] {
   const names = new FlagNames();
   const messages = new Array<SnapshotMessage>(state.messages.count);
   let n = 0;
-  for (const { records, start, users, bits } of messageBlocks(state)) {
-    for (let k = 0; k < records.length; k++) {
-      const m = records[k]!;
-      const from = start[k]!;
-      const to = start[k + 1]!;
-      // `flags` is defined just below.
-      const message = messageSnapshotFields(m) as SnapshotMessage;
-      let built: Record<string, string[]> | undefined;
-      Object.defineProperty(message, 'flags', {
-        enumerable: true,
-        configurable: true,
-        get(this: object): Record<string, string[]> {
-          built ??= JSON.parse(flagsJson(names, users, bits, from, to)) as Record<string, string[]>;
-          if (Object.isExtensible(this))
-            Object.defineProperty(this, 'flags', {
-              value: built,
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-          return built;
-        },
-        set(this: object, value: unknown) {
-          Object.defineProperty(this, 'flags', {
-            value,
-            enumerable: true,
-            configurable: true,
-            writable: true,
-          });
-        },
-      });
-      messages[n++] = message;
-    }
+  for (const block of messageBlocks(state)) {
+    const { records, start } = block;
+    for (let k = 0; k < records.length; k++)
+      messages[n++] = withLazyFlags(
+        messageSnapshotFields(records[k]!),
+        names,
+        block,
+        start[k]!,
+        start[k + 1]!,
+      );
   }
   messages.length = n;
   return messages;

@@ -5,6 +5,7 @@ import { buildMessageStoreFromColumns } from '../messages/store-build';
 import { EMPTY_STORE, type MessageStore } from '../messages/store-types';
 import type { Reaction, User } from '../model/records';
 import type { IssueList } from './issues';
+import { DIRECT_MESSAGE, MessageKinds, NO_MESSAGE } from './message-kinds';
 import type { MessageSnapshotInput } from './messages';
 
 /**
@@ -19,7 +20,9 @@ import type { MessageSnapshotInput } from './messages';
  */
 export class MessageLoader {
   private readonly channelHolders = new Map<number, Int32Array>();
-  private readonly seen = new Set<number>();
+  /** Ids seen, once one came that was not above every id before it (until then none repeats). */
+  private seen: Set<number> | undefined;
+  private maxSeen = 0;
   private n = 0;
   private ids = new Int32Array(1024);
   private recipient = new Int32Array(1024);
@@ -28,6 +31,7 @@ export class MessageLoader {
   private bits = new Uint8Array(1024);
   private readonly content: string[] = [];
   private readonly topics: Array<string | undefined> = [];
+  private readonly topicNames = new Map<string, string>();
   private readonly conversations: Array<string | undefined> = [];
   private readonly reactions: Array<readonly [number, readonly Reaction[]]> = [];
   /** Per user: row ids and flag bits, and how many are used. */
@@ -37,6 +41,20 @@ export class MessageLoader {
   private sorted = true;
   private lastId = 0;
   private readonly flagBits = new Map<string, number>();
+  /**
+   * Stream format 2: every well-formed message's id and whether it is direct (kept even once
+   * problems stop the columns from being collected, so row lines are still checked against them),
+   * then the id → kind lookup built at the first row line; and the users whose rows came.
+   */
+  private everyId = new Int32Array(0);
+  private everyDirect = new Uint8Array(0);
+  private everyCount = 0;
+  private kinds: MessageKinds | undefined;
+  private readonly rowUsers = new Set<number>();
+  /** A message could not be read: rows that name no message may name that one (not reported). */
+  private incomplete = false;
+  /** Rows came whole and sorted per user (format 2): no trimming or sorting at the end. */
+  private exactRows = false;
 
   constructor(
     private readonly userIds: ReadonlySet<number>,
@@ -65,8 +83,15 @@ export class MessageLoader {
   addRows(m: MessageSnapshotInput, index: number, rows: FlagRows | undefined): void {
     const { issues, userIds } = this;
     const at = ['messages', index];
-    if (this.seen.has(m.id)) issues.add([...at, 'id'], `duplicate message id ${m.id}`);
-    this.seen.add(m.id);
+    if (m.id > this.maxSeen) {
+      this.maxSeen = m.id;
+      this.seen?.add(m.id);
+    } else {
+      this.seen ??= new Set(this.everyId.subarray(0, this.everyCount));
+      if (this.seen.has(m.id)) issues.add([...at, 'id'], `duplicate message id ${m.id}`);
+      this.seen.add(m.id);
+    }
+    this.remember(m.id, m.stream_id === undefined);
     if (!userIds.has(m.sender_id)) issues.add([...at, 'sender_id'], `no user ${m.sender_id}`);
     if (m.stream_id !== undefined && !this.channelIds.has(m.stream_id))
       issues.add([...at, 'stream_id'], `no channel ${m.stream_id}`);
@@ -91,6 +116,64 @@ export class MessageLoader {
     this.keep(m, rows);
   }
 
+  /** A message line that could not be read (not JSON, or not a message): its id is unknown. */
+  lost(): void {
+    this.incomplete = true;
+  }
+
+  private remember(id: number, direct: boolean): void {
+    const k = this.everyCount++;
+    if (k === this.everyId.length) {
+      const size = Math.max(1024, k * 2);
+      const ids = new Int32Array(size);
+      const dm = new Uint8Array(size);
+      ids.set(this.everyId);
+      dm.set(this.everyDirect);
+      this.everyId = ids;
+      this.everyDirect = dm;
+    }
+    this.everyId[k] = id;
+    this.everyDirect[k] = direct ? 1 : 0;
+  }
+
+  /**
+   * Stream format 2: one user's rows (ascending ids, flag bits without `is_private`), after every
+   * message (given with `NO_ROWS`). Checks the user exists and comes once and that every row names
+   * a message, reported at `rows[line]`; marks the rows of direct messages `is_private`. The arrays
+   * become the store's own.
+   */
+  addUserRows(line: number, user: number, ids: Int32Array, flags: Uint16Array): void {
+    const { issues } = this;
+    const at = ['rows', line];
+    if (!this.userIds.has(user)) issues.add([...at, 'user_id'], `no user ${user}`);
+    else if (this.rowUsers.has(user))
+      issues.add([...at, 'user_id'], `user ${user}'s rows came on an earlier line`);
+    this.rowUsers.add(user);
+    if (this.kinds === undefined) {
+      const every = this.everyId.subarray(0, this.everyCount);
+      const direct = this.everyDirect;
+      this.kinds = MessageKinds.of(every, (k) => direct[k] === 1);
+    }
+    const kinds = this.kinds;
+    let missing = 0;
+    let first = -1;
+    for (let j = 0; j < ids.length; j++) {
+      const kind = kinds.kindOf(ids[j]!);
+      if (kind === DIRECT_MESSAGE) flags[j] = flags[j]! | FLAG_BITS.is_private;
+      else if (kind === NO_MESSAGE && missing++ === 0) first = j;
+    }
+    if (missing > 0 && !this.incomplete)
+      issues.add(
+        [...at, 'rows', first],
+        `no message ${ids[first]}${missing > 1 ? ` (nor for ${missing - 1} more rows of this line)` : ''}`,
+      );
+    if (issues.items.length > 0 || this.failed()) return;
+    this.rowIds[user] = ids;
+    this.rowFlags[user] = flags;
+    this.rowCount[user] = ids.length;
+    this.exactRows = true;
+  }
+
   private keep(m: MessageSnapshotInput, rows: FlagRows | undefined): void {
     const k = this.n++;
     if (k === this.ids.length) this.grow();
@@ -110,7 +193,12 @@ export class MessageLoader {
     const channel = m.stream_id !== undefined;
     if (channel) {
       this.recipient[k] = m.stream_id!;
-      this.topics[k] = m.topic ?? '';
+      // One string per distinct topic: a parsed line's own copy dies young instead of being
+      // kept (and copied into the old generation) until the store is built.
+      const topic = m.topic ?? '';
+      let shared = this.topicNames.get(topic);
+      if (shared === undefined) this.topicNames.set(topic, (shared = topic));
+      this.topics[k] = shared;
       this.conversations[k] = undefined;
     } else {
       this.topics[k] = undefined;
@@ -205,6 +293,10 @@ export class MessageLoader {
       const ids = this.rowIds[u];
       if (ids === undefined) continue;
       const count = this.rowCount[u]!;
+      if (this.exactRows) {
+        rows.set(u, { ids, flags: this.rowFlags[u]! });
+        continue;
+      }
       let userIds: Int32Array = ids.slice(0, count);
       let userFlags: Uint16Array = this.rowFlags[u]!.slice(0, count);
       if (!this.sorted) [userIds, userFlags] = sortRows(userIds, userFlags);
@@ -215,6 +307,9 @@ export class MessageLoader {
 }
 
 const EMPTY = new Int32Array(0);
+
+/** No rows with this message: they come apart, on the user lines of stream format 2. */
+export const NO_ROWS: FlagRows = Object.freeze({ users: Object.freeze([]), bits: Object.freeze([]) });
 
 /** A message's explicit rows: users (ascending) and the bits of their flag lists. */
 export interface FlagRows {

@@ -1,20 +1,27 @@
-import { FLAG_BITS, isFlagName, type FlagName } from '../messages/flags';
 import type { RealmState } from '../state';
 import { RealmAssembly, type RealmOptions } from './create';
 import { snapshotSections } from './export';
-import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-messages';
 import { SnapshotError } from './issues';
-import type { FlagRows } from './message-loader';
+import { messageLinesV1, splitFlags } from './stream-v1';
+import {
+  canonicalRowLine,
+  decodeRows,
+  rowLineOf,
+  snapshotChunksV2,
+  STREAM_FORMAT_2,
+  type DecodedRows,
+  type RowScratch,
+} from './stream-v2';
 
 /**
- * A realm as a stream of text (docs/realm-snapshot.md, "Streamed snapshots"). By default NDJSON, whose first
- * line is the snapshot document with an empty `messages` list and whose every further line is one
- * message, in canonical form. Joining the message lines into `messages` gives exactly
- * `JSON.stringify(snapshotRealm(state))`'s document. Chunks are strings of whole lines (a header,
- * then one store chunk of up to 4096 messages each), so no single string holds the realm: the
- * large preset's 678 million characters are beyond V8's string limit. With `format: 'json'` the
- * chunks are instead the one JSON document itself (for tools that want plain JSON; reading that
- * back needs the whole text in memory, so large realms should travel as NDJSON).
+ * A realm as a stream of text (docs/realm-snapshot.md, "Streamed snapshots"), so no single string
+ * holds it: the large preset's snapshot is beyond V8's string limit as one JSON text. By default
+ * NDJSON in stream format 2 (`chat-realm.stream/2`): a format line, the snapshot document with an
+ * empty `messages` list, one line per message without `flags`, one line per user with that user's
+ * rows as integers, and an end line with the counts. `format: 'ndjson1'` writes stream format 1
+ * (one line per message with its `flags`; folding its lines into `messages` gives
+ * `JSON.stringify(snapshotRealm(state))`'s document), and `format: 'json'` that one JSON document
+ * itself (for tools that want plain JSON; reading it back needs the whole text in memory).
  *
  * @example
  * ```ts
@@ -25,106 +32,116 @@ import type { FlagRows } from './message-loader';
  */
 export function* snapshotChunks(
   state: RealmState,
-  options: { readonly format?: 'ndjson' | 'json' } = {},
+  options: { readonly format?: 'ndjson' | 'ndjson1' | 'json' } = {},
 ): Generator<string, void, undefined> {
-  const sections = snapshotSections(state);
-  const json = options.format === 'json';
-  let after = '';
-  if (json) {
-    // One JSON document, written around its `messages` list: the sections before it, the messages
-    // joined by commas, the sections after it. Same text as JSON.stringify(snapshotRealm(state)).
-    const keys = Object.keys(sections);
-    const at = keys.indexOf('messages');
-    const part = (ks: readonly string[]) =>
-      JSON.stringify(Object.fromEntries(ks.map((k) => [k, (sections as Record<string, unknown>)[k]])));
-    yield `${part(keys.slice(0, at)).slice(0, -1)},"messages":[`;
-    after = `]${keys.length > at + 1 ? `,${part(keys.slice(at + 1)).slice(1)}` : '}'}\n`;
-  } else yield `${JSON.stringify(sections)}\n`;
-  let firstLine = true;
-  const names = new FlagNames();
-  const topics = new Map<string, string>();
-  for (const { records, start, users, bits } of messageBlocks(state)) {
-    const lines: string[] = new Array<string>(records.length);
-    for (let k = 0; k < records.length; k++) {
-      const m = records[k]!;
-      let target: string;
-      if (m.stream_id !== null) {
-        let topic = topics.get(m.topic);
-        if (topic === undefined) topics.set(m.topic, (topic = JSON.stringify(m.topic)));
-        target = `"stream_id":${m.stream_id},"topic":${topic}`;
-      } else target = `"to":${JSON.stringify(dmRecipients(m.participants ?? [], m.sender_id))}`;
-      lines[k] =
-        `{"id":${m.id},"sender_id":${m.sender_id},${target},"content":${JSON.stringify(m.content)},` +
-        `"timestamp":${m.timestamp},"has_link":${m.has_link},"has_attachment":${m.has_attachment},` +
-        `"has_image":${m.has_image},"reactions":${m.reactions.length === 0 ? '[]' : JSON.stringify(m.reactions)},` +
-        `"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}`;
-    }
-    if (json) {
-      yield `${firstLine ? '' : ','}${lines.join(',')}`;
-      firstLine = false;
-    } else yield `${lines.join('\n')}\n`;
+  if (options.format === undefined || options.format === 'ndjson') {
+    yield* snapshotChunksV2(state);
+    return;
   }
-  if (json) yield after;
+  const sections = snapshotSections(state);
+  if (options.format === 'ndjson1') {
+    yield `${JSON.stringify(sections)}\n`;
+    yield* messageLinesV1(state, false);
+    return;
+  }
+  // One JSON document, written around its `messages` list: the sections before it, the messages
+  // joined by commas, the sections after it. Same text as JSON.stringify(snapshotRealm(state)).
+  const keys = Object.keys(sections);
+  const at = keys.indexOf('messages');
+  const part = (ks: readonly string[]) =>
+    JSON.stringify(Object.fromEntries(ks.map((k) => [k, (sections as Record<string, unknown>)[k]])));
+  yield `${part(keys.slice(0, at)).slice(0, -1)},"messages":[`;
+  yield* messageLinesV1(state, true);
+  yield `]${keys.length > at + 1 ? `,${part(keys.slice(at + 1)).slice(1)}` : '}'}\n`;
 }
 
 /**
- * Reads a streamed snapshot: text chunks in any sizes (lines may be split across chunks). The
- * first line is the document (its own `messages`, if any, come first); every further non-blank
- * line is the next message. Checks exactly as `createRealm` does on the joined document (the same
- * `RealmAssembly`), reporting the same problems at the same paths (`messages[i]` counts messages
- * across lines); a line that is not JSON is a problem at its message's path. Messages are checked
- * and turned into columns and rows as they come, so only the realm is ever held, not the text.
+ * Reads a streamed snapshot, format 2 or format 1 (told apart by the first line: format 2's is
+ * `{"format":"chat-realm.stream/2"}`, format 1's the snapshot document), from text chunks in any
+ * sizes (lines may be split across chunks); blank lines are skipped. Checks exactly as
+ * `createRealm` does (the same `RealmAssembly`): messages are reported at `messages[i]`, counting
+ * message lines (format 1: after those inside the document); format 2's row lines at `rows[k]`
+ * (the k-th row line); a line that is not JSON at the path of what it should have been; problems
+ * of the stream itself (a missing or wrong end line, lines out of place) at `(root)`. Lines are
+ * checked and turned into columns and rows as they come: only the realm is held, never the text.
  */
 export class SnapshotStreamReader {
   private rest = '';
   private line = 0;
+  /** Messages so far. */
   private index = 0;
   private assembly: RealmAssembly | undefined;
   private headerError: string | undefined;
+  /** 0 until the first line is read. */
+  private version: 0 | 1 | 2 = 0;
+  // Format 2:
+  private rowLine = 0;
+  private rowCount = 0;
+  private ended: { messages: number; rows: number } | undefined;
+  private afterEnd = false;
+  private readonly scratch: RowScratch = { ids: new Int32Array(1 << 12), flags: new Uint16Array(1 << 12) };
 
   constructor(private readonly options: RealmOptions = {}) {}
 
-  /** Feeds the next chunk of text. */
+  /**
+   * Feeds the next chunk of text. Only the line cut by the chunk's start is joined to what came
+   * before (not the whole chunk, which would copy every chunk once more); a line longer than a
+   * chunk (a busy user's rows) gathers its pieces until its newline.
+   */
   push(chunk: string): void {
-    let text = this.rest + chunk;
-    let from = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-      this.take(text.slice(from, nl));
+    let nl = chunk.indexOf('\n');
+    if (nl < 0) {
+      this.rest += chunk;
+      return;
+    }
+    this.take(this.rest === '' ? chunk.slice(0, nl) : this.rest + chunk.slice(0, nl));
+    let from = nl + 1;
+    for (nl = chunk.indexOf('\n', from); nl >= 0; nl = chunk.indexOf('\n', from)) {
+      this.take(chunk.slice(from, nl));
       from = nl + 1;
     }
-    text = from === 0 ? text : text.slice(from);
-    this.rest = text;
+    this.rest = chunk.slice(from);
   }
 
   /** The realm, or a `SnapshotError` listing every problem. */
   end(): RealmState {
     if (this.rest !== '') this.take(this.rest);
     this.rest = '';
-    if (this.assembly === undefined)
-      throw new SnapshotError([
-        { path: '(root)', message: this.headerError ?? 'an empty stream holds no snapshot' },
-      ]);
-    return this.assembly.finish();
+    const assembly = this.assembly;
+    if (assembly === undefined) {
+      const missing =
+        this.version === 2
+          ? 'the stream stops after its format line, before the snapshot document'
+          : 'an empty stream holds no snapshot';
+      throw new SnapshotError([{ path: '(root)', message: this.headerError ?? missing }]);
+    }
+    if (this.version === 2) {
+      const ended = this.ended;
+      if (ended === undefined) assembly.issue([], 'the stream stops before its end line (cut short?)');
+      else if (ended.messages !== this.index || ended.rows !== this.rowCount)
+        assembly.issue(
+          [],
+          `the end line counts ${ended.messages} messages and ${ended.rows} rows, the stream holds ${this.index} and ${this.rowCount}`,
+        );
+    }
+    return assembly.finish();
   }
 
   private take(text: string): void {
     this.line++;
+    if (this.version === 2) return this.takeV2(text);
     if (this.assembly === undefined) {
-      if (this.headerError !== undefined || text.trim() === '') return;
-      let header: unknown;
-      try {
-        header = JSON.parse(text);
-      } catch (e) {
-        this.headerError = `line ${this.line} is not JSON: ${(e as Error).message}`;
-        return;
-      }
-      this.assembly = new RealmAssembly(header, this.options);
-      const inline = (header as { messages?: unknown } | null)?.messages;
+      if (this.headerError !== undefined || isBlank(text)) return;
+      const first = this.parseFirst(text);
+      if (first === undefined) return;
+      this.version = 1;
+      this.assembly = new RealmAssembly(first, this.options);
+      const inline = (first as { messages?: unknown } | null)?.messages;
       if (Array.isArray(inline)) for (const m of inline) this.assembly.message(m, this.index++);
       return;
     }
-    if (text.trim() === '') return;
-    if (this.fastLine(text)) return;
+    if (isBlank(text)) return;
+    if (this.fastLineV1(text)) return;
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -135,7 +152,99 @@ export class SnapshotStreamReader {
     this.assembly.message(message, this.index++);
   }
 
-  private fastLine(text: string): boolean {
+  /** The first line: format 2's format line (then undefined) or format 1's document. */
+  private parseFirst(text: string): unknown {
+    let first: unknown;
+    try {
+      first = JSON.parse(text);
+    } catch (e) {
+      this.headerError = `line ${this.line} is not JSON: ${(e as Error).message}`;
+      return undefined;
+    }
+    const format = isRecord(first) ? first['format'] : undefined;
+    if (typeof format !== 'string' || !format.startsWith('chat-realm.stream/')) return first;
+    if (format === STREAM_FORMAT_2 && Object.keys(first as object).length === 1) this.version = 2;
+    else
+      this.headerError = `line ${this.line}: not a stream this version reads (${STREAM_FORMAT_2}, or format 1 whose first line is the snapshot document)`;
+    return undefined;
+  }
+
+  private takeV2(text: string): void {
+    if (isBlank(text) || this.headerError !== undefined) return;
+    const assembly = this.assembly;
+    if (assembly === undefined) {
+      let document: unknown;
+      try {
+        document = JSON.parse(text);
+      } catch (e) {
+        this.headerError = `line ${this.line} is not JSON: ${(e as Error).message}`;
+        return;
+      }
+      this.assembly = new RealmAssembly(document, this.options);
+      const inline = isRecord(document) ? document['messages'] : undefined;
+      if (Array.isArray(inline) && inline.length > 0)
+        this.assembly.issue(['messages'], 'in stream format 2, messages come on their own lines');
+      return;
+    }
+    if (this.ended !== undefined) {
+      if (!this.afterEnd) assembly.issue([], `line ${this.line} follows the end line`);
+      this.afterEnd = true;
+      return;
+    }
+    const fast = canonicalRowLine(text, this.scratch);
+    if (fast !== undefined) return this.rows(assembly, fast);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      const why = `line ${this.line} is not JSON: ${(e as Error).message}`;
+      if (this.rowLine > 0) assembly.issue(['rows', this.rowLine++], why);
+      else assembly.problem(this.index++, why);
+      return;
+    }
+    if (isRecord(raw) && raw['end'] !== undefined) return this.endLine(assembly, raw);
+    if (isRecord(raw) && raw['rows'] !== undefined) {
+      const line = rowLineOf(raw);
+      if (Array.isArray(line)) {
+        const k = this.rowLine++;
+        for (const p of line) assembly.issue(['rows', k, ...p.path], p.message);
+        return;
+      }
+      const decoded = decodeRows(line);
+      if ('at' in decoded) {
+        assembly.issue(['rows', this.rowLine++, 'rows', decoded.at], decoded.message);
+        return;
+      }
+      return this.rows(assembly, decoded);
+    }
+    if (this.rowLine > 0)
+      assembly.issue(['messages', this.index], `line ${this.line}: messages come before the row lines`);
+    assembly.messageApart(raw, this.index++);
+  }
+
+  private rows(assembly: RealmAssembly, rows: DecodedRows): void {
+    this.rowCount += rows.ids.length;
+    assembly.userRows(this.rowLine++, rows.user, rows.ids, rows.flags);
+  }
+
+  private endLine(assembly: RealmAssembly, raw: Record<string, unknown>): void {
+    const end = raw['end'];
+    const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+    if (
+      Object.keys(raw).length === 1 &&
+      isRecord(end) &&
+      Object.keys(end).length === 2 &&
+      count(end['messages']) &&
+      count(end['rows'])
+    )
+      this.ended = { messages: end['messages'], rows: end['rows'] };
+    else {
+      assembly.issue([], `line ${this.line}: expected the end line {"end":{"messages":…,"rows":…}}`);
+      this.ended = { messages: this.index, rows: this.rowCount };
+    }
+  }
+
+  private fastLineV1(text: string): boolean {
     const split = splitFlags(text);
     if (split === undefined) return false;
     this.assembly!.messageWithRows(split.head, this.index++, split.rows);
@@ -143,85 +252,14 @@ export class SnapshotStreamReader {
   }
 }
 
-/**
- * The fast path for a message line as `snapshotChunks` writes it: everything before `"flags"` is
- * parsed by JSON.parse (with the closing brace), the flags object by hand into rows, so a million
- * lines never make 27 million arrays and integer-keyed objects. It takes only the canonical form
- * (user ids ascending without leading zeros, known flag names, no spaces or escapes) and otherwise
- * declines, and the line goes through JSON.parse and the generic checks; so both paths accept and
- * report the same things.
- */
-function splitFlags(text: string): { head: Record<string, unknown>; rows: FlagRows } | undefined {
-  const at = text.lastIndexOf(FLAGS_KEY);
-  if (at < 0 || !text.endsWith('}}')) return undefined;
-  const rows = canonicalFlagRows(text, at + FLAGS_KEY.length - 1, text.length - 2);
-  if (rows === undefined) return undefined;
-  let head: unknown;
-  try {
-    head = JSON.parse(`${text.slice(0, at)}}`);
-  } catch {
-    return undefined;
-  }
-  // `{,"flags":…}` is not JSON although `{}` is: the head must hold a key. A second `flags` key
-  // before ours would be overridden by JSON.parse: both go to the slow path.
-  if (typeof head !== 'object' || head === null || Array.isArray(head) || 'flags' in head) return undefined;
-  if (Object.keys(head).length === 0) return undefined;
-  return { head: head as Record<string, unknown>, rows };
+/** Whether a line holds only whitespace (checked without `trim`, which copies every line). */
+function isBlank(text: string): boolean {
+  if (text.length > 0 && text.charCodeAt(0) === 123 /* { */) return false;
+  return text.trim() === '';
 }
 
-const FLAGS_KEY = ',"flags":{';
-const FLAG_NAMES_BY_USE = [
-  'read',
-  ...Object.keys(FLAG_BITS).filter((name) => isFlagName(name) && name !== 'read'),
-];
-const FLAG_BITS_BY_USE = FLAG_NAMES_BY_USE.map((name) => FLAG_BITS[name as FlagName]);
-
-/** Whether `"name"` (with its closing quote) starts at `at`. */
-function startsWithName(s: string, at: number, name: string): boolean {
-  return s.startsWith(name, at) && s.charCodeAt(at + name.length) === 34;
-}
-
-/** `{"4":["read"],"6":[]}` between `open` ('{') and `close` ('}'), strictly canonical, as rows. */
-function canonicalFlagRows(s: string, open: number, close: number): FlagRows | undefined {
-  const users: number[] = [];
-  const bits: number[] = [];
-  let i = open + 1;
-  let previous = 0;
-  while (i < close) {
-    if (users.length > 0) {
-      if (s.charCodeAt(i) !== 44 /* , */) return undefined;
-      i++;
-    }
-    if (s.charCodeAt(i) !== 34 /* " */) return undefined;
-    i++;
-    let user = 0;
-    const digits = i;
-    for (let c = s.charCodeAt(i); c >= 48 && c <= 57; c = s.charCodeAt(++i)) user = user * 10 + (c - 48);
-    if (i === digits || i - digits > 10 || s.charCodeAt(digits) === 48 || user <= previous) return undefined;
-    if (s.charCodeAt(i) !== 34 || s.charCodeAt(i + 1) !== 58 /* : */ || s.charCodeAt(i + 2) !== 91 /* [ */)
-      return undefined;
-    i += 3;
-    let b = 0;
-    if (s.charCodeAt(i) === 93 /* ] */) i++;
-    else
-      for (;;) {
-        if (s.charCodeAt(i) !== 34) return undefined;
-        // Matched in place (no substring per flag): the names are few and `read` is most of them.
-        let k = 0;
-        while (k < FLAG_NAMES_BY_USE.length && !startsWithName(s, i + 1, FLAG_NAMES_BY_USE[k]!)) k++;
-        if (k === FLAG_NAMES_BY_USE.length) return undefined;
-        b |= FLAG_BITS_BY_USE[k]!;
-        i += FLAG_NAMES_BY_USE[k]!.length + 2;
-        const c = s.charCodeAt(i++);
-        if (c === 93) break;
-        if (c !== 44) return undefined;
-      }
-    users.push(user);
-    bits.push(b);
-    previous = user;
-  }
-  return i === close ? { users, bits } : undefined;
-}
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Builds a realm from a streamed snapshot (`snapshotChunks`' format): synchronously from an

@@ -61,6 +61,8 @@ export default defineConfig([
     splitting: true,
     dts: true,
     clean: false,
+    // `import.meta.url` from `__filename` (the SQLite store resolves its driver for its writer thread).
+    shims: true,
   },
   {
     entry: { 'cli/main': 'src/cli/main.ts' },

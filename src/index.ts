@@ -35,13 +35,12 @@ export type { ZulipError } from './core/errors';
 export {
   cryptoRandom,
   seededRandom,
-  defaultPasswordHasher,
   generateApiKey,
   type OpContext,
   type RandomSource,
   type PasswordHasher,
 } from './core/context';
-export { scryptPasswordHasher, type ScryptOptions } from './core/passwords';
+export { defaultPasswordHasher, scryptPasswordHasher, type ScryptOptions } from './core/passwords';
 export type * from './core/model/records';
 export type { GroupSettingValue, AnonymousGroup, SystemGroupName } from './core/model/group-setting';
 export type { RealmSettings, ServerSettings } from './core/model/realm';

@@ -96,6 +96,34 @@ export async function removeNewStore(choice: StoreChoice): Promise<void> {
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) await rm(f, { force: true });
 }
 
+/** Options of the commands that can use PostgreSQL instead of a SQLite file. */
+export const POSTGRES_OPTIONS = {
+  'database-url': { type: 'string' },
+  schema: { type: 'string' },
+} as const satisfies Options;
+
+/**
+ * The PostgreSQL URL a command uses: `--database-url`, else `DATABASE_URL` when no other store was
+ * asked for (`--db`, or `--memory` for serve); undefined for SQLite (or memory). Refuses flags that
+ * exclude each other, and `--schema` without a URL.
+ */
+export function databaseUrlOf(args: {
+  readonly db?: string | undefined;
+  readonly memory?: boolean | undefined;
+  readonly 'database-url'?: string | undefined;
+  readonly schema?: string | undefined;
+}): string | undefined {
+  if (args['database-url'] !== undefined) {
+    if (args.db !== undefined) throw new UsageError('--database-url and --db exclude each other');
+    if (args.memory) throw new UsageError('--database-url and --memory exclude each other');
+  }
+  const url =
+    args['database-url'] ?? (args.db === undefined && !args.memory ? envValue('DATABASE_URL') : undefined);
+  if (args.schema !== undefined && url === undefined)
+    throw new UsageError('--schema needs --database-url (or DATABASE_URL)');
+  return url;
+}
+
 export interface PostgresChoice {
   readonly url: string;
   readonly realm?: string | undefined;

@@ -14,6 +14,7 @@ import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/nod
 import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import {
+  databaseUrlOf,
   DEFAULT_DB,
   envValue,
   fileHoldsData,
@@ -21,6 +22,7 @@ import {
   openPostgresStore,
   openSqliteStore,
   parse,
+  POSTGRES_OPTIONS,
   readSnapshotFile,
   removeNewStore,
   STORE_OPTIONS,
@@ -57,8 +59,7 @@ Exit codes: 0 stopped cleanly, 1 error, 2 refused (bad arguments, store already 
 const OPTIONS = {
   ...STORE_OPTIONS,
   memory: { type: 'boolean' },
-  'database-url': { type: 'string' },
-  schema: { type: 'string' },
+  ...POSTGRES_OPTIONS,
   snapshot: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
@@ -84,16 +85,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     return 'help';
   }
   if (args.memory && args.db !== undefined) throw new UsageError('--memory and --db exclude each other');
-  for (const other of ['db', 'memory'] as const) {
-    if (args['database-url'] !== undefined && args[other] !== undefined)
-      throw new UsageError(`--database-url and --${other} exclude each other`);
-  }
-  // DATABASE_URL chooses PostgreSQL only when no other store was asked for.
-  const databaseUrl =
-    args['database-url'] ??
-    (args.db === undefined && !args.memory ? process.env['DATABASE_URL'] || undefined : undefined);
-  if (args.schema !== undefined && databaseUrl === undefined)
-    throw new UsageError('--schema needs --database-url (or DATABASE_URL)');
+  const databaseUrl = databaseUrlOf(args);
   const envPort = envValue('PORT');
   const port =
     args.port !== undefined
@@ -108,7 +100,9 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   let store: RealmStore;
   let where: string;
   // Seeding is only ever into a new file: one that did not exist or was empty before this command.
-  const newFile = !args.memory && !(await fileHoldsData(args));
+  // (Only a SQLite file: with PostgreSQL, a ./chat-realm.db in the working directory is no concern.)
+  const sqliteFile = !args.memory && databaseUrl === undefined;
+  const newFile = sqliteFile && !(await fileHoldsData(args));
   if (args.memory) {
     store = memoryStore();
     where = 'memory (nothing is saved)';
@@ -132,7 +126,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
           'Serve it without --snapshot, or use another --db (or --realm).',
       );
     }
-    if (!existing && !args.memory && !newFile) {
+    if (!existing && sqliteFile && !newFile) {
       // A file with data or a schema but not this realm: another realm's file, or a store whose
       // -wal file was lost (it then looks empty). Never seed into it, least of all the demo keys.
       throw new UsageError(

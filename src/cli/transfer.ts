@@ -6,12 +6,16 @@ import { SnapshotError } from '../core/snapshot/issues';
 import { createRealmFromChunks, snapshotChunks } from '../core/snapshot/snapshot-stream';
 import type { RealmState } from '../core/state';
 import { openRealm } from '../host/realm-handle';
+import type { RealmStore } from '../host/store';
 import {
+  databaseUrlOf,
   DEFAULT_DB,
   fileHoldsData,
   holdsRealm,
+  openPostgresStore,
   openSqliteStore,
   parse,
+  POSTGRES_OPTIONS,
   readSnapshotFile,
   removeNewStore,
   STORE_OPTIONS,
@@ -19,37 +23,62 @@ import {
   type CliIO,
 } from './common';
 
-export const EXPORT_HELP = `Usage: chat-realm export [--db FILE] [--realm NAME] [--out FILE] [--format json|ndjson|ndjson1]
+export const EXPORT_HELP = `Usage: chat-realm export [--db FILE | --database-url URL] [--realm NAME] [--out FILE] [--format json|ndjson|ndjson1]
 
 Writes the realm in a store, at its latest version, as a snapshot (chat-realm.snapshot/1), streamed:
 no single string holds it, so realms of any size can be written. Exporting or importing a realm
 of a million messages takes under 1 GB of heap (Node's default limit suffices).
 
 Options:
-  --db FILE        SQLite file (default ${DEFAULT_DB})
-  --realm NAME     Which realm in the file (default "default")
-  --out FILE       Where to write (default: standard output)
-  --format FORMAT  json (one document), ndjson (stream format 2, chat-realm.stream/2: the
-                   document, one line per message, one line of rows per user; what import reads
-                   without holding the file in memory) or ndjson1 (stream format 1: one line per
-                   message with its flags, for older readers). Default: ndjson when the file name
-                   ends in .ndjson, else json
-  -h, --help       Show this help`;
+  --db FILE          SQLite file (default ${DEFAULT_DB})
+  --database-url URL PostgreSQL instead (default: $DATABASE_URL when set and --db is not given)
+  --schema NAME      PostgreSQL schema of the tables (default public)
+  --realm NAME       Which realm in the file or database (default "default")
+  --out FILE         Where to write (default: standard output)
+  --format FORMAT    json (one document), ndjson (stream format 2, chat-realm.stream/2: the
+                     document, one line per message, one line of rows per user; what import reads
+                     without holding the file in memory) or ndjson1 (stream format 1: one line per
+                     message with its flags, for older readers). Default: ndjson when the file
+                     name ends in .ndjson, else json
+  -h, --help         Show this help`;
 
-export const IMPORT_HELP = `Usage: chat-realm import --snapshot FILE [--db FILE] [--realm NAME]
+export const IMPORT_HELP = `Usage: chat-realm import --snapshot FILE [--db FILE | --database-url URL] [--realm NAME]
 
 Creates a store holding the realm of a snapshot (checked first; every problem is listed).
 Refused (exit code 2) when the store already holds a realm.
 
 Options:
-  --snapshot FILE  The snapshot, written by chat-realm export: JSON, or NDJSON (stream format 2
-                   or 1) when the name ends in .ndjson (read as a stream: use it for large realms)
-  --db FILE        SQLite file (default ${DEFAULT_DB}; created if missing)
-  --realm NAME     Which realm in the file (default "default")
-  -h, --help       Show this help`;
+  --snapshot FILE    The snapshot, written by chat-realm export: JSON, or NDJSON (stream format 2
+                     or 1) when the name ends in .ndjson (read as a stream: use it for large realms)
+  --db FILE          SQLite file (default ${DEFAULT_DB}; created if missing)
+  --database-url URL PostgreSQL instead (default: $DATABASE_URL when set and --db is not given);
+                     the tables are created if missing
+  --schema NAME      PostgreSQL schema for the tables (default public; created if missing)
+  --realm NAME       Which realm in the file or database (default "default")
+  -h, --help         Show this help`;
+
+type StoreArgs = {
+  readonly db?: string | undefined;
+  readonly realm?: string | undefined;
+  readonly 'database-url'?: string | undefined;
+  readonly schema?: string | undefined;
+};
+
+/** The store a command names: PostgreSQL (--database-url or DATABASE_URL), else a SQLite file. */
+function openStore(args: StoreArgs): Promise<{ store: RealmStore; where: string }> {
+  const url = databaseUrlOf(args);
+  return url === undefined
+    ? openSqliteStore(args)
+    : openPostgresStore({ url, realm: args.realm, schema: args.schema });
+}
 
 export async function runExport(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parse(argv, { ...STORE_OPTIONS, out: { type: 'string' }, format: { type: 'string' } });
+  const args = parse(argv, {
+    ...STORE_OPTIONS,
+    ...POSTGRES_OPTIONS,
+    out: { type: 'string' },
+    format: { type: 'string' },
+  });
   if (args.help) {
     io.out(EXPORT_HELP);
     return 0;
@@ -58,7 +87,7 @@ export async function runExport(argv: readonly string[], io: CliIO): Promise<num
   const format = args.format ?? (toFile && args.out!.endsWith('.ndjson') ? 'ndjson' : 'json');
   if (format !== 'json' && format !== 'ndjson' && format !== 'ndjson1')
     throw new UsageError('--format is json, ndjson or ndjson1');
-  const { store, where } = await openSqliteStore(args);
+  const { store, where } = await openStore(args);
   try {
     if (!(await holdsRealm(store)))
       throw new UsageError(`${where} holds no realm (create one with chat-realm import or serve)`);
@@ -104,18 +133,22 @@ async function readRealm(file: string): Promise<RealmState> {
 }
 
 export async function runImport(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parse(argv, { ...STORE_OPTIONS, snapshot: { type: 'string' } });
+  const args = parse(argv, { ...STORE_OPTIONS, ...POSTGRES_OPTIONS, snapshot: { type: 'string' } });
   if (args.help) {
     io.out(IMPORT_HELP);
     return 0;
   }
   if (args.snapshot === undefined) throw new UsageError('import needs --snapshot FILE');
+  const postgres = databaseUrlOf(args) !== undefined;
   const initialState = await readRealm(args.snapshot);
-  const newFile = !(await fileHoldsData(args));
-  const { store, where } = await openSqliteStore(args);
+  // A SQLite file this command creates is removed again when the import fails.
+  const newFile = !postgres && !(await fileHoldsData(args));
+  const { store, where } = await openStore(args);
   try {
     if (await holdsRealm(store)) {
-      throw new UsageError(`${where} already holds a realm; import into a new --db (or another --realm)`);
+      throw new UsageError(
+        `${where} already holds a realm; import into ${postgres ? 'another --schema' : 'a new --db'} (or another --realm)`,
+      );
     }
     const realm = await openRealm({ store, initialState });
     io.out(`Imported ${args.snapshot} into ${where} (${realm.state.users.size} users)`);

@@ -2,8 +2,6 @@
  * What the host lends the pure core: the time, a random source and a password hasher. The core
  * never reads a clock or calls Math.random; it asks the context.
  */
-import { scryptPasswordHasher } from './passwords';
-
 export interface RandomSource {
   /** `n` uniformly random bytes. */
   bytes(n: number): Uint8Array;
@@ -32,7 +30,11 @@ export interface OpContext {
 export interface ResolvedContext {
   readonly now: number;
   readonly random: RandomSource;
-  readonly passwords: PasswordHasher;
+  /**
+   * The caller's hasher; absent means `defaultPasswordHasher`, which the few operations that hash
+   * passwords take from `hasherOf` (so the others do not bundle scrypt).
+   */
+  readonly passwords?: PasswordHasher;
   readonly deleteTopic: Required<DeleteTopicOptions>;
 }
 
@@ -85,27 +87,11 @@ export function seededRandom(seed: number): RandomSource {
   };
 }
 
-/**
- * The default hasher: scrypt (N = 2^15, r = 8, p = 1) with a constant-time comparison; hashes of
- * the earlier iterated-SHA-256 default still verify. `scryptPasswordHasher({ logN })` makes one
- * with other costs; any `{ hash, verify }` object can replace it.
- *
- * @example
- * ```ts
- * const hash = defaultPasswordHasher.hash('correct horse', seededRandom(1));
- * expect(hash).toMatch(/^scrypt\$15\$8\$1\$/);
- * expect(defaultPasswordHasher.verify('correct horse', hash)).toBe(true);
- * expect(defaultPasswordHasher.verify('wrong', hash)).toBe(false);
- * // Or your own: createRealm(snapshot, { passwords: myHasher }), or per call: { now, passwords }.
- * ```
- */
-export const defaultPasswordHasher: PasswordHasher = scryptPasswordHasher();
-
 export function resolveContext(ctx: OpContext | undefined, stateNow: number | null): ResolvedContext {
   return {
     now: ctx?.now ?? stateNow ?? 0,
     random: ctx?.random ?? cryptoRandom,
-    passwords: ctx?.passwords ?? defaultPasswordHasher,
+    ...(ctx?.passwords ? { passwords: ctx.passwords } : {}),
     deleteTopic: {
       batchSize: ctx?.deleteTopic?.batchSize ?? 100,
       maxBatches: ctx?.deleteTopic?.maxBatches ?? Number.POSITIVE_INFINITY,

@@ -1,5 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, zulipError, type ZulipError } from './errors';
+
+/**
+ * Parameter schemas are built with `zod/mini` (the functional API): an operation bundles only the
+ * schema kinds and checks it uses, not zod's whole method-chaining API. Any zod 4 schema (mini or
+ * classic) is accepted, as both share zod's core and its issues.
+ */
+export type Schema = z.core.$ZodType;
 
 /**
  * Parameter parsing as Zulip's `typed_endpoint` does it: one parameter at a time in declaration
@@ -9,7 +16,7 @@ import { errors, zulipError, type ZulipError } from './errors';
  */
 export interface ParamSpec<
   N extends string = string,
-  S extends z.ZodType = z.ZodType,
+  S extends Schema = Schema,
   R extends boolean = boolean,
   A extends string = string,
 > {
@@ -35,7 +42,7 @@ export interface ParamOptions<R extends boolean, A extends string> {
  */
 export function param<
   const N extends string,
-  S extends z.ZodType,
+  S extends Schema,
   R extends boolean = false,
   A extends string = never,
 >(
@@ -47,7 +54,7 @@ export function param<
 }
 export function rawParam<
   const N extends string,
-  S extends z.ZodType = z.ZodString,
+  S extends Schema = z.ZodMiniString<string>,
   R extends boolean = false,
   A extends string = never,
 >(
@@ -64,7 +71,8 @@ export function rawParam<
  * is unchanged; wrong values are still refused with Zulip's error.
  */
 export function accepts<In>() {
-  return <S extends z.ZodType>(schema: S): z.ZodType<z.output<S>, In> => schema as z.ZodType<z.output<S>, In>;
+  return <S extends Schema>(schema: S): z.ZodMiniType<z.output<S>, In> =>
+    schema as unknown as z.ZodMiniType<z.output<S>, In>;
 }
 
 /** A spec list built from a table at run time, with the parameter types its specs cannot carry. */
@@ -177,7 +185,7 @@ export function parseParams(
       }
     }
     // `reportInput` keeps `input` on issues, telling a wrong nested type from a missing key.
-    const parsed = spec.schema.safeParse(value, { reportInput: true });
+    const parsed = z.safeParse(spec.schema, value, { reportInput: true });
     if (!parsed.success) return fail(zodIssueToError(name, parsed.error.issues[0]));
     values[spec.name] = parsed.data;
   }
@@ -254,14 +262,22 @@ export function zodIssueToError(name: string, issue: z.core.$ZodIssue | undefine
 
 /**
  * A custom issue whose message is a template (`{var}` is the parameter's path) and whose optional
- * params carry a non-default code, status or extra fields.
+ * params carry a non-default code, status or extra fields. `ctx` is a refinement's context or a
+ * transform's payload (zod/mini hands a transform the bare payload: the issue is pushed as
+ * classic zod's `addIssue` would, with no `continue`, so later checks are skipped the same way).
  */
 export function zulipIssue(
-  ctx: z.core.$RefinementCtx,
+  ctx: z.core.ParsePayload,
   message: string,
   params?: { code?: string; status?: number; extra?: Record<string, unknown> },
 ): void {
-  ctx.addIssue({ code: 'custom', message, input: undefined, ...(params ? { params } : {}) });
+  const issue = { code: 'custom', message, input: undefined, ...(params ? { params } : {}) } as const;
+  if (isRefinementCtx(ctx)) ctx.addIssue(issue);
+  else ctx.issues.push({ ...issue });
+}
+
+function isRefinementCtx(ctx: z.core.ParsePayload): ctx is z.core.$RefinementCtx {
+  return typeof (ctx as Partial<z.core.$RefinementCtx>).addIssue === 'function';
 }
 
 /** Python counts string length in code points, not UTF-16 units. */

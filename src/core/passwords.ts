@@ -6,7 +6,7 @@
 import { scrypt } from '@noble/hashes/scrypt';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils';
 import { sha256Hex } from './sha256';
-import type { PasswordHasher, RandomSource } from './context';
+import type { PasswordHasher, RandomSource, ResolvedContext } from './context';
 
 export interface ScryptOptions {
   /** log2 of scrypt's cost N. Default 15 (N = 32768: 32 MiB with r = 8). */
@@ -85,4 +85,25 @@ function verifyLegacy(password: string, hash: string): boolean {
   let h = sha256Hex(`${salt}:${password}`);
   for (let i = 1; i < n; i++) h = sha256Hex(h + salt);
   return constantTimeEqual(hexToBytes(h), hexToBytes(digest));
+}
+
+/**
+ * The default hasher: scrypt (N = 2^15, r = 8, p = 1) with a constant-time comparison; hashes of
+ * the earlier iterated-SHA-256 default still verify. `scryptPasswordHasher({ logN })` makes one
+ * with other costs; any `{ hash, verify }` object can replace it.
+ *
+ * @example
+ * ```ts
+ * const hash = defaultPasswordHasher.hash('correct horse', seededRandom(1));
+ * expect(hash).toMatch(/^scrypt\$15\$8\$1\$/);
+ * expect(defaultPasswordHasher.verify('correct horse', hash)).toBe(true);
+ * expect(defaultPasswordHasher.verify('wrong', hash)).toBe(false);
+ * // Or your own: createRealm(snapshot, { passwords: myHasher }), or per call: { now, passwords }.
+ * ```
+ */
+export const defaultPasswordHasher: PasswordHasher = /* @__PURE__ */ scryptPasswordHasher();
+
+/** The hasher an operation uses: the caller's, else the default. */
+export function hasherOf(ctx: ResolvedContext): PasswordHasher {
+  return ctx.passwords ?? defaultPasswordHasher;
 }

@@ -8,8 +8,9 @@
  * Secrets are not stored: password parameters are redacted (`redact.ts`) and the password hasher's
  * answers are recorded instead (`passwords.ts`).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Actor } from '../core/operation';
+import { englishMessages } from '../core/zod-english';
 import { checksum } from './checksum';
 import { CorruptStoreError, UnsupportedFormatError } from './errors';
 import type { PasswordCall } from './passwords';
@@ -71,17 +72,17 @@ export interface Change {
 }
 
 const actorSchema = z.union([
-  z.strictObject({ userId: z.number().int() }),
+  z.strictObject({ userId: z.number().check(z.int()) }),
   z.strictObject({ anonymous: z.literal(true) }),
 ]);
 
 const changeSchema = z.strictObject({
   format: z.literal(CHANGE_FORMAT),
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
   input: z.discriminatedUnion('kind', [
     z.strictObject({
       kind: z.literal('call'),
-      op: z.string().min(1),
+      op: z.string().check(z.minLength(1)),
       actor: actorSchema,
       params: z.unknown(),
     }),
@@ -90,18 +91,18 @@ const changeSchema = z.strictObject({
       actor: actorSchema,
       method: z.string(),
       url: z.string(),
-      body: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
+      body: z.optional(z.union([z.string(), z.record(z.string(), z.string())])),
     }),
   ]),
   now: z.number(),
   random: z.string(),
-  deleteTopic: z.strictObject({ batchSize: z.number(), maxBatches: z.number().nullable() }).optional(),
-  passwords: z
-    .array(z.union([z.strictObject({ hash: z.string() }), z.strictObject({ verify: z.boolean() })]))
-    .optional(),
-  liveHasher: z.literal(true).optional(),
-  redacted: z.literal(true).optional(),
-  status: z.number().int(),
+  deleteTopic: z.optional(z.strictObject({ batchSize: z.number(), maxBatches: z.nullable(z.number()) })),
+  passwords: z.optional(
+    z.array(z.union([z.strictObject({ hash: z.string() }), z.strictObject({ verify: z.boolean() })])),
+  ),
+  liveHasher: z.optional(z.literal(true)),
+  redacted: z.optional(z.literal(true)),
+  status: z.number().check(z.int()),
 });
 
 /**
@@ -161,7 +162,7 @@ export function openChange(sealed: SealedChange, where: string, chain: number): 
     );
   }
   const migrated = migrate(raw, where);
-  const parsed = changeSchema.safeParse(migrated);
+  const parsed = changeSchema.safeParse(migrated, englishMessages());
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new CorruptStoreError(

@@ -55,14 +55,23 @@ const utf8 = () => new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
 
 /**
  * Format 3, piece by piece. Each piece is a view that is only valid until the next one is asked
- * for (the consumer copies it); each step does a bounded amount of work (one message chunk, or one
- * row chunk), except the trailer's JSON, whose size is that of the realm without its messages.
+ * for (the consumer copies it), so derived columns are written into one scratch array reused for
+ * every chunk: a large realm's checkpoint allocates no buffer per chunk (allocations that make the
+ * garbage collector pause the thread). Each step does a bounded amount of work (one message chunk,
+ * or one row chunk), except the trailer's JSON, whose size is that of the realm without its messages.
  */
 export function* encodeCheckpoint(state: RealmState, version: number, chain: number): Generator<Uint8Array> {
   const store = state.messages;
   const chunks = store.chunks;
   const head = new Uint32Array([MAGIC3]);
   yield bytesOf(head);
+  let scratch = new Int32Array(0);
+  const mapRecipient = (c: MessageChunk, f: (recipient: number, i: number) => number): Int32Array => {
+    if (scratch.length < c.ids.length) scratch = new Int32Array(c.ids.length);
+    const out = scratch.subarray(0, c.ids.length);
+    for (let i = 0; i < out.length; i++) out[i] = f(c.recipient[i]!, i);
+    return out;
+  };
   // The columns, chunk by chunk. A chunk's `recipient` is the stream id, or minus the
   // conversation's interned id; `topic` is the exact topic's interned id (ARCHITECTURE.md).
   for (const c of chunks) yield bytesOf(c.ids);
@@ -75,16 +84,20 @@ export function* encodeCheckpoint(state: RealmState, version: number, chain: num
   const exact: Array<readonly [number, string]> = [];
   let at = 0;
   for (const c of chunks) {
-    const lengths = new Uint32Array(c.ids.length);
+    if (scratch.length < c.ids.length) scratch = new Int32Array(c.ids.length);
+    const lengths = new Uint32Array(scratch.buffer, 0, c.ids.length);
     for (let i = 0; i < lengths.length; i++) {
       const text = c.content[i]!;
-      if (LONE_SURROGATE.test(text)) exact.push([at + i, text]);
-      else lengths[i] = text.length;
+      if (LONE_SURROGATE.test(text)) {
+        exact.push([at + i, text]);
+        lengths[i] = 0;
+      } else lengths[i] = text.length;
     }
     at += lengths.length;
     yield bytesOf(lengths);
   }
   let contentBytes = 0;
+  let content = new Uint8Array(0);
   const encoder = new TextEncoder();
   let skip = 0;
   at = 0;
@@ -94,9 +107,12 @@ export function* encodeCheckpoint(state: RealmState, version: number, chain: num
       texts = texts.map((t, i) => (skip < exact.length && exact[skip]![0] === at + i ? (skip++, '') : t));
     }
     at += c.ids.length;
-    const bytes = encoder.encode(texts.join(''));
-    contentBytes += bytes.length;
-    yield bytes;
+    // Encoded into a reused buffer (UTF-8 needs at most 3 bytes per UTF-16 unit).
+    const text = texts.join('');
+    if (content.length < 3 * text.length) content = new Uint8Array(3 * text.length);
+    const { written } = encoder.encodeInto(text, content);
+    contentBytes += written;
+    yield content.subarray(0, written);
   }
   const rowHeader: Array<readonly [number, number]> = [];
   for (const [userId, rows] of store.rows) {
@@ -209,12 +225,6 @@ function decodeSections(payload: Uint8Array, from: number, end: number, header: 
     header.reactions,
   );
   return Object.freeze({ ...base, messages });
-}
-
-function mapRecipient(c: MessageChunk, f: (recipient: number, i: number) => number): Int32Array {
-  const out = new Int32Array(c.ids.length);
-  for (let i = 0; i < out.length; i++) out[i] = f(c.recipient[i]!, i);
-  return out;
 }
 
 function readU32(bytes: Uint8Array, at: number): number {

@@ -21,8 +21,11 @@ import type { CheckpointStream, SealedCheckpoint } from './store';
 
 export const CHECKPOINT_FORMAT = 3;
 
-/** Pieces handed to the store are about this size (the last one may be smaller). */
-const PART_BYTES = 1 << 20;
+/**
+ * Pieces handed to the store are this size (the last one may be smaller): small enough that
+ * writing one holds a store's write lock (SQLite) for well under a millisecond.
+ */
+const PART_BYTES = 1 << 18;
 /** Work done between two yields to the event loop, in milliseconds. */
 const SLICE_MS = 2;
 
@@ -48,39 +51,42 @@ export function sealRealmCheckpoint(version: number, state: RealmState, chain = 
  * A format-3 checkpoint encoded while the caller goes on: the next piece is encoded only when the
  * store asks for it, and encoding yields to the event loop every ~2 ms of work, so operations
  * queued meanwhile run between slices. The realm is immutable, so later changes cannot disturb it.
+ * The checksum is computed piece by piece as the bytes are copied (inside the slices, never over a
+ * whole part at once), and parts a store hands back (`recycle`) are filled again.
  */
 export function checkpointStream(version: number, state: RealmState, chain = 0): CheckpointStream {
   let crc = 0;
   let done = false;
+  const spare: Uint8Array[] = [];
+  const fresh = () => spare.pop() ?? new Uint8Array(PART_BYTES);
   async function* parts(): AsyncGenerator<Uint8Array> {
     const pieces = encodeCheckpoint(state, version, chain);
-    let buffer = new Uint8Array(PART_BYTES);
+    let buffer = fresh();
     let filled = 0;
     let slice = performance.now();
     for (const piece of pieces) {
       let from = 0;
       while (from < piece.length) {
         const n = Math.min(piece.length - from, PART_BYTES - filled);
-        buffer.set(piece.subarray(from, from + n), filled);
+        const segment = piece.subarray(from, from + n);
+        buffer.set(segment, filled);
+        crc = checksum(segment, crc);
         filled += n;
         from += n;
         if (filled === PART_BYTES) {
-          crc = checksum(buffer, crc);
           yield buffer;
-          buffer = new Uint8Array(PART_BYTES);
+          // The time the store took with the part was not ours: the slice starts again.
+          slice = performance.now();
+          buffer = fresh();
           filled = 0;
         }
-      }
-      if (performance.now() - slice > SLICE_MS) {
-        await yieldToEventLoop();
-        slice = performance.now();
+        if (performance.now() - slice > SLICE_MS) {
+          await yieldToEventLoop();
+          slice = performance.now();
+        }
       }
     }
-    if (filled > 0) {
-      const last = buffer.subarray(0, filled);
-      crc = checksum(last, crc);
-      yield last;
-    }
+    if (filled > 0) yield buffer.subarray(0, filled);
     done = true;
   }
   return {
@@ -90,6 +96,11 @@ export function checkpointStream(version: number, state: RealmState, chain = 0):
     checksum() {
       if (!done) throw new Error('the checkpoint stream was not read to its end');
       return crc;
+    },
+    recycle(part) {
+      // Only whole part buffers, and a couple of them: the store copies or writes one at a time.
+      if (part.byteOffset === 0 && part.buffer.byteLength === PART_BYTES && spare.length < 2)
+        spare.push(new Uint8Array(part.buffer));
     },
   };
 }

@@ -48,6 +48,17 @@ export class Batches<R> {
     });
   }
 
+  /**
+   * Takes up to `max` of the requests waiting in the batch that is filling, for the batch being
+   * committed (which has waited for a lock meanwhile): they arrived after all of its requests, so
+   * they join at its end, and per-caller order holds. The filling batch stays queued, with
+   * whatever is left or arrives later.
+   */
+  steal(max: number): BatchEntry<R>[] {
+    if (this.open === undefined || max <= 0) return [];
+    return this.open.splice(0, max);
+  }
+
   /** Requests added from now on go into a new batch, after whatever is queued next. */
   cut(): void {
     this.open = undefined;

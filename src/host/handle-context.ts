@@ -4,12 +4,12 @@
  */
 import {
   cryptoRandom,
-  defaultPasswordHasher,
   type DeleteTopicOptions,
   type OpContext,
   type PasswordHasher,
   type RandomSource,
 } from '../core/context';
+import { defaultPasswordHasher } from '../core/passwords';
 import type { Change } from './change';
 
 /** What the host lends operations. Unlike `OpContext`, `now` may be a clock. */

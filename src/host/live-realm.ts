@@ -6,7 +6,7 @@
  * Every change the handle persists (its own, or another process's caught up through the store's
  * notifications) reaches the queues through `handle.subscribe`.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../core/errors';
 import { parseParams, param, rawParam } from '../core/params';
 import type { ClientCapabilities } from '../core/register/options';
@@ -30,7 +30,7 @@ const GET_EVENTS_PARAMS = [
   param('last_event_id', z.int()),
   param('dont_block', z.boolean()),
   param('event_types', z.array(z.string())),
-  param('lifespan_secs', z.int().min(0)),
+  param('lifespan_secs', z.int().check(z.minimum(0))),
   param('apply_markdown', z.boolean()),
   param('client_gravatar', z.boolean()),
   param('all_public_streams', z.boolean()),

@@ -14,9 +14,13 @@
  *   `PersistError` (cause: the store's error) and the in-memory realm stays as it was. Requests
  *   that ran on its uncommitted changes without changing anything are run again, on the realm as
  *   it is. A version conflict (another process appended first) runs the batch again on the
- *   caught-up state, up to `maxRetries` times; stores with a write lock (`exclusive`, PostgreSQL)
- *   never conflict: a batch with changes is appended holding the lock, after catching up (and
- *   running again if that brought anything new).
+ *   caught-up state, up to `maxRetries` times. With a store that has a write lock (`exclusive`,
+ *   PostgreSQL) the batch that lost a race runs again holding it, after catching up, and so do
+ *   all batches while other writers were seen recently (`writeLock`): writers then take turns
+ *   instead of racing. A lone writer appends without it (one round trip).
+ * - Catching up: before a batch, only when the realm may be behind (the store cannot notify, or
+ *   did, or the batch lost a race); a batch that writes nothing always catches up (and runs again
+ *   if that brought anything), so reads see every change acknowledged before they arrived.
  * - Secrets never reach the store: password parameters are redacted and the hasher's answers are
  *   recorded instead; a redacted change is replayed once before it is stored, to prove it loads.
  *
@@ -47,6 +51,9 @@ import { ChangeRecorder } from './record-change';
 import { proveReplay, replayStored, type ReplayEnv } from './replay';
 import type { RealmStore, SealedChange } from './store';
 
+/** How long after seeing another writer race this one batches keep taking the write lock first. */
+const CONTENTION_MS = 1000;
+
 /** One request of a batch after it ran: its result (and change, if any), or what it threw. */
 type Ran =
   | {
@@ -65,6 +72,13 @@ interface RanBatch {
   readonly chain: number;
   readonly ran: readonly Ran[];
   readonly sealed: readonly SealedChange[];
+}
+
+/** Whether a request may change the realm (a library call, or any HTTP method but GET and HEAD). */
+function mayWrite(entry: BatchEntry<HandleResult>): boolean {
+  if (entry.work.kind === 'input') return true;
+  const method = entry.work.request.method.toUpperCase();
+  return method !== 'GET' && method !== 'HEAD';
 }
 
 function answer(r: Ran): void {
@@ -89,6 +103,13 @@ export interface OpenRealmOptions {
   readonly checkpoints?: CheckpointPolicy | false;
   /** Retries of a batch that lost a race with another writer. Default 10. */
   readonly maxRetries?: number;
+  /**
+   * When a batch with changes takes the store's write lock (stores with `exclusive`: PostgreSQL).
+   * `'contended'` (default): it appends optimistically, and takes the lock to run again only after
+   * losing a race, and for every batch while other writers were seen within the last second; a
+   * lone writer never pays for the lock. `'always'`: every batch with changes appends holding it.
+   */
+  readonly writeLock?: 'contended' | 'always';
   /**
    * The largest stored change, in bytes of its record (UTF-8). A change beyond it is not stored or
    * acknowledged: the call rejects with `PersistError` (cause: `ChangeTooLargeError`). Default
@@ -171,14 +192,24 @@ class Handle implements RealmHandle {
   private readonly env: ReplayEnv;
   private readonly checkpoints: CheckpointSchedule;
   private readonly batches: Batches<HandleResult>;
+  private readonly maxBatch: number;
   private stopWatching: (() => Promise<void>) | undefined;
   private catchUpQueued = false;
+  /** Whether the store tells this handle when other writers append (`watch`). */
+  private watched = false;
+  /** The last version of the batch being appended (its notification may come before the answer). */
+  private appendingTo = 0;
+  /** A notification arrived since the last catch-up started: the realm may be behind. */
+  private notified = false;
+  /** When another writer was last seen racing this handle (`performance.now()`). */
+  private contendedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot' | 'initialState'>) {
     this.store = options.store;
     const maxBatch = options.maxBatch ?? 256;
     if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`maxBatch must be a positive integer, got ${String(options.maxBatch)}`);
+    this.maxBatch = maxBatch;
     this.batches = new Batches(this.queue, maxBatch, (entries) => this.commitBatch(entries));
     for (const op of options.operations ?? OPERATIONS) this.ops.set(op.def.name, op);
     this.env = { ops: this.ops, ctx: options.ctx, store: this.store };
@@ -217,7 +248,13 @@ class Handle implements RealmHandle {
     this.applyStored(stored.changes, false);
     checkHead(this.store.describe, stored, this.ver, this.chain);
     if (this.store.watch) {
-      this.stopWatching = await this.store.watch(() => this.scheduleCatchUp());
+      this.stopWatching = await this.store.watch((version) => {
+        // Our own appends notify too: nothing to catch up with.
+        if (version !== undefined && version <= Math.max(this.ver, this.appendingTo)) return;
+        this.notified = true;
+        this.scheduleCatchUp();
+      });
+      this.watched = true;
     }
   }
 
@@ -285,7 +322,7 @@ class Handle implements RealmHandle {
   // --- internals ------------------------------------------------------------------------------
 
   private scheduleCatchUp(): void {
-    // A batch waiting for its turn catches up when it starts.
+    // A batch waiting for its turn catches up when it starts (`notified` tells it to).
     if (this.catchUpQueued || this.queue.closed || this.batches.waiting) return;
     this.catchUpQueued = true;
     this.queue
@@ -306,47 +343,102 @@ class Handle implements RealmHandle {
     const maxRetries = this.options.maxRetries ?? 10;
     let todo = entries;
     let conflicts = 0;
-    while (todo.length > 0) {
-      await this.catchUpNow();
-      let batch = this.runBatch(todo);
-      let failure: { readonly error: unknown } | undefined;
-      const persist = async (locked: boolean) => {
-        if (locked) {
-          // Holding the lock: what was appended since we ran is final now. Run again on it.
-          const seen = this.ver;
-          await this.catchUpNow();
-          if (this.ver !== seen) batch = this.runBatch(todo);
+    try {
+      while (todo.length > 0) {
+        const locking = this.store.exclusive !== undefined && (conflicts > 0 || this.lockFirst());
+        // Taking the lock anyway for a batch that may write: run it only once, under the lock.
+        const lockNow = locking && todo.some(mayWrite);
+        let batch: RanBatch | undefined;
+        if (!lockNow) {
+          // Catch up first only when the realm may be behind: no notifications tell this handle
+          // about other writers, or one did, or this batch lost a race. Otherwise run on what we
+          // have: the append succeeds only if nobody appended since, and a batch that writes
+          // nothing catches up below. (Holding the lock, the batch catches up there.)
+          let caughtUp = false;
+          if (!locking && (!this.watched || this.notified || conflicts > 0)) {
+            await this.catchUpNow();
+            caughtUp = true;
+          }
+          batch = this.runBatch(todo);
+          if (batch.sealed.length === 0 && !caughtUp) {
+            // Reads answer from the latest durable state: catch up, and run again if that brought anything.
+            const seen = this.ver;
+            await this.catchUpNow();
+            if (this.ver !== seen) batch = this.runBatch(todo);
+          }
         }
-        if (batch.sealed.length === 0) return;
-        try {
-          await this.store.appendBatch(batch.sealed, batch.baseVersion);
-        } catch (error) {
-          failure = { error };
+        let failure: { readonly error: unknown } | undefined;
+        const persist = async (locked: boolean) => {
+          if (locked) {
+            // Requests that arrived while we waited for the lock join this batch: one commit for
+            // them too, instead of another wait for the lock.
+            const joined = this.batches.steal(this.maxBatch - todo.length);
+            if (joined.length > 0) todo = [...todo, ...joined];
+            // Holding the lock: what was appended since we ran is final now. Run again on it.
+            const seen = this.ver;
+            await this.catchUpNow();
+            if (this.ver !== seen) {
+              // Another writer appended meanwhile: the lock is earning its keep.
+              this.contendedAt = performance.now();
+            }
+            if (batch === undefined || this.ver !== seen || joined.length > 0) batch = this.runBatch(todo);
+          }
+          if (batch === undefined || batch.sealed.length === 0) return;
+          this.appendingTo = batch.version;
+          try {
+            await this.store.appendBatch(batch.sealed, batch.baseVersion);
+          } catch (error) {
+            failure = { error };
+            // Versions up to there may be another writer's now: hear about them again.
+            this.appendingTo = 0;
+          }
+        };
+        if (batch === undefined || batch.sealed.length > 0) {
+          try {
+            // A read-only batch never takes the write lock.
+            await (locking ? this.store.exclusive!(() => persist(true)) : persist(false));
+          } catch (error) {
+            // The lock could not be taken, or catching up under it failed: nothing was appended.
+            failure = { error };
+          }
         }
-      };
-      if (batch.sealed.length > 0) {
-        try {
-          // A read-only batch never takes the write lock.
-          await (this.store.exclusive ? this.store.exclusive(() => persist(true)) : persist(false));
-        } catch (error) {
-          // The lock could not be taken, or catching up under it failed: nothing was appended.
-          failure = { error };
+        // (Not run yet when the lock could not be taken: run now, to tell reads from changes.)
+        batch ??= this.runBatch(todo);
+        if (failure === undefined) {
+          this.adopt(batch);
+          this.maybeCheckpoint();
+          // Back-pressure: only when the background checkpoint fell far behind.
+          if (this.checkpointsPending > 0 && this.checkpoints.overdue(this.ver)) await this.checkpointTail;
+          return;
         }
+        if (failure.error instanceof VersionConflictError && conflicts < maxRetries) {
+          // Lost a race: run again, caught up (under the write lock, when the store has one).
+          conflicts++;
+          this.contendedAt = performance.now();
+          continue;
+        }
+        // Requests that joined under the lock but did not run (catching up failed) run again too.
+        const ran = new Set(batch.ran.map((r) => r.entry));
+        todo = [...this.refuse(batch, failure.error), ...todo.filter((e) => !ran.has(e))];
+        conflicts = 0;
       }
-      if (failure === undefined) {
-        this.adopt(batch);
-        this.maybeCheckpoint();
-        // Back-pressure: only when the background checkpoint fell far behind.
-        if (this.checkpointsPending > 0 && this.checkpoints.overdue(this.ver)) await this.checkpointTail;
-        return;
-      }
-      if (failure.error instanceof VersionConflictError && conflicts < maxRetries) {
-        conflicts++;
-        continue;
-      }
-      todo = this.refuse(batch, failure.error);
-      conflicts = 0;
+    } catch (error) {
+      // Catching up failed: nobody in the batch, including requests that joined it, is answered.
+      // (Rejecting an answered request does nothing.)
+      for (const entry of todo) entry.reject(error);
+      throw error;
     }
+  }
+
+  /**
+   * Whether a batch with changes takes the store's write lock before its first append: always with
+   * `writeLock: 'always'`; with `'contended'` (the default) only while another writer was seen
+   * recently (a lost race, or changes that arrived while waiting for the lock). Otherwise the
+   * batch appends optimistically and takes the lock only if that loses a race.
+   */
+  private lockFirst(): boolean {
+    if (this.options.writeLock === 'always') return true;
+    return performance.now() - this.contendedAt < CONTENTION_MS;
   }
 
   /** Runs `todo` in order from the current realm, in memory: each entry on the state the previous left. */
@@ -444,6 +536,9 @@ class Handle implements RealmHandle {
   }
 
   private async catchUpNow(): Promise<void> {
+    // A notification that arrives from here on may be about a change this read misses: it sets
+    // the flag again.
+    this.notified = false;
     const changes = await this.store.changesSince(this.ver);
     if (changes.length > 0 && changes[0]!.version > this.ver + 1) {
       // Another writer's checkpoints pruned the changes this handle still needed (it was idle

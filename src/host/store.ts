@@ -40,6 +40,13 @@ export interface CheckpointStream {
   readonly format: number;
   readonly parts: AsyncIterable<Uint8Array>;
   checksum(): number;
+  /**
+   * Optional: a store that is done with a part (written, or copied) may hand it back, and the
+   * stream reuses its memory for a later part, so a large checkpoint does not allocate a new buffer
+   * per part (which makes the garbage collector pause the thread). A store that never calls it
+   * only costs those allocations; one that calls it must not touch the part afterwards.
+   */
+  recycle?(part: Uint8Array): void;
 }
 
 /** The latest change a store holds, recorded with every append (in the same transaction). */
@@ -92,8 +99,12 @@ export interface RealmStore {
    * already exists at that version is a no-op.
    */
   writeCheckpoint(checkpoint: SealedCheckpoint | CheckpointStream): Promise<void>;
-  /** Optional: calls `listener` when another writer may have appended (PostgreSQL LISTEN/NOTIFY). */
-  watch?(listener: () => void): Promise<() => Promise<void>>;
+  /**
+   * Optional: calls `listener` when another writer may have appended (PostgreSQL LISTEN/NOTIFY),
+   * with the realm's version after that append when the store knows it (a handle ignores the
+   * notifications of its own appends by it).
+   */
+  watch?(listener: (version?: number) => void): Promise<() => Promise<void>>;
   /** Releases what the store opened (never an injected connection). */
   close(): Promise<void>;
 }

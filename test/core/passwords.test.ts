@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPasswordHasher, seededRandom } from '../../src/core/context';
-import { constantTimeEqual, scryptPasswordHasher } from '../../src/core/passwords';
+import { seededRandom } from '../../src/core/context';
+import { constantTimeEqual, defaultPasswordHasher, scryptPasswordHasher } from '../../src/core/passwords';
 import { sha256Hex } from '../../src/core/sha256';
 
 /** The earlier default scheme, rebuilt here to make stored hashes of it. */

@@ -195,7 +195,7 @@ describe('group commit', () => {
     expect(h.state.users.get(cast.hamlet)!.full_name).toMatch(/abcdefghij$/);
   });
 
-  it("appends holding the store's write lock, never takes it for reads, and refuses the batch when it cannot be taken", async () => {
+  it("with writeLock 'always', appends holding the store's write lock, never takes it for reads, and refuses the batch when it cannot be taken", async () => {
     const inner = memoryStore();
     const log: string[] = [];
     let broken = false;
@@ -215,7 +215,13 @@ describe('group commit', () => {
         }
       },
     };
-    const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS });
+    const h = await openRealm({
+      store,
+      snapshot: devSnapshot(),
+      ctx,
+      operations: ALL_OPS,
+      writeLock: 'always',
+    });
     await Promise.all([h.run(appendMark, hamlet, { mark: 'a' }), h.run(appendMark, hamlet, { mark: 'b' })]);
     expect((await h.request(me())).status).toBe(200);
     expect(log).toEqual(['lock', 'append 2', 'unlock']);
@@ -225,5 +231,92 @@ describe('group commit', () => {
     expect((error as PersistError).cause).toEqual(new Error('no lock'));
     expect(h.version).toBe(2);
     expect(nameIn(await h.request(me()))).toMatch(/ab$/);
+  });
+
+  it('appends without the lock until it loses a race, then runs again caught up under the lock, which it keeps taking while contended', async () => {
+    const inner = memoryStore();
+    const log: string[] = [];
+    const store: RealmStore = {
+      ...inner,
+      // A store that tells the handle about other writers: it does not catch up before a write.
+      watch: async () => async () => {},
+      changesSince: (after) => (log.push(`catch up from ${after}`), inner.changesSince(after)),
+      appendBatch: (changes, expected) =>
+        inner.appendBatch(changes, expected).then(
+          () => void log.push(`append ${changes.length} at ${expected}`),
+          (error: unknown) => {
+            log.push(`conflict at ${expected}`);
+            throw error;
+          },
+        ),
+      exclusive: async (work) => {
+        log.push('lock');
+        try {
+          return await work();
+        } finally {
+          log.push('unlock');
+        }
+      },
+    };
+    const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS, maxRetries: 1 });
+    await h.run(appendMark, hamlet, { mark: 'a' });
+    expect(log).toEqual(['append 1 at 0']);
+    // Another process appends version 2 behind the handle's back (and its notification is late).
+    const peer = await openRealm({ store: inner, ctx, operations: ALL_OPS, checkpoints: false });
+    await peer.run(appendMark, hamlet, { mark: 'x' });
+    log.length = 0;
+    // The handle runs on version 1, loses the race, then catches up under the lock and wins.
+    const r = await h.run(appendMark, hamlet, { mark: 'b' });
+    expect(r.version).toBe(3);
+    expect(log).toEqual(['conflict at 1', 'lock', 'catch up from 1', 'append 1 at 2', 'unlock']);
+    expect(h.state.users.get(cast.hamlet)!.full_name).toMatch(/axb$/);
+    // Contended recently: the next write takes the lock first; a read never does.
+    log.length = 0;
+    await h.run(appendMark, hamlet, { mark: 'c' });
+    expect((await h.request(me())).status).toBe(200);
+    expect(log).toEqual(['lock', 'catch up from 3', 'append 1 at 3', 'unlock', 'catch up from 4']);
+    await peer.close();
+    await h.close();
+  });
+
+  it('lets requests that arrive while a batch waits for the write lock join it: one append for all', async () => {
+    const inner = memoryStore();
+    const log: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const store: RealmStore = {
+      ...inner,
+      appendBatch: (changes, expected) => (
+        log.push(`append ${changes.length}`),
+        inner.appendBatch(changes, expected)
+      ),
+      exclusive: async (work) => {
+        log.push('waiting');
+        await held;
+        return work();
+      },
+    };
+    const h = await openRealm({
+      store,
+      snapshot: devSnapshot(),
+      ctx,
+      operations: ALL_OPS,
+      writeLock: 'always',
+    });
+    const first = h.run(appendMark, hamlet, { mark: 'a' });
+    while (log.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    // The first batch waits for the lock; these form the next one, and join the first instead.
+    const later = [
+      h.run(appendMark, hamlet, { mark: 'b' }),
+      h.request(me()),
+      h.run(appendMark, hamlet, { mark: 'c' }),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    const [a, b, read, c] = await Promise.all([first, ...later]);
+    expect([a!.version, b!.version, read!.version, c!.version]).toEqual([1, 2, 2, 3]);
+    expect(nameIn(read!)).toMatch(/ab$/);
+    expect(log).toEqual(['waiting', 'append 3']);
+    await h.close();
   });
 });

@@ -95,6 +95,10 @@ describe('getMessages: the window', () => {
     );
     expect(excluded.messages.map((m) => m.id)).toEqual([1006]);
     expect(excluded.found_anchor).toBe(false);
+    // Python's int('-0') is 0: the anchor reported is 0, never -0 (found by the shaped totality law).
+    for (const anchor of ['-0', -0, '-5']) {
+      expect(Object.is(ok(fetch(s, 'hamlet', { anchor, num_before: 0, num_after: 1 })).anchor, 0)).toBe(true);
+    }
   });
 
   it('each message in Zulip shape with the user flags', () => {

@@ -6,11 +6,8 @@ import { getRowFlags } from '../../src/core/messages/rows';
 import { FLAG_BITS } from '../../src/core/messages/flags';
 import type { RealmState } from '../../src/core/state';
 import type { OpResult } from '../../src/core/result';
-import {
-  clampCounts,
-  parsePythonInt,
-  updateMessageFlagsForNarrow,
-} from '../../src/ops/messages/updateMessageFlagsForNarrow';
+import { clampCounts, updateMessageFlagsForNarrow } from '../../src/ops/messages/updateMessageFlagsForNarrow';
+import { parsePythonInt } from '../../src/ops/messages/narrow-request';
 import {
   as,
   cast,

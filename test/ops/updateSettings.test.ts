@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultPasswordHasher, seededRandom } from '../../src/core/context';
+import { seededRandom } from '../../src/core/context';
+import { defaultPasswordHasher } from '../../src/core/passwords';
 import { md5Hex } from '../../src/core/md5';
 import {
   USER_SETTING_DEFAULTS,

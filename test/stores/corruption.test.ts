@@ -219,8 +219,10 @@ describe('sqlite: a damaged store is refused, never loaded at an older version',
     dirs.push(dir);
     const filename = join(dir, 'realm.db');
     // While a store is open, its schema and data are in the -wal file; the main file holds only
-    // SQLite's header. Copying the main file alone is what losing the -wal file leaves.
-    const store = sqliteStore({ filename });
+    // SQLite's header (until a WAL checkpoint copies them over: the writer thread takes one after
+    // every checkpoint, so it is off here). Copying the main file alone is what losing the -wal
+    // file leaves.
+    const store = sqliteStore({ filename, writerThread: false });
     const h = await openRealm({ store, snapshot: devSnapshot(), operations: ALL_OPS, checkpoints: false });
     const lost = join(dir, 'lost.db');
     copyFileSync(filename, lost);
@@ -245,11 +247,15 @@ describe('serve and import never seed into an existing file, and leave no file w
   it('refuses to seed a file whose -wal file is missing, whatever the main file holds', async () => {
     const dir = tmp();
     const db = join(dir, 'x.db');
-    const serving = await startServe(['--db', db, '--port', '0'], quiet);
-    if (serving === 'help') throw new Error('help');
+    // A store whose data is all in its -wal file (no WAL checkpoint yet: no writer thread).
+    const h = await openRealm({
+      store: sqliteStore({ filename: db, writerThread: false }),
+      snapshot: devSnapshot(),
+      checkpoints: false,
+    });
     const lost = join(dir, 'lost.db');
     copyFileSync(db, lost); // the main file without its -wal: header only
-    await serving.stop();
+    await h.close();
     await expect(startServe(['--db', lost, '--port', '0'], quiet)).rejects.toThrow(
       /holds no schema: if it was a chat-realm store, its write-ahead log .*-wal\) is missing/,
     );

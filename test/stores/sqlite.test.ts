@@ -3,13 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteStore } from '../../src/stores/sqlite/index';
-import { storeConformance } from './conformance';
+import { storeConformance, type StoreBacking } from './conformance';
 
-storeConformance('sqlite', async () => {
+// Checkpoints written on the writer thread (the default), and on the calling thread.
+for (const writerThread of [true, false]) {
+  storeConformance(writerThread ? 'sqlite' : 'sqlite (no writer thread)', () => backing(writerThread));
+}
+
+async function backing(writerThread: boolean): Promise<StoreBacking> {
   const dir = mkdtempSync(join(tmpdir(), 'chat-realm-sqlite-'));
   const filename = join(dir, 'realm.db');
   return {
-    open: async () => sqliteStore({ filename, realm: 'conformance' }),
+    open: async () => sqliteStore({ filename, realm: 'conformance', writerThread }),
     damageChange: async (version, payload, checksum) => {
       const db = new Database(filename);
       db.prepare(
@@ -24,4 +29,4 @@ storeConformance('sqlite', async () => {
     },
     cleanup: async () => rmSync(dir, { recursive: true, force: true }),
   };
-});
+}

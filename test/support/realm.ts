@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { snapshotDocumentSchema } from '../../src/core/snapshot/format';
 import { createRealm, parseRealm, type RealmOptions } from '../../src/core/snapshot/create';
 import { seededRandom, type OpContext } from '../../src/core/context';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, zulipError, type ZulipError } from '../errors';
 import { isAnonymousGroup, type GroupSettingValue } from '../model/group-setting';
 import { accepts, isPlainObject, zulipIssue } from '../params';
@@ -7,10 +7,14 @@ import { canonicalSettingValue, settingApiValue, settingValuesEqual } from './gr
 import type { SettingRule } from './setting-rules';
 
 /** A group-setting value on the wire: an int, or `{direct_members, direct_subgroups}`. */
-const anonymousGroupSchema = z
-  .object({ direct_members: z.array(z.int()), direct_subgroups: z.array(z.int()) })
-  .strict();
-export const groupSettingValueSchema: z.ZodType<GroupSettingValue> = z.union([z.int(), anonymousGroupSchema]);
+const anonymousGroupSchema = z.strictObject({
+  direct_members: z.array(z.int()),
+  direct_subgroups: z.array(z.int()),
+});
+export const groupSettingValueSchema: z.ZodMiniType<GroupSettingValue> = z.union([
+  z.int(),
+  anonymousGroupSchema,
+]);
 
 export interface SettingChangeRequest {
   readonly new: GroupSettingValue;
@@ -22,28 +26,31 @@ export interface SettingChangeRequest {
  * "does not have the expected format".
  */
 export const settingChangeRequestSchema = accepts<SettingChangeRequest>()(
-  z.unknown().transform((value, ctx) => {
-    if (!isPlainObject(value)) {
-      zulipIssue(ctx, '{var} does not have the expected format');
-      return z.NEVER;
-    }
-    if (!('new' in value)) {
-      zulipIssue(ctx, '{var}["new"] field is missing: Field required');
-      return z.NEVER;
-    }
-    const parsedNew = groupSettingValueSchema.safeParse(value['new']);
-    if (!parsedNew.success) {
-      zulipIssue(ctx, '{var}["new"] does not have the expected format');
-      return z.NEVER;
-    }
-    if (value['old'] === undefined || value['old'] === null) return { new: parsedNew.data };
-    const parsedOld = groupSettingValueSchema.safeParse(value['old']);
-    if (!parsedOld.success) {
-      zulipIssue(ctx, '{var}["old"] does not have the expected format');
-      return z.NEVER;
-    }
-    return { new: parsedNew.data, old: parsedOld.data };
-  }),
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx) => {
+      if (!isPlainObject(value)) {
+        zulipIssue(ctx, '{var} does not have the expected format');
+        return z.NEVER;
+      }
+      if (!('new' in value)) {
+        zulipIssue(ctx, '{var}["new"] field is missing: Field required');
+        return z.NEVER;
+      }
+      const parsedNew = groupSettingValueSchema.safeParse(value['new']);
+      if (!parsedNew.success) {
+        zulipIssue(ctx, '{var}["new"] does not have the expected format');
+        return z.NEVER;
+      }
+      if (value['old'] === undefined || value['old'] === null) return { new: parsedNew.data };
+      const parsedOld = groupSettingValueSchema.safeParse(value['old']);
+      if (!parsedOld.success) {
+        zulipIssue(ctx, '{var}["old"] does not have the expected format');
+        return z.NEVER;
+      }
+      return { new: parsedNew.data, old: parsedOld.data };
+    }),
+  ),
 );
 
 export type SettingChangeCheck =

@@ -1,4 +1,4 @@
-import { groupForApi } from '../../ops/groups/editUserGroup';
+import { groupForApi } from '../../ops/groups/format';
 import { scheduledMessageForApi } from '../../ops/scheduled/format';
 import { FLAG_BITS } from '../messages/flags';
 import { forEachRow } from '../messages/rows';

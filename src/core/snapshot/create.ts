@@ -1,5 +1,6 @@
-import type * as z from 'zod';
-import { cryptoRandom, defaultPasswordHasher, type PasswordHasher, type RandomSource } from '../context';
+import type * as z from 'zod/mini';
+import { cryptoRandom, type PasswordHasher, type RandomSource } from '../context';
+import { defaultPasswordHasher } from '../passwords';
 import type { RealmState } from '../state';
 import type { MessageStore } from '../messages/store-types';
 import { IssueList, pathString, SnapshotError } from './issues';
@@ -13,6 +14,7 @@ import { loadRealm, loadServer } from './load-realm';
 import { checkMessage } from './messages';
 import type { RealmSnapshotInput } from './format';
 import { snapshotSchema, type SnapshotInput } from './schema';
+import { englishMessages } from '../zod-english';
 
 export interface RealmOptions {
   /** Hashes the plain `password` fields of a fixture. */
@@ -104,7 +106,7 @@ export class RealmAssembly {
     const { header } = this;
     checkJsonValues(snapshot, [], header, (p) => p.length === 2 && p[0] === 'messages');
     const notJson = header.items.map((i) => i.path);
-    const parsed = snapshotSchema.safeParse(snapshot);
+    const parsed = snapshotSchema.safeParse(snapshot, englishMessages());
     if (!parsed.success) {
       for (const issue of zodIssues(parsed.error.issues, [])) {
         const at = pathString(issue.path);

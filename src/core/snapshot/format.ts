@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { FLAG_NAMES, type FlagName } from '../messages/flags';
 import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
@@ -40,18 +40,16 @@ import {
  * (`import type`), so its schemas stay out of bundles; scripts and tests import it for values.
  */
 
-export const reactionSchema = z
-  .object({
-    user_id: id,
-    emoji_name: z.string(),
-    emoji_code: z.string(),
-    reaction_type: z.enum(['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji']),
-  })
-  .strict();
+export const reactionSchema = z.strictObject({
+  user_id: id,
+  emoji_name: z.string(),
+  emoji_code: z.string(),
+  reaction_type: z.enum(['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji']),
+});
 
 /** A message's rows: user id (as a string, JSON keys are strings) → that user's flags. */
 const flagsSchema = z.record(
-  z.string().regex(/^[1-9][0-9]*$/, 'keys are user ids'),
+  z.string().check(z.regex(/^[1-9][0-9]*$/, 'keys are user ids')),
   z.array(z.enum(FLAG_NAMES as readonly [FlagName, ...FlagName[]])),
 );
 
@@ -60,34 +58,35 @@ const messageFields = {
   sender_id: id,
   content: z.string(),
   timestamp: ts,
-  has_link: z.boolean().optional(),
-  has_attachment: z.boolean().optional(),
-  has_image: z.boolean().optional(),
-  reactions: z.array(reactionSchema).optional(),
-  flags: flagsSchema.optional(),
+  has_link: z.optional(z.boolean()),
+  has_attachment: z.optional(z.boolean()),
+  has_image: z.optional(z.boolean()),
+  reactions: z.optional(z.array(reactionSchema)),
+  flags: z.optional(flagsSchema),
 };
 
 /** A channel message: `stream_id` and `topic` (the empty topic is `""`), never `to`. */
-export const channelMessageSchema = z
-  .object({ ...messageFields, stream_id: id, topic: z.string().optional(), to: z.never().optional() })
-  .strict();
+export const channelMessageSchema = z.strictObject({
+  ...messageFields,
+  stream_id: id,
+  topic: z.optional(z.string()),
+  to: z.optional(z.never()),
+});
 
 /** A direct message: `to` (the recipients other than the sender), never `stream_id` or `topic`. */
-export const directMessageSchema = z
-  .object({
-    ...messageFields,
-    to: z.array(id),
-    stream_id: z.never().optional(),
-    topic: z.never().optional(),
-  })
-  .strict();
+export const directMessageSchema = z.strictObject({
+  ...messageFields,
+  to: z.array(id),
+  stream_id: z.optional(z.never()),
+  topic: z.optional(z.never()),
+});
 
 /** One element of `messages`, as `createRealm` accepts it (checked by hand in messages.ts). */
 export const snapshotMessageSchema = z.union([channelMessageSchema, directMessageSchema]);
 
 /** What `createRealm` accepts: every section, messages included. */
-export const snapshotDocumentSchema = snapshotSchema.extend({
-  messages: z.array(snapshotMessageSchema).optional(),
+export const snapshotDocumentSchema = z.extend(snapshotSchema, {
+  messages: z.optional(z.array(snapshotMessageSchema)),
 });
 
 // The canonical form: the same records, every field present, group settings as ids or anonymous
@@ -104,41 +103,39 @@ const canonicalMessageFields = {
   flags: flagsSchema,
 };
 
-export const canonicalSnapshotSchema = z
-  .object({
-    format: snapshotSchema.shape.format,
-    now: ts.nullable(),
-    server: serverSchema.required(),
-    realm: realmSchema.required().extend(storedSettings(REALM_GROUP_SETTING_NAMES)),
-    users: z.array(
-      userSchema
-        .omit({ password: true, password_hash: true, settings: true })
-        .required()
-        .extend({ password_hash: z.string().optional(), settings: userSettingsSchema.required() }),
-    ),
-    user_groups: z.array(userGroupSchema.required().extend(storedSettings(USER_GROUP_SETTING_NAMES))),
-    channel_folders: z.array(channelFolderSchema.required()),
-    channels: z.array(channelSchema.required().extend(storedSettings(CHANNEL_GROUP_SETTING_NAMES))),
-    subscriptions: z.array(subscriptionSchema.required()),
-    default_channel_ids: z.array(id),
-    messages: z.array(
-      z.union([
-        channelMessageSchema.extend({ ...canonicalMessageFields, topic: z.string() }),
-        directMessageSchema.extend(canonicalMessageFields),
-      ]),
-    ),
-    user_topics: z.array(userTopicSchema.required()),
-    scheduled_messages: z.array(scheduledMessageSchema.required()),
-    custom_profile_fields: z.array(customProfileFieldSchema.required()),
-    linkifiers: z.array(linkifierSchema.required()),
-    navigation_views: z.array(navigationViewSchema.required()),
-    saved_snippets: z.array(savedSnippetSchema.required()),
-    drafts: z.array(draftSchema.required()),
-    push_devices: z.array(pushDeviceSchema.required()),
-    bot_storage: z.array(botStorageSchema),
-    pending_email_changes: z.array(pendingEmailChangeSchema.required()),
-  })
-  .strict();
+export const canonicalSnapshotSchema = z.strictObject({
+  format: snapshotSchema.shape.format,
+  now: z.nullable(ts),
+  server: z.required(serverSchema),
+  realm: z.extend(z.required(realmSchema), storedSettings(REALM_GROUP_SETTING_NAMES)),
+  users: z.array(
+    z.extend(z.required(z.omit(userSchema, { password: true, password_hash: true, settings: true })), {
+      password_hash: z.optional(z.string()),
+      settings: z.required(userSettingsSchema),
+    }),
+  ),
+  user_groups: z.array(z.extend(z.required(userGroupSchema), storedSettings(USER_GROUP_SETTING_NAMES))),
+  channel_folders: z.array(z.required(channelFolderSchema)),
+  channels: z.array(z.extend(z.required(channelSchema), storedSettings(CHANNEL_GROUP_SETTING_NAMES))),
+  subscriptions: z.array(z.required(subscriptionSchema)),
+  default_channel_ids: z.array(id),
+  messages: z.array(
+    z.union([
+      z.extend(channelMessageSchema, { ...canonicalMessageFields, topic: z.string() }),
+      z.extend(directMessageSchema, canonicalMessageFields),
+    ]),
+  ),
+  user_topics: z.array(z.required(userTopicSchema)),
+  scheduled_messages: z.array(z.required(scheduledMessageSchema)),
+  custom_profile_fields: z.array(z.required(customProfileFieldSchema)),
+  linkifiers: z.array(z.required(linkifierSchema)),
+  navigation_views: z.array(z.required(navigationViewSchema)),
+  saved_snippets: z.array(z.required(savedSnippetSchema)),
+  drafts: z.array(z.required(draftSchema)),
+  push_devices: z.array(z.required(pushDeviceSchema)),
+  bot_storage: z.array(botStorageSchema),
+  pending_email_changes: z.array(z.required(pendingEmailChangeSchema)),
+});
 
 /** Input types accept readonly arrays and objects too (`as const` fixtures, frozen records). */
 type DeepReadonly<T> = T extends readonly (infer E)[]

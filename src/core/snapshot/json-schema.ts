@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { channelMessageSchema, directMessageSchema, reactionSchema, snapshotDocumentSchema } from './format';
 import { groupSettingInput, id, ts, userSettingsSchema } from './schema';
 

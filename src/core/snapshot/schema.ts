@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SYSTEM_GROUP_NAMES } from '../model/group-setting';
 import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
@@ -14,10 +14,10 @@ import { USER_SETTING_DEFAULTS } from '../model/user-settings';
  * schemas (format.ts), so what compiles and what loads cannot drift apart.
  */
 /** Ids are positive and fit the engine's 31-bit maps (Zulip's ids are PostgreSQL integers too). */
-export const id = z.int().positive().max(0x7fffffff);
-export const ts = z.int().nonnegative();
+export const id = z.int().check(z.positive(), z.maximum(0x7fffffff));
+export const ts = z.int().check(z.nonnegative());
 
-const anonymousGroup = z.object({ direct_members: z.array(id), direct_subgroups: z.array(id) }).strict();
+const anonymousGroup = z.strictObject({ direct_members: z.array(id), direct_subgroups: z.array(id) });
 
 /** A group-setting value as a snapshot may write it: a group id, a system group's name, or an anonymous group. */
 export const groupSettingInput = z.union([
@@ -30,275 +30,252 @@ export type GroupSettingInput = z.infer<typeof groupSettingInput>;
 /** A group-setting value as the canonical form writes it: a group id or an anonymous group. */
 export const groupSettingValue = z.union([id, anonymousGroup]);
 
-/** `{name: schema.optional()}` for each name: the group settings of a record, typed by name. */
-export function optionalFields<K extends string, S extends z.ZodType>(
+/** `{name: z.optional(schema)}` for each name: the group settings of a record, typed by name. */
+export function optionalFields<K extends string, S extends z.ZodMiniType>(
   names: readonly K[],
   schema: S,
-): { [P in K]: z.ZodOptional<S> } {
-  return Object.fromEntries(names.map((n) => [n, schema.optional()])) as { [P in K]: z.ZodOptional<S> };
+): { [P in K]: z.ZodMiniOptional<S> } {
+  return Object.fromEntries(names.map((n) => [n, z.optional(schema)])) as { [P in K]: z.ZodMiniOptional<S> };
 }
 
 type SettingDefaults = typeof USER_SETTING_DEFAULTS;
 type SettingSchema<V> = V extends boolean
-  ? z.ZodBoolean
+  ? z.ZodMiniBoolean
   : V extends number
     ? ReturnType<typeof z.int>
-    : z.ZodString;
+    : z.ZodMiniString;
 const settingsShape = Object.fromEntries(
   Object.entries(USER_SETTING_DEFAULTS).map(([k, v]) => [
     k,
-    (typeof v === 'boolean' ? z.boolean() : typeof v === 'number' ? z.int() : z.string()).optional(),
+    z.optional(typeof v === 'boolean' ? z.boolean() : typeof v === 'number' ? z.int() : z.string()),
   ]),
-) as { [K in keyof SettingDefaults]: z.ZodOptional<SettingSchema<SettingDefaults[K]>> };
+) as { [K in keyof SettingDefaults]: z.ZodMiniOptional<SettingSchema<SettingDefaults[K]>> };
 
 /** A user's settings: any of the PATCH /settings names, each with its type. */
-export const userSettingsSchema = z.object(settingsShape).strict();
+export const userSettingsSchema = z.strictObject(settingsShape);
 
 /** -1 (unlimited) or a positive number of days. */
-const retentionDays = z.union([z.literal(-1), z.int().positive()], { error: 'must be -1 or positive' });
+const retentionDays = z.union([z.literal(-1), z.int().check(z.positive())], {
+  error: 'must be -1 or positive',
+});
 
-export const serverSchema = z
-  .object({
-    feature_level: z.int().positive().optional(),
-    web_public_streams_enabled: z.boolean().optional(),
-    push_notifications: z.enum(['off', 'direct', 'bouncer']).optional(),
-    max_stream_name_length: z.int().positive().optional(),
-    max_stream_description_length: z.int().positive().optional(),
-    max_topic_length: z.int().positive().optional(),
-    max_message_length: z.int().positive().optional(),
-  })
-  .strict();
+export const serverSchema = z.strictObject({
+  feature_level: z.optional(z.int().check(z.positive())),
+  web_public_streams_enabled: z.optional(z.boolean()),
+  push_notifications: z.optional(z.enum(['off', 'direct', 'bouncer'])),
+  max_stream_name_length: z.optional(z.int().check(z.positive())),
+  max_stream_description_length: z.optional(z.int().check(z.positive())),
+  max_topic_length: z.optional(z.int().check(z.positive())),
+  max_message_length: z.optional(z.int().check(z.positive())),
+});
 
-export const realmSchema = z
-  .object({
-    id: id.optional(),
-    string_id: z.string().optional(),
-    name: z.string().optional(),
-    uri: z.string().optional(),
-    deactivated: z.boolean().optional(),
-    enable_spectator_access: z.boolean().optional(),
-    topics_policy: z.enum(['allow_empty_topic', 'disable_empty_topic']).optional(),
-    waiting_period_threshold: z.int().nonnegative().optional(),
-    name_changes_disabled: z.boolean().optional(),
-    email_changes_disabled: z.boolean().optional(),
-    require_unique_names: z.boolean().optional(),
-    message_retention_days: retentionDays.optional(),
-    default_language: z.string().optional(),
-    password_auth_enabled: z.boolean().optional(),
-    ...optionalFields(REALM_GROUP_SETTING_NAMES, groupSettingInput),
-  })
-  .strict();
+export const realmSchema = z.strictObject({
+  id: z.optional(id),
+  string_id: z.optional(z.string()),
+  name: z.optional(z.string()),
+  uri: z.optional(z.string()),
+  deactivated: z.optional(z.boolean()),
+  enable_spectator_access: z.optional(z.boolean()),
+  topics_policy: z.optional(z.enum(['allow_empty_topic', 'disable_empty_topic'])),
+  waiting_period_threshold: z.optional(z.int().check(z.nonnegative())),
+  name_changes_disabled: z.optional(z.boolean()),
+  email_changes_disabled: z.optional(z.boolean()),
+  require_unique_names: z.optional(z.boolean()),
+  message_retention_days: z.optional(retentionDays),
+  default_language: z.optional(z.string()),
+  password_auth_enabled: z.optional(z.boolean()),
+  ...optionalFields(REALM_GROUP_SETTING_NAMES, groupSettingInput),
+});
 
-export const userSchema = z
-  .object({
-    user_id: id,
-    email: z.string().min(1),
-    delivery_email: z.string().min(1).optional(),
-    full_name: z.string(),
-    role: z.literal([100, 200, 300, 400, 600]).optional(),
-    is_active: z.boolean().optional(),
-    is_bot: z.boolean().optional(),
-    bot_type: z.literal([1, 2, 3, 4]).nullable().optional(),
-    bot_owner_id: id.nullable().optional(),
-    is_imported_stub: z.boolean().optional(),
-    date_joined: z.iso.datetime({ offset: true }).optional(),
-    timezone: z.string().optional(),
-    avatar_source: z.enum(['G', 'U']).optional(),
-    avatar_version: z.int().nonnegative().optional(),
-    api_key: z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 characters of [A-Za-z0-9]'),
-    password: z.string().optional(),
-    password_hash: z.string().optional(),
-    settings: userSettingsSchema.optional(),
-    settings_edited_by_user: z.array(z.string()).optional(),
-    profile_data: z.record(z.string().regex(/^[1-9][0-9]*$/), z.union([z.string(), z.array(id)])).optional(),
-  })
-  .strict();
+export const userSchema = z.strictObject({
+  user_id: id,
+  email: z.string().check(z.minLength(1)),
+  delivery_email: z.optional(z.string().check(z.minLength(1))),
+  full_name: z.string(),
+  role: z.optional(z.literal([100, 200, 300, 400, 600])),
+  is_active: z.optional(z.boolean()),
+  is_bot: z.optional(z.boolean()),
+  bot_type: z.optional(z.nullable(z.literal([1, 2, 3, 4]))),
+  bot_owner_id: z.optional(z.nullable(id)),
+  is_imported_stub: z.optional(z.boolean()),
+  date_joined: z.optional(z.iso.datetime({ offset: true })),
+  timezone: z.optional(z.string()),
+  avatar_source: z.optional(z.enum(['G', 'U'])),
+  avatar_version: z.optional(z.int().check(z.nonnegative())),
+  api_key: z.string().check(z.regex(/^[A-Za-z0-9]{32}$/, 'must be 32 characters of [A-Za-z0-9]')),
+  password: z.optional(z.string()),
+  password_hash: z.optional(z.string()),
+  settings: z.optional(userSettingsSchema),
+  settings_edited_by_user: z.optional(z.array(z.string())),
+  profile_data: z.optional(
+    z.record(z.string().check(z.regex(/^[1-9][0-9]*$/)), z.union([z.string(), z.array(id)])),
+  ),
+});
 
-export const userGroupSchema = z
-  .object({
-    id,
-    name: z.string().min(1),
-    description: z.string().optional(),
-    is_system_group: z.boolean().optional(),
-    deactivated: z.boolean().optional(),
-    creator_id: id.nullable().optional(),
-    date_created: ts.optional(),
-    members: z.array(id).optional(),
-    direct_subgroup_ids: z.array(id).optional(),
-    ...optionalFields(USER_GROUP_SETTING_NAMES, groupSettingInput),
-  })
-  .strict();
+export const userGroupSchema = z.strictObject({
+  id,
+  name: z.string().check(z.minLength(1)),
+  description: z.optional(z.string()),
+  is_system_group: z.optional(z.boolean()),
+  deactivated: z.optional(z.boolean()),
+  creator_id: z.optional(z.nullable(id)),
+  date_created: z.optional(ts),
+  members: z.optional(z.array(id)),
+  direct_subgroup_ids: z.optional(z.array(id)),
+  ...optionalFields(USER_GROUP_SETTING_NAMES, groupSettingInput),
+});
 
-export const channelFolderSchema = z
-  .object({
-    id,
-    name: z.string().min(1),
-    description: z.string().optional(),
-    order: z.int().optional(),
-    is_archived: z.boolean().optional(),
-    creator_id: id.nullable().optional(),
-    date_created: ts.optional(),
-  })
-  .strict();
+export const channelFolderSchema = z.strictObject({
+  id,
+  name: z.string().check(z.minLength(1)),
+  description: z.optional(z.string()),
+  order: z.optional(z.int()),
+  is_archived: z.optional(z.boolean()),
+  creator_id: z.optional(z.nullable(id)),
+  date_created: z.optional(ts),
+});
 
-export const channelSchema = z
-  .object({
-    stream_id: id,
-    name: z.string().min(1),
-    description: z.string().optional(),
-    invite_only: z.boolean().optional(),
-    is_web_public: z.boolean().optional(),
-    history_public_to_subscribers: z.boolean().optional(),
-    message_retention_days: retentionDays.nullable().optional(),
-    is_archived: z.boolean().optional(),
-    folder_id: id.nullable().optional(),
-    topics_policy: z
-      .enum(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'])
-      .optional(),
-    creator_id: id.nullable().optional(),
-    date_created: ts.optional(),
-    ...optionalFields(CHANNEL_GROUP_SETTING_NAMES, groupSettingInput),
-  })
-  .strict();
+export const channelSchema = z.strictObject({
+  stream_id: id,
+  name: z.string().check(z.minLength(1)),
+  description: z.optional(z.string()),
+  invite_only: z.optional(z.boolean()),
+  is_web_public: z.optional(z.boolean()),
+  history_public_to_subscribers: z.optional(z.boolean()),
+  message_retention_days: z.optional(z.nullable(retentionDays)),
+  is_archived: z.optional(z.boolean()),
+  folder_id: z.optional(z.nullable(id)),
+  topics_policy: z.optional(
+    z.enum(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only']),
+  ),
+  creator_id: z.optional(z.nullable(id)),
+  date_created: z.optional(ts),
+  ...optionalFields(CHANNEL_GROUP_SETTING_NAMES, groupSettingInput),
+});
 
-const nullableBool = z.boolean().nullable().optional();
-export const subscriptionSchema = z
-  .object({
-    user_id: id,
-    stream_id: id,
-    active: z.boolean().optional(),
-    // What PATCH subscription properties accepts: 3 to 6 hex digits (Python's `$` allows a final newline).
-    color: z
-      .string()
-      .regex(/^#[0-9a-fA-F]{3,6}\n?$/, 'must be # and 3 to 6 hex digits')
-      .optional(),
-    is_muted: z.boolean().optional(),
-    pin_to_top: z.boolean().optional(),
-    desktop_notifications: nullableBool,
-    audible_notifications: nullableBool,
-    push_notifications: nullableBool,
-    email_notifications: nullableBool,
-    wildcard_mentions_notify: nullableBool,
-  })
-  .strict();
+const nullableBool = z.optional(z.nullable(z.boolean()));
+export const subscriptionSchema = z.strictObject({
+  user_id: id,
+  stream_id: id,
+  active: z.optional(z.boolean()),
+  // What PATCH subscription properties accepts: 3 to 6 hex digits (Python's `$` allows a final newline).
+  color: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{3,6}\n?$/, 'must be # and 3 to 6 hex digits'))),
+  is_muted: z.optional(z.boolean()),
+  pin_to_top: z.optional(z.boolean()),
+  desktop_notifications: nullableBool,
+  audible_notifications: nullableBool,
+  push_notifications: nullableBool,
+  email_notifications: nullableBool,
+  wildcard_mentions_notify: nullableBool,
+});
 
-export const userTopicSchema = z
-  .object({
-    user_id: id,
-    stream_id: id,
-    topic_name: z.string(),
-    visibility_policy: z.literal([1, 2, 3]),
-    last_updated: ts.optional(),
-  })
-  .strict();
+export const userTopicSchema = z.strictObject({
+  user_id: id,
+  stream_id: id,
+  topic_name: z.string(),
+  visibility_policy: z.literal([1, 2, 3]),
+  last_updated: z.optional(ts),
+});
 
-export const scheduledMessageSchema = z
-  .object({
-    scheduled_message_id: id,
-    sender_id: id,
-    type: z.enum(['stream', 'private']),
-    to: z.union([id, z.array(id)]),
-    topic: z.string().optional(),
-    content: z.string(),
-    scheduled_delivery_timestamp: ts,
-    failed: z.boolean().optional(),
-    delivered: z.boolean().optional(),
-    read_by_sender: z.boolean().nullable().optional(),
-  })
-  .strict();
+export const scheduledMessageSchema = z.strictObject({
+  scheduled_message_id: id,
+  sender_id: id,
+  type: z.enum(['stream', 'private']),
+  to: z.union([id, z.array(id)]),
+  topic: z.optional(z.string()),
+  content: z.string(),
+  scheduled_delivery_timestamp: ts,
+  failed: z.optional(z.boolean()),
+  delivered: z.optional(z.boolean()),
+  read_by_sender: z.optional(z.nullable(z.boolean())),
+});
 
-export const customProfileFieldSchema = z
-  .object({
-    id,
-    name: z.string(),
-    hint: z.string().optional(),
-    type: z.literal([1, 2, 3, 4, 5, 6, 7, 8]),
-    field_data: z.string().optional(),
-    order: z.int().optional(),
-    display_in_profile_summary: z.boolean().optional(),
-    required: z.boolean().optional(),
-    editable_by_user: z.boolean().optional(),
-    use_for_user_matching: z.boolean().optional(),
-  })
-  .strict();
+export const customProfileFieldSchema = z.strictObject({
+  id,
+  name: z.string(),
+  hint: z.optional(z.string()),
+  type: z.literal([1, 2, 3, 4, 5, 6, 7, 8]),
+  field_data: z.optional(z.string()),
+  order: z.optional(z.int()),
+  display_in_profile_summary: z.optional(z.boolean()),
+  required: z.optional(z.boolean()),
+  editable_by_user: z.optional(z.boolean()),
+  use_for_user_matching: z.optional(z.boolean()),
+});
 
-export const linkifierSchema = z
-  .object({
-    id,
-    pattern: z.string(),
-    url_template: z.string(),
-    example_input: z.string().nullable().optional(),
-    reverse_template: z.string().nullable().optional(),
-    alternative_url_templates: z.array(z.string()).optional(),
-  })
-  .strict();
+export const linkifierSchema = z.strictObject({
+  id,
+  pattern: z.string(),
+  url_template: z.string(),
+  example_input: z.optional(z.nullable(z.string())),
+  reverse_template: z.optional(z.nullable(z.string())),
+  alternative_url_templates: z.optional(z.array(z.string())),
+});
 
-export const navigationViewSchema = z
-  .object({
-    user_id: id,
-    fragment: z.string().min(1),
-    is_pinned: z.boolean(),
-    name: z.string().nullable().optional(),
-  })
-  .strict();
+export const navigationViewSchema = z.strictObject({
+  user_id: id,
+  fragment: z.string().check(z.minLength(1)),
+  is_pinned: z.boolean(),
+  name: z.optional(z.nullable(z.string())),
+});
 
-export const savedSnippetSchema = z
-  .object({ id, user_id: id, title: z.string(), content: z.string(), date_created: ts.optional() })
-  .strict();
+export const savedSnippetSchema = z.strictObject({
+  id,
+  user_id: id,
+  title: z.string(),
+  content: z.string(),
+  date_created: z.optional(ts),
+});
 
-export const draftSchema = z
-  .object({
-    id,
-    user_id: id,
-    type: z.enum(['stream', 'private', '']),
-    to: z.array(id).optional(),
-    topic: z.string().optional(),
-    content: z.string(),
-    timestamp: ts.optional(),
-  })
-  .strict();
+export const draftSchema = z.strictObject({
+  id,
+  user_id: id,
+  type: z.enum(['stream', 'private', '']),
+  to: z.optional(z.array(id)),
+  topic: z.optional(z.string()),
+  content: z.string(),
+  timestamp: z.optional(ts),
+});
 
-export const pushDeviceSchema = z
-  .object({
-    user_id: id,
-    kind: z.enum(['fcm', 'apns']),
-    token: z.string().min(1),
-    ios_app_id: z.string().nullable().optional(),
-    registered_with_bouncer: z.boolean().optional(),
-  })
-  .strict();
+export const pushDeviceSchema = z.strictObject({
+  user_id: id,
+  kind: z.enum(['fcm', 'apns']),
+  token: z.string().check(z.minLength(1)),
+  ios_app_id: z.optional(z.nullable(z.string())),
+  registered_with_bouncer: z.optional(z.boolean()),
+});
 
-export const botStorageSchema = z.object({ bot_id: id, key: z.string(), value: z.string() }).strict();
+export const botStorageSchema = z.strictObject({ bot_id: id, key: z.string(), value: z.string() });
 
-export const pendingEmailChangeSchema = z
-  .object({ user_id: id, new_email: z.string().min(1), requested_at: ts.optional() })
-  .strict();
+export const pendingEmailChangeSchema = z.strictObject({
+  user_id: id,
+  new_email: z.string().check(z.minLength(1)),
+  requested_at: z.optional(ts),
+});
 
 /** Everything but `messages`, which messages.ts checks (format.ts adds their schema for the types). */
-export const snapshotSchema = z
-  .object({
-    format: z.literal('chat-realm.snapshot/1'),
-    now: ts.nullable().optional(),
-    server: serverSchema.optional(),
-    realm: realmSchema.optional(),
-    users: z.array(userSchema).optional(),
-    user_groups: z.array(userGroupSchema).optional(),
-    channel_folders: z.array(channelFolderSchema).optional(),
-    channels: z.array(channelSchema).optional(),
-    subscriptions: z.array(subscriptionSchema).optional(),
-    default_channel_ids: z.array(id).optional(),
-    messages: z.array(z.unknown()).optional(),
-    user_topics: z.array(userTopicSchema).optional(),
-    scheduled_messages: z.array(scheduledMessageSchema).optional(),
-    custom_profile_fields: z.array(customProfileFieldSchema).optional(),
-    linkifiers: z.array(linkifierSchema).optional(),
-    navigation_views: z.array(navigationViewSchema).optional(),
-    saved_snippets: z.array(savedSnippetSchema).optional(),
-    drafts: z.array(draftSchema).optional(),
-    push_devices: z.array(pushDeviceSchema).optional(),
-    bot_storage: z.array(botStorageSchema).optional(),
-    pending_email_changes: z.array(pendingEmailChangeSchema).optional(),
-  })
-  .strict();
+export const snapshotSchema = z.strictObject({
+  format: z.literal('chat-realm.snapshot/1'),
+  now: z.optional(z.nullable(ts)),
+  server: z.optional(serverSchema),
+  realm: z.optional(realmSchema),
+  users: z.optional(z.array(userSchema)),
+  user_groups: z.optional(z.array(userGroupSchema)),
+  channel_folders: z.optional(z.array(channelFolderSchema)),
+  channels: z.optional(z.array(channelSchema)),
+  subscriptions: z.optional(z.array(subscriptionSchema)),
+  default_channel_ids: z.optional(z.array(id)),
+  messages: z.optional(z.array(z.unknown())),
+  user_topics: z.optional(z.array(userTopicSchema)),
+  scheduled_messages: z.optional(z.array(scheduledMessageSchema)),
+  custom_profile_fields: z.optional(z.array(customProfileFieldSchema)),
+  linkifiers: z.optional(z.array(linkifierSchema)),
+  navigation_views: z.optional(z.array(navigationViewSchema)),
+  saved_snippets: z.optional(z.array(savedSnippetSchema)),
+  drafts: z.optional(z.array(draftSchema)),
+  push_devices: z.optional(z.array(pushDeviceSchema)),
+  bot_storage: z.optional(z.array(botStorageSchema)),
+  pending_email_changes: z.optional(z.array(pendingEmailChangeSchema)),
+});
 
 export type SnapshotInput = z.infer<typeof snapshotSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { codePointLength, zulipIssue } from '../params';
 import { stripUnicodeWhitespace } from './whitespace';
 
@@ -8,13 +8,12 @@ import { stripUnicodeWhitespace } from './whitespace';
  * stripped first, then `{var} cannot be blank` / `{var} is too long (limit: N characters)`,
  * lengths in code points. The parsed value is the stripped string.
  */
-export function strippedString(max?: number): z.ZodType<string, string> {
-  return z
-    .string()
-    .transform(stripUnicodeWhitespace)
-    .superRefine((s, ctx) => {
+export function strippedString(max?: number): z.ZodMiniType<string, string> {
+  return z.pipe(z.string(), z.transform(stripUnicodeWhitespace)).check(
+    z.superRefine((s, ctx) => {
       if (s.length === 0) zulipIssue(ctx, '{var} cannot be blank');
       else if (max !== undefined && codePointLength(s) > max)
         zulipIssue(ctx, `{var} is too long (limit: ${max} characters)`);
-    });
+    }),
+  );
 }

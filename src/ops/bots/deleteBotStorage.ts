@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, zulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
@@ -34,7 +34,7 @@ export const deleteBotStorage = defineOperation({
   path: '/bot_storage',
   operationId: 'remove-bot-storage',
   guard: (_state, user) => (user.is_bot ? undefined : notABot()),
-  params: [param('keys', z.array(z.string()).nullable())],
+  params: [param('keys', z.nullable(z.array(z.string())))],
   handler: ({ state, user, params, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
     const rows = state.botStorage.get(user.user_id) ?? [];

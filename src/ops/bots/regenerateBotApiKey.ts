@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { generateApiKey } from '../../core/context';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';

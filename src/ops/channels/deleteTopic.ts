@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import { firstMessageIdInChannel, topicMessageIds, usersWithRows } from '../../core/messages/query';
@@ -17,10 +17,12 @@ import { resetUserTopics } from '../../core/channels/reset-user-topics';
 
 /** Zulip's `NonNegativeInt` path id: any integer (the route only matches digits), not below 0. */
 const nonNegativeInt = accepts<number>()(
-  z.unknown().superRefine((v, ctx) => {
-    if (typeof v !== 'number' || !Number.isInteger(v)) zulipIssue(ctx, '{var} is not an integer');
-    else if (v < 0) zulipIssue(ctx, '{var} is too small');
-  }) as unknown as z.ZodType<number>,
+  z.unknown().check(
+    z.superRefine((v, ctx) => {
+      if (typeof v !== 'number' || !Number.isInteger(v)) zulipIssue(ctx, '{var} is not an integer');
+      else if (v < 0) zulipIssue(ctx, '{var} is too small');
+    }),
+  ) as unknown as z.ZodMiniType<number>,
 );
 
 /**

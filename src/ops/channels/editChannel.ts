@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam } from '../../core/params';
@@ -47,7 +47,7 @@ export const editChannel = defineOperation({
     param('stream_id', z.int(), { required: true }),
     ...settingParams,
     rawParam('description', z.string()),
-    param('folder_id', z.int().nullable()),
+    param('folder_id', z.nullable(z.int())),
     param('history_public_to_subscribers', z.boolean()),
     param('is_archived', z.boolean()),
     param('is_default_stream', z.boolean()),

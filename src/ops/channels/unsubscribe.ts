@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { checkChannelName } from '../../core/channels/check-channel-name';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { AddressedEvent } from '../../core/events';
@@ -28,13 +28,15 @@ type Principals = readonly string[] | readonly number[];
  * first union member's first error.
  */
 const principalsSchema = accepts<Principals | null>()(
-  z.unknown().superRefine((v, ctx) => {
-    if (v === null) return;
-    if (!Array.isArray(v)) return zulipIssue(ctx, '{var}["list[str]"] is not a list');
-    if (v.every((x) => typeof x === 'string')) return;
-    if (v.every((x) => typeof x === 'number' && Number.isInteger(x))) return;
-    zulipIssue(ctx, `{var}["list[str]"][${v.findIndex((x) => typeof x !== 'string')}] is not a string`);
-  }) as unknown as z.ZodType<Principals | null>,
+  z.unknown().check(
+    z.superRefine((v, ctx) => {
+      if (v === null) return;
+      if (!Array.isArray(v)) return zulipIssue(ctx, '{var}["list[str]"] is not a list');
+      if (v.every((x) => typeof x === 'string')) return;
+      if (v.every((x) => typeof x === 'number' && Number.isInteger(x))) return;
+      zulipIssue(ctx, `{var}["list[str]"][${v.findIndex((x) => typeof x !== 'string')}] is not a string`);
+    }),
+  ) as unknown as z.ZodMiniType<Principals | null>,
 );
 
 /**

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import { SUBSCRIPTION_NOTIFICATION_PROPERTIES, type Subscription } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
-import { accepts, formatPath, isPlainObject, param } from '../../core/params';
+import { accepts, formatPath, isPlainObject, param, zulipIssue } from '../../core/params';
 import { getSubscription, hasContentAccess } from '../../core/permissions/channels';
 import { edit, editRecord, failure, success } from '../../core/result';
 import { putSubscription } from '../../core/state-edit';
@@ -42,44 +42,47 @@ const subscriptionDataSchema = accepts<
     readonly value: string | boolean;
   }[]
 >()(
-  z.unknown().transform((input, ctx) => {
-    const fail = (message: string): never => {
-      ctx.addIssue({ code: 'custom', message, input: undefined });
-      return z.NEVER as never;
-    };
-    if (!Array.isArray(input)) return fail('{var} is not a list');
-    const out: SubscriptionChange[] = [];
-    for (const [i, item] of input.entries()) {
-      const at = (key?: string) => formatPath('{var}', key === undefined ? [i] : [i, key]);
-      if (!isPlainObject(item)) return fail(`${at()} is not a dict`);
-      // pydantic validates the fields in declaration order: stream_id, property, value.
-      const streamId = item['stream_id'];
-      if (streamId === undefined) return fail(`${at('stream_id')} field is missing: Field required`);
-      if (typeof streamId !== 'number' || !Number.isInteger(streamId))
-        return fail(`${at('stream_id')} is not an integer`);
-      const property = item['property'];
-      if (property === undefined) return fail(`${at('property')} field is missing: Field required`);
-      if (typeof property !== 'string') return fail(`${at('property')} is not a string`);
-      const value = item['value'];
-      if (value === undefined) return fail(`${at('value')} field is missing: Field required`);
-      if (typeof value !== 'boolean' && typeof value !== 'string')
-        return fail(`${formatPath(at('value'), ['bool'])} is not a boolean`);
-      // Then the model's own validator, which names the item.
-      if (property === 'color') {
-        const color = pythonStr(value);
-        if (!HEX_COLOR.test(color))
-          return fail(`Invalid {var}[${i}]: Value error, color is not a valid hex color code`);
-        out.push({ stream_id: streamId, property, value: color });
-      } else if ((BOOLEAN_PROPERTIES as readonly string[]).includes(property)) {
-        // Zulip raises this error inside the validator; it reaches the client unwrapped.
-        if (typeof value !== 'boolean') return fail(`${property} is not a boolean`);
-        out.push({ stream_id: streamId, property: property as BooleanProperty, value });
-      } else {
-        return fail(`Unknown subscription property: ${property}`);
+  z.pipe(
+    z.unknown(),
+    z.transform((input, ctx) => {
+      const fail = (message: string): never => {
+        zulipIssue(ctx, message);
+        return z.NEVER as never;
+      };
+      if (!Array.isArray(input)) return fail('{var} is not a list');
+      const out: SubscriptionChange[] = [];
+      for (const [i, item] of input.entries()) {
+        const at = (key?: string) => formatPath('{var}', key === undefined ? [i] : [i, key]);
+        if (!isPlainObject(item)) return fail(`${at()} is not a dict`);
+        // pydantic validates the fields in declaration order: stream_id, property, value.
+        const streamId = item['stream_id'];
+        if (streamId === undefined) return fail(`${at('stream_id')} field is missing: Field required`);
+        if (typeof streamId !== 'number' || !Number.isInteger(streamId))
+          return fail(`${at('stream_id')} is not an integer`);
+        const property = item['property'];
+        if (property === undefined) return fail(`${at('property')} field is missing: Field required`);
+        if (typeof property !== 'string') return fail(`${at('property')} is not a string`);
+        const value = item['value'];
+        if (value === undefined) return fail(`${at('value')} field is missing: Field required`);
+        if (typeof value !== 'boolean' && typeof value !== 'string')
+          return fail(`${formatPath(at('value'), ['bool'])} is not a boolean`);
+        // Then the model's own validator, which names the item.
+        if (property === 'color') {
+          const color = pythonStr(value);
+          if (!HEX_COLOR.test(color))
+            return fail(`Invalid {var}[${i}]: Value error, color is not a valid hex color code`);
+          out.push({ stream_id: streamId, property, value: color });
+        } else if ((BOOLEAN_PROPERTIES as readonly string[]).includes(property)) {
+          // Zulip raises this error inside the validator; it reaches the client unwrapped.
+          if (typeof value !== 'boolean') return fail(`${property} is not a boolean`);
+          out.push({ stream_id: streamId, property: property as BooleanProperty, value });
+        } else {
+          return fail(`Unknown subscription property: ${property}`);
+        }
       }
-    }
-    return out;
-  }),
+      return out;
+    }),
+  ),
 );
 
 /**

@@ -1,5 +1,5 @@
 import { castDraft, type Draft } from 'immer';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { GroupSettingValue } from '../../core/model/group-setting';
@@ -11,7 +11,6 @@ import {
 } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam } from '../../core/params';
-import { activeDirectMembers, settingApiValue } from '../../core/permissions/groups';
 import { isGuest } from '../../core/permissions/roles';
 import {
   hasPermission,
@@ -27,6 +26,7 @@ import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { putGroup } from '../../core/state-edit';
 import { activeUserIds } from '../../core/users/realm-users';
+import { groupForApi } from './format';
 import { checkUserGroupName } from './group-name';
 
 type Params = { user_group_id: number; deactivated?: boolean; description?: string; name?: string } & {
@@ -191,22 +191,4 @@ function applyChanges(
     }
   }
   return { state: current, events };
-}
-
-/** A group as Zulip's `user_group/add` event writes it. */
-export function groupForApi(state: RealmState, group: UserGroup): Record<string, unknown> {
-  const settings: Record<string, GroupSettingValue> = {};
-  for (const s of USER_GROUP_SETTING_NAMES) settings[s] = settingApiValue(state, group[s]);
-  return {
-    name: group.name,
-    creator_id: group.creator_id,
-    date_created: group.date_created,
-    members: activeDirectMembers(state, group.members),
-    description: group.description,
-    id: group.id,
-    is_system_group: group.is_system_group,
-    direct_subgroup_ids: [...group.direct_subgroup_ids].sort((a, b) => a - b),
-    ...settings,
-    deactivated: group.deactivated,
-  };
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
@@ -36,8 +36,8 @@ export const register = defineOperation({
     param('client_capabilities', z.record(z.string(), z.boolean())),
     param('event_types', z.array(z.string())),
     param('fetch_event_types', z.array(z.string())),
-    param('narrow', z.array(z.array(z.string()).length(2))),
-    param('queue_lifespan_secs', z.int().min(0)),
+    param('narrow', z.array(z.array(z.string()).check(z.length(2)))),
+    param('queue_lifespan_secs', z.int().check(z.minimum(0))),
   ],
   handler: ({ state, user, params, ctx, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());

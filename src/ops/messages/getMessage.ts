@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
 import { getRowFlags } from '../../core/messages/rows';
 import { getMessage as readMessage } from '../../core/messages/store';
@@ -32,7 +32,7 @@ export const getMessage = defineOperation({
   operationId: 'get-message',
   pathParams: ['message_id'],
   params: [
-    param('message_id', z.int().nonnegative(), { required: true }),
+    param('message_id', z.int().check(z.nonnegative()), { required: true }),
     param('allow_empty_topic_name', z.boolean()),
     param('apply_markdown', z.boolean()),
   ],

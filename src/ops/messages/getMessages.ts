@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, zulipError } from '../../core/errors';
 import { escapeHtmlText, renderMarkdown } from '../../core/markdown';
 import { getMessage as readMessage } from '../../core/messages/store';
@@ -9,21 +9,24 @@ import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow } from '../../narrow/terms';
 import { DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
-import { renameGeneralChat, resolveAnchor, type NarrowInput } from './updateMessageFlagsForNarrow';
+import { renameGeneralChat, resolveAnchor, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_FETCH. */
 export const MAX_MESSAGES_PER_FETCH = 5000;
 
 const narrowSchema = accepts<readonly NarrowInput[] | null>()(
-  z.unknown().transform((value, ctx) => {
-    if (value === null) return null;
-    const r = parseNarrow(value);
-    if (!r.ok) {
-      zulipIssue(ctx, r.msg);
-      return z.NEVER;
-    }
-    return r.terms;
-  }),
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx) => {
+      if (value === null) return null;
+      const r = parseNarrow(value);
+      if (!r.ok) {
+        zulipIssue(ctx, r.msg);
+        return z.NEVER;
+      }
+      return r.terms;
+    }),
+  ),
 );
 
 /**
@@ -57,11 +60,11 @@ export const getMessages = defineOperation({
     rawParam('anchor', z.union([z.string(), z.int()])),
     param('apply_markdown', z.boolean()),
     param('client_gravatar', z.boolean()),
-    param('message_ids', z.array(z.int().nonnegative())),
+    param('message_ids', z.array(z.int().check(z.nonnegative()))),
     param('include_anchor', z.boolean()),
     param('narrow', narrowSchema),
-    param('num_after', z.int().nonnegative()),
-    param('num_before', z.int().nonnegative()),
+    param('num_after', z.int().check(z.nonnegative())),
+    param('num_before', z.int().check(z.nonnegative())),
     param('use_first_unread_anchor', z.boolean()),
   ],
   handler: ({ state, user, params, ignored }) => {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam, zulipIssue } from '../../core/params';
@@ -16,11 +16,14 @@ import { stripUnicodeWhitespace } from '../../core/text/whitespace';
 import { extractPrivateRecipients, extractStreamIndicator } from './send-recipients';
 import { deliverMessage, type Addressee } from './send-deliver';
 
-const typeSchema = z.string().transform((value, ctx) => {
-  if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
-  zulipIssue(ctx, 'Invalid {var}: Value error, Not in the list of possible values');
-  return z.NEVER;
-});
+const typeSchema = z.pipe(
+  z.string(),
+  z.transform((value, ctx) => {
+    if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
+    zulipIssue(ctx, 'Invalid {var}: Value error, Not in the list of possible values');
+    return z.NEVER;
+  }),
+);
 
 // On the wire a plain string (maybe JSON); the library API may pass the decoded id, name or list.
 const toSchema = z.union([z.string(), z.int(), z.array(z.union([z.string(), z.int()]))]);
@@ -75,7 +78,7 @@ export const sendMessage = defineOperation({
     rawParam('type', typeSchema, { required: true }),
     param('time', z.number()),
     // OptionalTopic: stripped of surrounding whitespace by pydantic; `subject` is its legacy name.
-    rawParam('topic', z.string().transform(stripUnicodeWhitespace), { alias: 'subject' }),
+    rawParam('topic', z.pipe(z.string(), z.transform(stripUnicodeWhitespace)), { alias: 'subject' }),
     rawParam('widget_content', z.string()),
   ],
   handler: ({ state, user, params, ctx, ignored }) => {

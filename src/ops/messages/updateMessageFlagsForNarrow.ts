@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
@@ -13,8 +13,9 @@ import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
-import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow, type NarrowContext } from '../../narrow';
-import { parseNarrow, type NarrowTerm, type Operand } from '../../narrow/terms';
+import { buildNarrow, firstUnreadAnchor, selectWindow, type NarrowContext } from '../../narrow';
+import { parseNarrow } from '../../narrow/terms';
+import { renameGeneralChat, resolveAnchor, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
@@ -38,45 +39,21 @@ const EDITABLE: Readonly<Record<string, number>> = {
   collapsed: FLAG_BITS.collapsed,
 };
 
-/** A narrow term as the library takes it: an object (the `negated` flag optional) or Zulip's legacy pair. */
-export type NarrowInput =
-  | { readonly operator: string; readonly operand: Operand; readonly negated?: boolean }
-  | readonly [operator: string, operand: string];
-
 const narrowSchema = accepts<readonly NarrowInput[]>()(
-  z.unknown().transform((value, ctx) => {
-    const r = parseNarrow(value);
-    if (!r.ok) {
-      zulipIssue(ctx, r.msg);
-      return z.NEVER;
-    }
-    return r.terms;
-  }),
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx) => {
+      const r = parseNarrow(value);
+      if (!r.ok) {
+        zulipIssue(ctx, r.msg);
+        return z.NEVER;
+      }
+      return r.terms;
+    }),
+  ),
 );
 // The library API may pass the anchor as a number; the wire always sends text.
 const anchorSchema = z.union([z.string(), z.int()]);
-
-/**
- * Python's `int()` on a string: surrounding whitespace, a sign, and single underscores between
- * digits are allowed. Returns null when Python would raise.
- */
-export function parsePythonInt(text: string): number | null {
-  const m = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/u.exec(text);
-  if (!m) return null;
-  const digits = m[2]!.replaceAll('_', '');
-  const n = Number(digits);
-  return m[1] === '-' ? -n : n;
-}
-
-/** Zulip's `parse_anchor_value`: null for first_unread, clamped to [0, 10^16]; undefined when invalid. */
-export function resolveAnchor(raw: string | number): number | null | undefined {
-  if (raw === 'oldest') return 0;
-  if (raw === 'newest') return NEWEST;
-  if (raw === 'first_unread') return null;
-  const n = typeof raw === 'number' ? raw : parsePythonInt(raw);
-  if (n === null) return undefined;
-  return n < 0 ? 0 : n > NEWEST ? NEWEST : n;
-}
 
 /** Zulip's clamp of the window to MAX_MESSAGES_PER_UPDATE (never an error on this endpoint). */
 export function clampCounts(numBefore: number, numAfter: number): [number, number] {
@@ -86,14 +63,6 @@ export function clampCounts(numBefore: number, numAfter: number): [number, numbe
   );
   const after = Math.min(numAfter, MAX_MESSAGES_PER_UPDATE - before);
   return [before, after];
-}
-
-/** The first topic term named `general chat` means the empty topic (only the first topic term is looked at). */
-export function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
-  const out = [...terms];
-  const i = out.findIndex((t) => t.operator === 'topic');
-  if (i >= 0 && out[i]!.operand === 'general chat') out[i] = { ...out[i]!, operand: '' };
-  return out;
 }
 
 /**
@@ -127,8 +96,8 @@ export const updateMessageFlagsForNarrow = defineOperation({
     rawParam('flag', z.string(), { required: true }),
     param('include_anchor', z.boolean()),
     param('narrow', narrowSchema, { required: true }),
-    param('num_after', z.int().nonnegative(), { required: true }),
-    param('num_before', z.int().nonnegative(), { required: true }),
+    param('num_after', z.int().check(z.nonnegative()), { required: true }),
+    param('num_before', z.int().check(z.nonnegative()), { required: true }),
     rawParam('op', z.string(), { required: true }),
   ],
   handler: ({ state, user, params, ignored }) => {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { to } from '../../core/events';
 import type { NavigationView } from '../../core/model/records';
@@ -44,7 +44,7 @@ export const addNavigationView = defineOperation({
   params: [
     rawParam('fragment', strippedString(), { required: true }),
     param('is_pinned', z.boolean(), { required: true }),
-    rawParam('name', strippedString().nullable()),
+    rawParam('name', z.nullable(strippedString())),
   ],
   handler: ({ state, user, params, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import type { SavedSnippet } from '../../core/model/records';

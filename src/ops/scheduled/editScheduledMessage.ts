@@ -1,5 +1,5 @@
 import { castDraft } from 'immer';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import {
@@ -23,19 +23,25 @@ type RecipientType = 'stream' | 'private';
 
 /** `Json[int | list[int]]`: Zulip reports any mismatch against the first branch. */
 const toSchema = accepts<number | readonly number[]>()(
-  z.unknown().transform((value, ctx): number | number[] => {
-    if (Number.isSafeInteger(value)) return value as number;
-    if (Array.isArray(value) && value.every((v) => Number.isSafeInteger(v))) return value as number[];
-    zulipIssue(ctx, '{var}["int"] is not an integer');
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx): number | number[] => {
+      if (Number.isSafeInteger(value)) return value as number;
+      if (Array.isArray(value) && value.every((v) => Number.isSafeInteger(v))) return value as number[];
+      zulipIssue(ctx, '{var}["int"] is not an integer');
+      return z.NEVER;
+    }),
+  ),
+);
+
+const typeSchema = z.pipe(
+  z.string(),
+  z.transform((value, ctx) => {
+    if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
+    zulipIssue(ctx, 'Invalid {var}: Value error, Not in the list of possible values');
     return z.NEVER;
   }),
 );
-
-const typeSchema = z.string().transform((value, ctx) => {
-  if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
-  zulipIssue(ctx, 'Invalid {var}: Value error, Not in the list of possible values');
-  return z.NEVER;
-});
 
 const futureError = (): ZulipError => errors.badRequest('Scheduled delivery time must be in the future.');
 
@@ -66,7 +72,7 @@ export const editScheduledMessage = defineOperation({
     rawParam('type', typeSchema),
     param('to', toSchema),
     // OptionalTopic: a raw string, stripped of surrounding whitespace; `subject` is its legacy name.
-    rawParam('topic', z.string().transform(stripTopic), { alias: 'subject' }),
+    rawParam('topic', z.pipe(z.string(), z.transform(stripTopic)), { alias: 'subject' }),
     rawParam('content'),
     param('scheduled_delivery_timestamp', z.int()),
   ],

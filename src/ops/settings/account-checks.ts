@@ -1,5 +1,6 @@
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import type { ResolvedContext } from '../../core/context';
+import { hasherOf } from '../../core/passwords';
 import { foldFullName, userIdsByFoldedName } from '../../core/indexes/user-indexes';
 import type { User } from '../../core/model/records';
 import { codePointLength } from '../../core/params';
@@ -38,10 +39,10 @@ export function checkPasswordChange(
     oldPassword !== undefined &&
     state.realm.password_auth_enabled &&
     user.password_hash !== null &&
-    ctx.passwords.verify(oldPassword, user.password_hash);
+    hasherOf(ctx).verify(oldPassword, user.password_hash);
   if (!authenticated) return errors.badRequest('Wrong password!');
   if (!isStrongPassword(newPassword)) return errors.badRequest('New password is too weak!');
-  return { hash: ctx.passwords.hash(newPassword, ctx.random) };
+  return { hash: hasherOf(ctx).hash(newPassword, ctx.random) };
 }
 
 /**

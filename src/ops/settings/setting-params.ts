@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { param, rawParam, zulipIssue, type ParamSpec } from '../../core/params';
 import { isUserSettingName, type UserSettingName } from '../../core/model/user-settings';
 import { isKnownTimezone } from '../../core/users/timezones';
@@ -50,22 +50,30 @@ const FREE_INTS: ReadonlySet<UserSettingName> = new Set([
 const RAW_STRINGS: ReadonlySet<UserSettingName> = new Set(['default_language', 'notification_sound']);
 
 const intIn = (choices: readonly number[]) =>
-  z.int().superRefine((n, ctx) => {
-    if (!choices.includes(n)) zulipIssue(ctx, NOT_IN_LIST);
-  });
+  z.int().check(
+    z.superRefine((n, ctx) => {
+      if (!choices.includes(n)) zulipIssue(ctx, NOT_IN_LIST);
+    }),
+  );
 
 const stringIn = (choices: readonly string[]) =>
-  z.string().superRefine((s, ctx) => {
-    if (!choices.includes(s)) zulipIssue(ctx, NOT_IN_LIST);
-  });
+  z.string().check(
+    z.superRefine((s, ctx) => {
+      if (!choices.includes(s)) zulipIssue(ctx, NOT_IN_LIST);
+    }),
+  );
 
-const resolvedTopicPolicy = z.string().superRefine((s, ctx) => {
-  if (!(RESOLVED_TOPIC_NOTICE_POLICIES as readonly string[]).includes(s)) zulipIssue(ctx, 'Invalid {var}');
-});
+const resolvedTopicPolicy = z.string().check(
+  z.superRefine((s, ctx) => {
+    if (!(RESOLVED_TOPIC_NOTICE_POLICIES as readonly string[]).includes(s)) zulipIssue(ctx, 'Invalid {var}');
+  }),
+);
 
-const timezone = z.string().superRefine((s, ctx) => {
-  if (!isKnownTimezone(s)) zulipIssue(ctx, 'Invalid {var}: Value error, Not a recognized time zone');
-});
+const timezone = z.string().check(
+  z.superRefine((s, ctx) => {
+    if (!isKnownTimezone(s)) zulipIssue(ctx, 'Invalid {var}: Value error, Not a recognized time zone');
+  }),
+);
 
 export interface TargetUsers {
   readonly user_ids: readonly number[];
@@ -78,33 +86,36 @@ export interface TargetUsers {
  * and a required `skip_if_already_edited: bool`, validated field by field in that order, then a model
  * validator whose JsonableError reaches the client unwrapped. Unknown keys are ignored.
  */
-const targetUsers = z.unknown().transform((value, ctx): TargetUsers => {
-  const fail = (message: string) => {
-    zulipIssue(ctx, message);
-    return z.NEVER;
-  };
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return fail('{var} does not have the expected format');
-  const record = value as Record<string, unknown>;
-  const ids = (key: 'user_ids' | 'group_ids'): number[] | string => {
-    const list = Object.prototype.hasOwnProperty.call(record, key) ? record[key] : [];
-    if (!Array.isArray(list)) return `{var}["${key}"] is not a list`;
-    const bad = list.findIndex((x) => typeof x !== 'number' || !Number.isSafeInteger(x));
-    return bad >= 0 ? `{var}["${key}"][${bad}] is not an integer` : (list as number[]);
-  };
-  const userIds = ids('user_ids');
-  if (typeof userIds === 'string') return fail(userIds);
-  const groupIds = ids('group_ids');
-  if (typeof groupIds === 'string') return fail(groupIds);
-  if (!Object.prototype.hasOwnProperty.call(record, 'skip_if_already_edited')) {
-    return fail('{var}["skip_if_already_edited"] field is missing: Field required');
-  }
-  const skip = record['skip_if_already_edited'];
-  if (typeof skip !== 'boolean') return fail('{var}["skip_if_already_edited"] is not a boolean');
-  if (userIds.length === 0 && groupIds.length === 0)
-    return fail('Either user_ids or group_ids must be provided.');
-  return { user_ids: userIds, group_ids: groupIds, skip_if_already_edited: skip };
-});
+const targetUsers = z.pipe(
+  z.unknown(),
+  z.transform((value, ctx): TargetUsers => {
+    const fail = (message: string) => {
+      zulipIssue(ctx, message);
+      return z.NEVER;
+    };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return fail('{var} does not have the expected format');
+    const record = value as Record<string, unknown>;
+    const ids = (key: 'user_ids' | 'group_ids'): number[] | string => {
+      const list = Object.prototype.hasOwnProperty.call(record, key) ? record[key] : [];
+      if (!Array.isArray(list)) return `{var}["${key}"] is not a list`;
+      const bad = list.findIndex((x) => typeof x !== 'number' || !Number.isSafeInteger(x));
+      return bad >= 0 ? `{var}["${key}"][${bad}] is not an integer` : (list as number[]);
+    };
+    const userIds = ids('user_ids');
+    if (typeof userIds === 'string') return fail(userIds);
+    const groupIds = ids('group_ids');
+    if (typeof groupIds === 'string') return fail(groupIds);
+    if (!Object.prototype.hasOwnProperty.call(record, 'skip_if_already_edited')) {
+      return fail('{var}["skip_if_already_edited"] field is missing: Field required');
+    }
+    const skip = record['skip_if_already_edited'];
+    if (typeof skip !== 'boolean') return fail('{var}["skip_if_already_edited"] is not a boolean');
+    if (userIds.length === 0 && groupIds.length === 0)
+      return fail('Either user_ids or group_ids must be provided.');
+    return { user_ids: userIds, group_ids: groupIds, skip_if_already_edited: skip };
+  }),
+);
 
 function settingSpec(name: UserSettingName, sample: unknown): ParamSpec {
   const ints = INT_CHOICES[name];

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, zulipError } from '../../core/errors';
 import { to } from '../../core/events';
 import type { CustomProfileField, CustomProfileFieldType } from '../../core/model/records';
@@ -21,27 +21,30 @@ type FieldData = Readonly<Record<string, string | Readonly<Record<string, string
 
 /** Zulip parses each value as `dict[str, str] | str`; a wrong value reports the dict branch. */
 const fieldDataSchema = accepts<FieldData>()(
-  z.unknown().transform((value, ctx): FieldData => {
-    if (!isPlainObject(value)) {
-      zulipIssue(ctx, '{var} is not a dict');
-      return z.NEVER;
-    }
-    for (const [key, v] of Object.entries(value)) {
-      if (typeof v === 'string') continue;
-      const at = `{var}[${JSON.stringify(key)}]["dict[str,str]"]`;
-      if (!isPlainObject(v)) {
-        zulipIssue(ctx, `${at} is not a dict`);
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx): FieldData => {
+      if (!isPlainObject(value)) {
+        zulipIssue(ctx, '{var} is not a dict');
         return z.NEVER;
       }
-      for (const [k, s] of Object.entries(v)) {
-        if (typeof s !== 'string') {
-          zulipIssue(ctx, `${at}[${JSON.stringify(k)}] is not a string`);
+      for (const [key, v] of Object.entries(value)) {
+        if (typeof v === 'string') continue;
+        const at = `{var}[${JSON.stringify(key)}]["dict[str,str]"]`;
+        if (!isPlainObject(v)) {
+          zulipIssue(ctx, `${at} is not a dict`);
           return z.NEVER;
         }
+        for (const [k, s] of Object.entries(v)) {
+          if (typeof s !== 'string') {
+            zulipIssue(ctx, `${at}[${JSON.stringify(k)}] is not a string`);
+            return z.NEVER;
+          }
+        }
       }
-    }
-    return value as FieldData;
-  }),
+      return value as FieldData;
+    }),
+  ),
 );
 
 const DEFAULT_EXTERNAL_ACCOUNTS: Readonly<Record<string, string>> = {
@@ -126,7 +129,7 @@ export const createCustomProfileField = defineOperation({
   guard: (_state, user) => (isRealmAdmin(user) ? undefined : errors.mustBeAdmin()),
   params: [
     param('field_type', z.int(), { required: true }),
-    rawParam('name', z.string().transform(pythonStrip)),
+    rawParam('name', z.pipe(z.string(), z.transform(pythonStrip))),
     rawParam('hint'),
     param('field_data', fieldDataSchema),
     param('display_in_profile_summary', z.boolean()),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errors, zulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { User } from '../../core/model/records';
@@ -25,40 +25,43 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInt
  * reports the first union branch (`data[0]["value"]["str"] is not a string`), as pydantic does.
  */
 const dataSchema = accepts<readonly ProfileDataItem[]>()(
-  z.unknown().transform((value, ctx): readonly ProfileDataItem[] => {
-    if (!Array.isArray(value)) {
-      zulipIssue(ctx, '{var} is not a list');
-      return z.NEVER;
-    }
-    const items: ProfileDataItem[] = [];
-    for (const [i, item] of value.entries()) {
-      const at = `{var}[${i}]`;
-      if (!isPlainObject(item)) {
-        zulipIssue(ctx, `${at} is not a dict`);
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx): readonly ProfileDataItem[] => {
+      if (!Array.isArray(value)) {
+        zulipIssue(ctx, '{var} is not a list');
         return z.NEVER;
       }
-      if (!('id' in item)) {
-        zulipIssue(ctx, `${at}["id"] field is missing: Field required`);
-        return z.NEVER;
+      const items: ProfileDataItem[] = [];
+      for (const [i, item] of value.entries()) {
+        const at = `{var}[${i}]`;
+        if (!isPlainObject(item)) {
+          zulipIssue(ctx, `${at} is not a dict`);
+          return z.NEVER;
+        }
+        if (!('id' in item)) {
+          zulipIssue(ctx, `${at}["id"] field is missing: Field required`);
+          return z.NEVER;
+        }
+        if (!isInt(item['id'])) {
+          zulipIssue(ctx, `${at}["id"] is not an integer`);
+          return z.NEVER;
+        }
+        if (!('value' in item)) {
+          zulipIssue(ctx, `${at}["value"] field is missing: Field required`);
+          return z.NEVER;
+        }
+        const v = item['value'];
+        const ok = v === null || typeof v === 'string' || (Array.isArray(v) && v.every(isInt));
+        if (!ok) {
+          zulipIssue(ctx, `${at}["value"]["str"] is not a string`);
+          return z.NEVER;
+        }
+        items.push({ id: item['id'], value: v as ProfileValue });
       }
-      if (!isInt(item['id'])) {
-        zulipIssue(ctx, `${at}["id"] is not an integer`);
-        return z.NEVER;
-      }
-      if (!('value' in item)) {
-        zulipIssue(ctx, `${at}["value"] field is missing: Field required`);
-        return z.NEVER;
-      }
-      const v = item['value'];
-      const ok = v === null || typeof v === 'string' || (Array.isArray(v) && v.every(isInt));
-      if (!ok) {
-        zulipIssue(ctx, `${at}["value"]["str"] is not a string`);
-        return z.NEVER;
-      }
-      items.push({ id: item['id'], value: v as ProfileValue });
-    }
-    return items;
-  }),
+      return items;
+    }),
+  ),
 );
 
 /**

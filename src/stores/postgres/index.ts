@@ -1,18 +1,24 @@
 /**
  * The PostgreSQL store, for hosts that run several server processes against one database.
  *
- * - Writers take turns: `exclusive` holds a session advisory lock per realm (on a dedicated pool
- *   connection) while a handle catches up, runs its batch and appends it, so processes never lose
- *   a race to each other and never answer an error for it. Appends are still checked: `(realm,
- *   version)` is the primary key and the insert only happens when the realm's latest version is
- *   the expected one, so of two writers racing for version n + 1 (e.g. one that does not lock)
+ * - Appends are checked: `(realm, version)` is the primary key and the insert only happens when
+ *   the realm's latest version is the expected one, so of two writers racing for version n + 1
  *   exactly one wins; the other gets a `VersionConflictError`, catches up and retries.
- * - Each append NOTIFYs (in the same statement, so only on commit); `watch` LISTENs, so handles
+ * - Writers that keep racing take turns: `exclusive` holds a session advisory lock per realm (on a
+ *   dedicated pool connection) while a handle catches up, runs its batch and appends it. Every
+ *   append also takes the same lock for its own transaction, without waiting
+ *   (`pg_try_advisory_xact_lock`, in the append statement: no extra round trip), and refuses as a
+ *   conflict while another session holds it. So an optimistic append never lands between a lock
+ *   holder's catch-up and its append: the holder never loses a race, and a batch that lost one
+ *   and retries under the lock succeeds (the handle decides when to lock: `writeLock`).
+ * - Each append NOTIFYs `<realm>:<version>` (in the same statement, so only on commit; the version
+ *   lets a handle ignore its own appends); `watch` LISTENs, so handles
  *   in other processes catch up and deliver the events to their subscribers promptly. Correctness
  *   does not depend on it: a handle also catches up before each operation.
  * - Each append also records the realm's head (its last change) in the same statement, so a log
  *   that lost changes at its end is refused. Checkpoints handed over as a stream are stored as
- *   parts of ~1 MiB (one statement each) and committed by their row; pruning goes in batches.
+ *   parts of 256 KiB (one statement each, on a pool connection of their own, never the one holding
+ *   the write lock) and committed by their row; pruning goes in batches.
  * - Text columns cannot hold NUL: every payload stored as text is JSON, which escapes it.
  * - The driver is injected or imported lazily: pass any client with `query(text, params)` (a `pg`
  *   Pool or Client, or `@electric-sql/pglite`), or a `connectionString` for a `pg` Pool made here.
@@ -67,15 +73,16 @@ export interface PostgresStoreOptions {
   /** Use LISTEN/NOTIFY to learn about other writers' changes. Default true. */
   readonly listen?: boolean;
   /**
-   * Take the realm's write lock (`exclusive`) around each batch. Default true. With false, writers
-   * are purely optimistic: a process that loses a race catches up and retries (up to the handle's
+   * Offer the realm's write lock (`exclusive`), which the handle takes after losing a race (and
+   * while it keeps racing; see its `writeLock` option). Default true. With false, writers are
+   * purely optimistic: a process that loses a race catches up and retries (up to the handle's
    * `maxRetries`, then the request fails).
    */
   readonly lockWrites?: boolean;
 }
 
 const SCHEMA_VERSION = 2;
-/** Rows deleted per statement when pruning: changes are small, checkpoint parts ~1 MiB each. */
+/** Rows deleted per statement when pruning: changes are small, checkpoint parts 256 KiB each. */
 const PRUNE_BATCH = 500;
 const PRUNE_PARTS = 2;
 /** The first key of chat-realm's advisory locks ("chat" in ASCII); the second is the realm's hash. */
@@ -89,6 +96,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     throw new TypeError('schema and tablePrefix must be lower-case identifiers ([a-z_][a-z0-9_]*)');
   }
   let owned: { end(): Promise<void> } | undefined;
+  let ending: Promise<void> | undefined;
   let client = options.client;
   if (!client) {
     if (!options.connectionString) throw new TypeError('postgresStore needs a client or a connectionString');
@@ -101,6 +109,9 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
   // While `exclusive` holds the lock, every query of this store runs on the locked connection.
   let active: PgQueryable | undefined;
   const db: PgQueryable = { query: (text, params) => (active ?? pool).query(text, params) };
+  // Checkpoints are written beside the handle's queue, never on the locked connection: a part
+  // queued there would hold up the batch being appended under the lock.
+  const beside: PgQueryable = pool;
   const realm = options.realm;
   const t = (name: string) => `"${schema}"."${prefix}${name}"`;
   const channel = `${prefix}changes`;
@@ -166,7 +177,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
   const prune = async () => {
     const step = async (sql: string, batch: number) => {
       for (;;) {
-        const { rows } = await db.query(sql, [realm, batch]);
+        const { rows } = await beside.query(sql, [realm, batch]);
         if (Number((rows[0] as { n: unknown } | undefined)?.n ?? 0) === 0) return;
       }
     };
@@ -196,13 +207,13 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     parts: number,
     key: number,
   ) => {
-    await db.query(
+    await beside.query(
       `INSERT INTO ${t('checkpoints')} (realm, version, format, payload_text, payload_bin, checksum, parts, parts_key)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (realm, version) DO NOTHING`,
       [realm, cp.version, cp.format, text, bin, cp.checksum, parts, key],
     );
     if (Number.isFinite(keep)) {
-      await db.query(
+      await beside.query(
         `DELETE FROM ${t('checkpoints')} WHERE realm = $1 AND version NOT IN
            (SELECT version FROM ${t('checkpoints')} WHERE realm = $1 ORDER BY version DESC LIMIT $2)`,
         [realm, keep],
@@ -255,12 +266,13 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
              SELECT $1, $2, $3, $4
               WHERE GREATEST((SELECT max(version) FROM ${t('changes')} WHERE realm = $1),
                              (SELECT max(version) FROM ${t('checkpoints')} WHERE realm = $1), 0) = $5
+                AND pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($7))
              RETURNING version, checksum),
            head AS (
              INSERT INTO ${t('heads')} (realm, version, checksum) SELECT $1, version, checksum FROM ins
              ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum)
-           SELECT pg_notify($6, $1) AS notified FROM ins`,
-          [realm, change.version, change.payload, change.checksum, expected, channel],
+           SELECT pg_notify($6, $1 || ':' || $2::text) AS notified FROM ins`,
+          [realm, change.version, change.payload, change.checksum, expected, channel, lockName],
         );
         inserted = rows.length;
       } catch (error) {
@@ -285,12 +297,13 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
                FROM unnest($2::bigint[], $3::text[], $4::bigint[]) AS u(version, payload, checksum)
               WHERE GREATEST((SELECT max(version) FROM ${t('changes')} WHERE realm = $1),
                              (SELECT max(version) FROM ${t('checkpoints')} WHERE realm = $1), 0) = $5
+                AND pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($9))
              RETURNING version),
            head AS (
              INSERT INTO ${t('heads')} (realm, version, checksum)
              SELECT $1, $7, $8 FROM (SELECT 1 FROM ins LIMIT 1) AS one
              ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum),
-           note AS (SELECT pg_notify($6, $1) FROM (SELECT 1 FROM ins LIMIT 1) AS one)
+           note AS (SELECT pg_notify($6, $1 || ':' || $7::text) FROM (SELECT 1 FROM ins LIMIT 1) AS one)
            SELECT (SELECT count(*) FROM ins) AS n, (SELECT count(*) FROM note) AS notified`,
           [
             realm,
@@ -301,6 +314,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
             channel,
             last.version,
             last.checksum,
+            lockName,
           ],
         );
         inserted = Number((rows[0] as { n: unknown } | undefined)?.n ?? 0);
@@ -318,7 +332,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         const bin = typeof cp.payload === 'string' ? null : cp.payload;
         await commitCheckpoint(cp, text, bin, 0, 0);
       } else {
-        const { rows } = await db.query(
+        const { rows } = await beside.query(
           `SELECT 1 FROM ${t('checkpoints')} WHERE realm = $1 AND version = $2`,
           [realm, cp.version],
         );
@@ -326,10 +340,11 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         const key = partsKey();
         let part = 0;
         for await (const data of cp.parts) {
-          await db.query(
+          await beside.query(
             `INSERT INTO ${t('checkpoint_parts')} (realm, version, parts_key, part, data) VALUES ($1, $2, $3, $4, $5)`,
             [realm, cp.version, key, part++, data],
           );
+          cp.recycle?.(data); // sent: the driver copied it
         }
         await commitCheckpoint({ ...cp, checksum: cp.checksum() }, null, null, part, key);
       }
@@ -337,7 +352,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     },
     ...(options.listen === false
       ? {}
-      : { watch: (listener: () => void) => watch(pool, channel, realm, listener) }),
+      : { watch: (listener: (version?: number) => void) => watch(pool, channel, realm, listener) }),
     ...(options.lockWrites === false
       ? {}
       : {
@@ -351,8 +366,10 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
               }
             }),
         }),
-    async close() {
-      await owned?.end();
+    // Idempotent: a handle closes its store, and so may whoever opened the store.
+    close() {
+      ending ??= owned?.end() ?? Promise.resolve();
+      return ending;
     },
   };
 }
@@ -422,10 +439,15 @@ async function watch(
   db: PgQueryable,
   channel: string,
   realm: string,
-  listener: () => void,
+  listener: (version?: number) => void,
 ): Promise<() => Promise<void>> {
+  // The payload is `<realm>:<version>` (the realm's version after the append); 0.1.0 sent `<realm>`.
   const onPayload = (payload: string | undefined) => {
-    if (payload === realm) listener();
+    if (payload === realm) return listener();
+    const at = payload?.lastIndexOf(':') ?? -1;
+    if (at < 0 || payload!.slice(0, at) !== realm) return;
+    const version = Number(payload!.slice(at + 1));
+    listener(Number.isSafeInteger(version) ? version : undefined);
   };
   if (typeof (db as Partial<PgListenable>).listen === 'function') {
     return (db as unknown as PgListenable).listen(channel, onPayload);

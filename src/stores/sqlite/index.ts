@@ -9,9 +9,12 @@
  *
  * Each append also records the realm's head (version and checksum of the last change) in the same
  * transaction, so a log that lost changes at its end is refused. A checkpoint handed over as a
- * stream is written as parts of ~1 MiB, each in its own short transaction, then committed by its
+ * stream is written as parts of 256 KiB, each in its own short transaction, then committed by its
  * row; pruning (old checkpoints, their parts, the changes before the oldest kept checkpoint) also
- * goes in small steps, so no single write holds the file (or the handle's queue) for long.
+ * goes in small steps. The parts, the pruning and SQLite's WAL checkpoints run on a writer thread
+ * with its own connection (`writer-thread.ts`), so the thread that commits the realm's changes
+ * only ever runs its own small transactions: a checkpoint never stops the handle's queue for more
+ * than a lock handover (a few milliseconds). The checkpoint row is committed on the main connection.
  */
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
@@ -25,6 +28,7 @@ import {
   type StoredHead,
   type StoredRealm,
 } from '../../host/store';
+import { WriterThread, WriteTurn } from './writer-thread';
 
 export interface SqliteStoreOptions {
   /** The database file (created if missing). */
@@ -40,6 +44,13 @@ export interface SqliteStoreOptions {
   readonly keepCheckpoints?: number;
   /** Milliseconds to wait for another process's write lock. Default 5000. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Write checkpoints (and prune, and copy SQLite's log into the main file) on a worker thread
+   * with its own connection, so the thread that commits changes is not held up by them. Default
+   * true; false writes them on the calling thread in small steps, as 0.1.0 did (a file named
+   * ':memory:' or '' always does: its database is private to one connection).
+   */
+  readonly writerThread?: boolean;
 }
 
 /** The file's schema version (`PRAGMA user_version`) and how to reach it from each older one. */
@@ -67,9 +78,20 @@ const SCHEMA_STEPS: Readonly<Record<number, string>> = {
       data BLOB NOT NULL, PRIMARY KEY (realm, version, parts_key, part));`,
 };
 
-/** Rows deleted per step when pruning: changes are small, checkpoint parts ~1 MiB each. */
-const PRUNE_BATCH = 500;
-const PRUNE_PARTS = 2;
+/** Rows deleted per step when pruning: changes are small, checkpoint parts 256 KiB each. */
+const PRUNE_BATCH = 200;
+const PRUNE_PARTS = 4;
+
+/** Parts of no checkpoint row older than the oldest kept one (see `pruneParts` below). */
+const PRUNE_PARTS_SQL = `DELETE FROM checkpoint_parts WHERE rowid IN (
+   SELECT p.rowid FROM checkpoint_parts p WHERE p.realm = ? AND p.version <
+     (SELECT min(version) FROM checkpoints WHERE realm = ?) AND NOT EXISTS
+     (SELECT 1 FROM checkpoints c WHERE c.realm = p.realm AND c.version = p.version
+         AND c.parts_key = p.parts_key)
+   LIMIT ?)`;
+const PRUNE_CHANGES_SQL = `DELETE FROM changes WHERE realm = ? AND version IN (
+   SELECT version FROM changes WHERE realm = ? AND version <
+     (SELECT min(version) FROM checkpoints WHERE realm = ?) ORDER BY version LIMIT ?)`;
 
 interface ChangeRow {
   version: number;
@@ -151,19 +173,8 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
   );
   // Parts of no checkpoint row older than the oldest kept one: of pruned checkpoints, or of a
   // write that never committed (a newer write may still be under way in another process).
-  const pruneParts = db.prepare(
-    `DELETE FROM checkpoint_parts WHERE rowid IN (
-       SELECT p.rowid FROM checkpoint_parts p WHERE p.realm = ? AND p.version <
-         (SELECT min(version) FROM checkpoints WHERE realm = ?) AND NOT EXISTS
-         (SELECT 1 FROM checkpoints c WHERE c.realm = p.realm AND c.version = p.version
-             AND c.parts_key = p.parts_key)
-       LIMIT ?)`,
-  );
-  const pruneChanges = db.prepare(
-    `DELETE FROM changes WHERE realm = ? AND version IN (
-       SELECT version FROM changes WHERE realm = ? AND version <
-         (SELECT min(version) FROM checkpoints WHERE realm = ?) ORDER BY version LIMIT ?)`,
-  );
+  const pruneParts = db.prepare(PRUNE_PARTS_SQL);
+  const pruneChanges = db.prepare(PRUNE_CHANGES_SQL);
 
   const append = db.transaction((change: SealedChange, expected: number) => {
     const actual = selectLatest.get(realm, realm)?.v ?? 0;
@@ -191,11 +202,49 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
       if (synchronous === 'FULL') db.pragma('synchronous = FULL');
     }
   };
-  /** Retention, a batch at a time between turns of the event loop. */
-  const prune = async () => {
+  /** Retention, a batch at a time between turns of the event loop (without the writer thread). */
+  const pruneHere = async () => {
     while (guard(() => pruneParts.run(realm, realm, PRUNE_PARTS).changes) > 0) await nextTurn();
     if (!Number.isFinite(keep)) return;
     while (guard(() => pruneChanges.run(realm, realm, realm, PRUNE_BATCH).changes) > 0) await nextTurn();
+  };
+
+  // The writer thread, started with the first streamed checkpoint and kept until `close`. While
+  // it runs it takes SQLite's WAL checkpoints, so the main connection's automatic ones are off.
+  const threaded =
+    options.writerThread !== false && options.filename !== '' && options.filename !== ':memory:';
+  let writer: WriterThread | undefined;
+  const turn = new WriteTurn();
+  /** A write transaction of the main connection, in its turn (see `WriteTurn`). */
+  const write = <T>(what: () => T): Promise<T> => turn.run(() => guard(what));
+  const writerThread = (): WriterThread | undefined => {
+    if (!threaded || !db.open) return undefined;
+    if (writer?.alive) return writer;
+    writer = new WriterThread(
+      {
+        filename: options.filename,
+        realm,
+        busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+        pruneParts: PRUNE_PARTS_SQL,
+        pruneChanges: PRUNE_CHANGES_SQL,
+        pruneChangesBatch: PRUNE_BATCH,
+      },
+      turn,
+      // The thread stopped: SQLite's WAL checkpoints are the main connection's again.
+      () => {
+        if (db.open) db.pragma('wal_autocheckpoint = 1000');
+      },
+    );
+    guard(() => db.pragma('wal_autocheckpoint = 0'));
+    return writer;
+  };
+  /** The thread's errors are SQLite's: corruption is reported as such. */
+  const threadedCall = async <T>(what: () => Promise<T>): Promise<T> => {
+    try {
+      return await what();
+    } catch (error) {
+      throw translate(error, describe);
+    }
   };
   // Group commit: one transaction, so one WAL fsync, for the whole batch; the head moves once.
   const appendBatch = db.transaction((changes: readonly SealedChange[], expected: number) => {
@@ -248,31 +297,44 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
       return guard(() => selectChanges.all(realm, after).map(toChange));
     },
     async append(change, expected) {
-      guard(() => append.immediate(change, expected));
+      await write(() => append.immediate(change, expected));
     },
     async appendBatch(changes, expected) {
-      guard(() => appendBatch.immediate(changes, expected));
+      await write(() => appendBatch.immediate(changes, expected));
     },
     async writeCheckpoint(cp: SealedCheckpoint | CheckpointStream) {
       if ('payload' in cp) {
         const payload = typeof cp.payload === 'string' ? cp.payload : Buffer.from(cp.payload);
-        guard(() => commitCheckpoint.immediate({ ...cp, payload }, 0, 0));
+        await write(() => commitCheckpoint.immediate({ ...cp, payload }, 0, 0));
       } else {
         if (guard(() => hasCheckpoint.get(realm, cp.version))) return;
         const key = partsKey();
         let part = 0;
-        for await (const data of cp.parts) guard(() => writePart(cp.version, key, part++, data));
+        const thread = writerThread();
+        if (thread) {
+          part = await threadedCall(() => thread.writeParts(cp.version, key, cp.parts, cp.recycle?.bind(cp)));
+          // Synced and copied on the thread: the row's commit below only syncs itself.
+          await threadedCall(() => thread.sync());
+        } else {
+          for await (const data of cp.parts) {
+            guard(() => writePart(cp.version, key, part++, data));
+            cp.recycle?.(data);
+          }
+        }
         const row = {
           version: cp.version,
           format: cp.format,
           payload: Buffer.alloc(0),
           checksum: cp.checksum(),
         };
-        guard(() => commitCheckpoint.immediate(row, part, key));
+        await write(() => commitCheckpoint.immediate(row, part, key));
       }
-      await prune();
+      const thread = writer?.alive ? writer : undefined;
+      if (thread) await threadedCall(() => thread.prune(Number.isFinite(keep)));
+      else await pruneHere();
     },
     async close() {
+      await writer?.close();
       if (db.open) db.close();
     },
   };

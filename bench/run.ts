@@ -14,6 +14,7 @@ import { runPersistenceBench } from './persistence';
 import { measureSmallChange, smallChangeMarkdown } from './small-change';
 import { runSnapshotStreamBench } from './snapshot-stream';
 import { runMessagesBench } from './messages';
+import { runCheckpointStallBench } from './checkpoint-run';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -34,7 +35,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,checkpoint` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -96,4 +97,9 @@ if (wanted('live')) {
   const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));
   process.stdout.write(`${markdown}\n`);
   writeSection('live-queues', markdown);
+}
+if (wanted('checkpoint')) {
+  const markdown = runCheckpointStallBench(quick);
+  process.stdout.write(`${markdown}\n`);
+  writeSection('checkpoint-stall', markdown);
 }

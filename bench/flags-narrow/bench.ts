@@ -421,17 +421,17 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     return { requests, rows };
   };
   /** The floor's chain: each request copy-on-writes the previous request's rows. */
-  const loopFloor = (): { requests: number; rows: number } => {
+  const loopFloor = (perRequest = WINDOW): { requests: number; rows: number } => {
     let rows = allChannel.messages.rows.get(heavy)!;
     let after = 0;
     let requests = 0;
     let changed = 0;
     for (;;) {
-      const r = floorWindow({ ...floorFor(allChannel, markAll, rows, after) });
+      const r = floorWindow(floorFor(allChannel, { ...markAll, numAfter: perRequest }, rows, after));
       rows = r.rows;
       requests++;
       changed += r.changed.length;
-      if (r.processed < WINDOW) break;
+      if (r.processed < perRequest) break;
       after = r.lastId;
     }
     return { requests, rows: changed };
@@ -441,26 +441,32 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
   if (ours5000.rows !== unread || floorChain.rows !== unread)
     throw new Error(`mark-all disagrees: ours ${ours5000.rows}, floor ${floorChain.rows}, unread ${unread}`);
   const chainOpts = { batch: 1, rounds: opts.quick ? 3 : 9, minWarm: opts.quick ? 2 : 5 };
-  const [chainOurs, chainFloor] = compare([() => loopOurs(WINDOW), loopFloor], chainOpts);
-  const [chainOurs2000] = compare([() => loopOurs(2000)], chainOpts);
+  const [chainOurs, chainFloor, chainOurs2000, chainFloor2000] = compare(
+    [() => loopOurs(WINDOW), () => loopFloor(WINDOW), () => loopOurs(2000), () => loopFloor(2000)],
+    chainOpts,
+  );
   const requests2000 = loopOurs(2000).requests;
   // Plain JS mutates in place: restored before each run.
   const allPlain = new PlainRealm(allChannel, [heavy]);
   const allPlainSaved = allPlain.snapshotFlags(heavy);
-  const loopPlain = () => {
+  const loopPlain = (perRequest = WINDOW) => {
     allPlain.restoreFlags(heavy, allPlainSaved);
     let after = 0;
     let rows = 0;
     for (;;) {
-      const out = allPlain.run(markAll, after);
+      const out = allPlain.run({ ...markAll, numAfter: perRequest }, after);
       rows += out.updated.length;
-      if (out.processed.length < WINDOW) break;
+      if (out.processed.length < perRequest) break;
       after = out.processed[out.processed.length - 1]!;
     }
     return rows;
   };
   if (loopPlain() !== unread) throw new Error('mark-all: plain JS disagrees');
-  const [chainPlain] = compare([loopPlain], { batch: 1, rounds: 3, minWarm: 1 });
+  const [chainPlain, chainPlain2000] = compare([() => loopPlain(), () => loopPlain(2000)], {
+    batch: 1,
+    rounds: 3,
+    minWarm: 1,
+  });
   const pgAllMs = pgMarkAll ? (pgMarkAll.ms / pgMarkAll.rows) * unread : null;
   log(
     `mark all read (${unread} rows, ${ours5000.requests} requests): chat-realm ${chainOurs!.ms.toFixed(1)} ms (CPU ${chainOurs!.cpuMs.toFixed(1)}), floor chain ${chainFloor!.ms.toFixed(1)} ms, plain ${chainPlain!.ms.toFixed(1)} ms; at 2000 per request chat-realm ${chainOurs2000!.ms.toFixed(1)} ms, PostgreSQL ≈ ${pgAllMs === null ? 'n/a' : `${(pgAllMs / 1000).toFixed(1)} s`} (extrapolated) · load ${loadavg()}`,
@@ -477,6 +483,18 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     calls: chainOurs!.calls,
     warm: chainOurs!.warmCalls,
   });
+  results.push({
+    scenario: `mark all read (${requests2000} × 2000)`,
+    rows: unread,
+    oursMs: chainOurs2000!.ms,
+    oursCpuMs: chainOurs2000!.cpuMs,
+    floorMs: chainFloor2000!.ms,
+    floorCpuMs: chainFloor2000!.cpuMs,
+    plainMs: chainPlain2000!.ms,
+    pgMs: null,
+    calls: chainOurs2000!.calls,
+    warm: chainOurs2000!.warmCalls,
+  });
   pgRows.push({
     scenario: `mark all read (${requests2000} × 2000)`,
     rowsPerRequest: 2000,
@@ -487,11 +505,12 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
   });
 
   // --- report --------------------------------------------------------------------------------------
-  const byName = (n: string) => results.find((r) => r.scenario.startsWith(n))!;
+  const byName = (n: string) => results.find((r) => r.scenario.startsWith(n));
   const ratio = (r: ResultRow) => r.oursMs / r.floorMs;
   const cpuRatio = (r: ResultRow) => r.oursCpuMs / r.floorCpuMs;
   const goal = (name: string, limit: number) => {
     const r = byName(name);
+    if (r === undefined) return `| ${name} within ${limit}× its floor | not run | |`;
     const w = ratio(r);
     const c = cpuRatio(r);
     const verdict =
@@ -523,7 +542,8 @@ export async function runFlagsNarrowBench(opts: { quick?: boolean } = {}): Promi
     goal('mark read, narrow []', 3),
     goal('is:unread + channel', 2),
     goal('mark unread (channel window)', 10),
-    goal('mark all read', 2),
+    goal('mark all read (201', 2),
+    goal(`mark all read (${requests2000} × 2000)`, 2),
     `| per-request cost independent of organization size (large ÷ small ≤ 2) | ${scale.map((x) => `${x.name} (${x.window} rows): ${(x.large.ms / x.small.ms).toFixed(2)}×`).join('; ')} | ${scale.every((x) => x.large.ms / x.small.ms <= 2) ? 'met' : 'not met'} |`,
     `| ≤ 8 bytes per (user, message) row | ${(mem.rowBytes / mem.rows).toFixed(2)} bytes (rows); ${(mem.storeBytes / mem.rows).toFixed(2)} with message columns and indexes | ${mem.rowBytes / mem.rows <= 8 ? 'met' : 'not met'} |`,
   ].join('\n');

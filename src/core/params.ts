@@ -184,9 +184,14 @@ export function parseParams(
         return fail(errors.invalidJson(name));
       }
     }
-    // `reportInput` keeps `input` on issues, telling a wrong nested type from a missing key.
-    const parsed = z.safeParse(spec.schema, value, { reportInput: true });
-    if (!parsed.success) return fail(zodIssueToError(name, parsed.error.issues[0]));
+    const parsed = z.safeParse(spec.schema, value);
+    if (!parsed.success) {
+      // Parsed again for the error: `reportInput` keeps `input` on issues, telling a wrong nested
+      // type from a missing key. Not asked for on the first parse: zod copies the options object
+      // on every call, which cost more than parsing a small parameter.
+      const reported = z.safeParse(spec.schema, value, { reportInput: true });
+      return fail(zodIssueToError(name, reported.error?.issues[0] ?? parsed.error.issues[0]));
+    }
     values[spec.name] = parsed.data;
   }
   const ignored = Object.keys(input)

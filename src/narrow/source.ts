@@ -1,5 +1,5 @@
 import type { MessageChunk } from '../core/messages/store';
-import type { UserRows } from '../core/messages/rows';
+import type { RowChunk } from '../core/messages/rows';
 import { listAccess, rowsAccess } from './access';
 import type { NarrowPlan } from './plan';
 
@@ -9,10 +9,16 @@ import type { NarrowPlan } from './plan';
  * scan of the organization for a narrow that names a channel, topic or conversation.
  */
 
-/** A sorted id source: chunks of ids, with the flags alongside when the source is the user's rows. */
+/** A sorted id source: chunks of ids, or the user's rows themselves (ids with their flags). */
 export interface Source {
+  /** The id chunks (empty when `rows` is the source). */
   readonly chunks: readonly Int32Array[];
-  readonly flags: readonly Uint16Array[] | null;
+  /**
+   * The user's row chunks when they are the candidates, read in place: a chain of requests makes
+   * new rows each time, and splitting them into id and flag columns per request cost more than
+   * the window's scan.
+   */
+  readonly rows: readonly RowChunk[] | null;
   /** The message store's own chunks (history mode over every message): no lookup needed. */
   readonly messages: readonly MessageChunk[] | null;
   /** Whether each channel row must pass the access rule (rows of channels the user cannot read are skipped). */
@@ -25,7 +31,7 @@ export function sourceOf(plan: NarrowPlan): Source | null {
   if (plan.single !== null) {
     return {
       chunks: [Int32Array.of(plan.single)],
-      flags: null,
+      rows: null,
       messages: null,
       accessPerRow: rowsAccess(plan),
     };
@@ -33,30 +39,28 @@ export function sourceOf(plan: NarrowPlan): Source | null {
   if (plan.drive !== null) {
     const access = listAccess(plan);
     if (access === null) return null;
-    return { chunks: plan.drive.chunks, flags: null, messages: null, accessPerRow: access };
+    return { chunks: plan.drive.chunks, rows: null, messages: null, accessPerRow: access };
   }
   if (plan.history) {
     const messages = plan.ctx.state.messages.chunks;
     let ids = messageIds.get(messages);
     if (ids === undefined) messageIds.set(messages, (ids = messages.map((c) => c.ids)));
-    return { chunks: ids, flags: null, messages, accessPerRow: false };
+    return { chunks: ids, rows: null, messages, accessPerRow: false };
   }
-  const rows = rowColumns(plan.ctx.rows);
-  return { chunks: rows.ids, flags: rows.flags, messages: null, accessPerRow: rowsAccess(plan) };
+  return { chunks: NO_CHUNKS, rows: plan.ctx.rows.chunks, messages: null, accessPerRow: rowsAccess(plan) };
 }
 
-/**
- * The user's row chunks split into id and flag columns, memoized per rows object (immutable): a
- * chain of requests on one state, or reads between writes, should not rebuild two arrays of
- * hundreds of entries each time.
- */
-const messageIds = new WeakMap<readonly MessageChunk[], Int32Array[]>();
-const columns = new WeakMap<UserRows, { ids: Int32Array[]; flags: Uint16Array[] }>();
-function rowColumns(rows: UserRows): { ids: Int32Array[]; flags: Uint16Array[] } {
-  let c = columns.get(rows);
-  if (c === undefined) {
-    c = { ids: rows.chunks.map((r) => r.ids), flags: rows.chunks.map((r) => r.flags) };
-    columns.set(rows, c);
-  }
-  return c;
+const NO_CHUNKS: readonly Int32Array[] = Object.freeze([]);
+
+/** How many chunks the source has. */
+export function chunkCount(src: Source): number {
+  return src.rows !== null ? src.rows.length : src.chunks.length;
 }
+
+/** The ids of chunk `ci` (undefined past either end). */
+export function idsAt(src: Source, ci: number): Int32Array | undefined {
+  return src.rows !== null ? src.rows[ci]?.ids : src.chunks[ci];
+}
+
+/** The store's id column, memoized per chunk list (immutable; shared by every state until a message is added). */
+const messageIds = new WeakMap<readonly MessageChunk[], Int32Array[]>();

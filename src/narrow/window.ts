@@ -1,3 +1,4 @@
+import type { RowFlip } from '../core/messages/row-flip';
 import type { NarrowPlan } from './plan';
 import { lookup, scan, type Out } from './scan';
 import { sourceOf } from './source';
@@ -70,6 +71,11 @@ export function selectWindow(
    * caller that consumes the selection at once; saves three window-sized copies per request).
    */
   views = false,
+  /**
+   * Flip each selected row the user holds as it is selected (one pass for a flag update): the
+   * selection still reports the flags from before.
+   */
+  flip: RowFlip | null = null,
 ): Selection {
   const src = sourceOf(plan);
   const left = anchor === 0;
@@ -85,9 +91,11 @@ export function selectWindow(
   let after = 0;
   if (src !== null) {
     if (numBefore > 0) {
-      const out: Out = { ids, flags, positions, at: numBefore - 1, step: -1 };
+      const out: Out = { ids, flags, positions, at: numBefore - 1, step: -1, flip };
       before = scan(plan, src, right ? 0x7fffffff : anchor, -1, right, numBefore, out);
       first = numBefore - before;
+      // Changed ids are collected in scan order: this side's came downwards.
+      if (flip !== null) flip.reverseIds();
     }
     if (!left && !right) {
       const withAnchor = includeAnchor || (numBefore === 0 && numAfter === 0);
@@ -97,10 +105,11 @@ export function selectWindow(
         flags[end] = f[0];
         positions[end] = f[1];
         end++;
+        if (flip !== null && f[0] >= 0) flip.row(anchor, f[1], f[0]);
       }
     }
     if (numAfter > 0) {
-      const out: Out = { ids, flags, positions, at: end, step: 1 };
+      const out: Out = { ids, flags, positions, at: end, step: 1, flip };
       after = scan(plan, src, anchor, 1, left, numAfter, out);
       end = out.at;
     }

@@ -18,7 +18,7 @@ import { buildIdList, ID_CHUNK, idListToArray, removeIds } from '../../src/core/
 import { nameOf } from '../../src/core/messages/interner';
 import { channelMessageIds, unreadInChannel, usersWithRows } from '../../src/core/messages/query';
 import { buildRowHolders, rowHolders } from '../../src/core/messages/row-holders';
-import { getRowFlags, toArrays, updateRowFlags } from '../../src/core/messages/rows';
+import { EMPTY_ROWS, getRowFlags, toArrays, updateRowFlags } from '../../src/core/messages/rows';
 import {
   allMessages,
   buildMessageStore,
@@ -29,7 +29,7 @@ import {
   type MessageInput,
   type MessageStore,
 } from '../../src/core/messages/store';
-import { changeFlag } from '../../src/core/messages/update-flags';
+import { commitRows, createdRowFlags, createsRows } from '../../src/core/messages/update-flags';
 import { appendMessage, nextMessageId } from '../../src/core/messages/store-append';
 import { CONVERSATION_INDEXES } from '../../src/core/indexes/conversation-indexes';
 import type { Channel, Reaction, User } from '../../src/core/model/records';
@@ -358,7 +358,13 @@ describe('usersWithRows', () => {
             const bit = s.add ? FLAG_BITS.starred : FLAG_BITS.read;
             const current = store;
             const isPrivate = (id: number) => getMessage(current, id)?.stream_id === null;
-            store = changeFlag(current, s.user, ids, flags, bit, s.add, isPrivate).store;
+            // Existing rows flipped, missing ones created (historical rows), as the flags endpoint does.
+            const before = rows ?? EMPTY_ROWS;
+            const existing = ids.filter((_, k) => flags[k]! >= 0);
+            const flipped = updateRowFlags(before, existing, s.add ? bit : 0, s.add ? 0 : bit);
+            const created = createsRows(bit, s.add) ? ids.filter((_, k) => flags[k]! < 0) : [];
+            const createdFlags = created.map((id) => createdRowFlags(bit, s.add, isPrivate(id)));
+            store = commitRows(current, s.user, before, flipped, created, createdFlags);
           } else {
             const removal = {
               user: { user_id: s.user },

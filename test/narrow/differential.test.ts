@@ -408,6 +408,7 @@ describe('narrow engine (differential)', () => {
         const add = s.op === 'add';
         const after = r.state.messages.rows.get(s.userId);
         let updated = 0;
+        const updatedIds: number[] = [];
         const ignored = new Set<number>();
         for (const id of ref.ids) {
           const m = msgs.find((x) => x.id === id)!;
@@ -424,6 +425,7 @@ describe('narrow engine (differential)', () => {
             const current = before ?? FLAG_BITS.read | FLAG_BITS.historical;
             if (((current & bit) !== 0) !== add) {
               updated++;
+              updatedIds.push(id);
               const next = add ? current | bit : current & ~bit;
               expected =
                 before === undefined && next === (FLAG_BITS.read | FLAG_BITS.historical) ? undefined : next;
@@ -435,6 +437,13 @@ describe('narrow engine (differential)', () => {
           updated_count: updated,
           ignored_because_not_subscribed_channels: [...ignored].sort((a, b) => a - b),
         });
+        // The event lists exactly the changed ids, ascending (they are collected during the scan).
+        const event = r.events[0]?.event as { messages?: number[] } | undefined;
+        expect(event?.messages ?? []).toEqual(updatedIds);
+        // Copy-on-write: the state before still has its flags.
+        const beforeRows = state.messages.rows.get(s.userId);
+        for (const id of ref.ids)
+          expect(beforeRows ? getRowFlags(beforeRows, id) : undefined).toBe(ref.flags.get(id));
         // Nobody else's rows changed.
         for (const [uid, rows] of state.messages.rows)
           if (uid !== s.userId) expect(r.state.messages.rows.get(uid)).toBe(rows);

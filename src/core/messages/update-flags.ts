@@ -1,90 +1,50 @@
 import { FLAG_BITS } from './flags';
 import { carryRowHolders } from './row-holders';
-import { EMPTY_ROWS, insertRows, updateRowFlags, type RowChunk, type UserRows } from './rows';
+import { insertRows, type UserRows } from './rows';
 import type { MessageStore } from './store';
 
 /**
  * Zulip's `do_update_message_flags` on the store, for one user and one editable flag: messages
  * without a row count as {read, historical}; messages already in the target state are skipped;
  * when the target differs from {read, historical} (adding starred/collapsed, removing read), rows
- * are created for messages lacking one ("historical" rows). Copies only the touched row chunks.
+ * are created for messages lacking one ("historical" rows).
+ *
+ * The existing rows are flipped by a `RowFlip` (copy-on-write, usually while the window is
+ * scanned); this module says which messages change and puts the result into the store.
  */
-export interface FlagChange {
-  readonly store: MessageStore;
-  /** Ids whose flag changed, ascending. */
-  readonly changed: number[];
-  /** Ids among `changed` that got a new historical row. */
-  readonly created: number[];
+
+/** Flags of a message the user has no row for (Zulip treats it as read and historical). */
+export const DEFAULT_HISTORICAL = FLAG_BITS.read | FLAG_BITS.historical;
+
+/** Whether a message without a row changes (and so gets a row): its default flags differ from the target. */
+export function createsRows(bit: number, add: boolean): boolean {
+  return ((DEFAULT_HISTORICAL & bit) !== 0) !== add;
 }
 
-const DEFAULT_HISTORICAL = FLAG_BITS.read | FLAG_BITS.historical;
+/** The flags of a row created for a message the user had none for. */
+export function createdRowFlags(bit: number, add: boolean, isPrivate: boolean): number {
+  return (
+    (add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) | (isPrivate ? FLAG_BITS.is_private : 0)
+  );
+}
 
 /**
- * `ids` ascending, `flags[k]` the current row flags of `ids[k]` (-1 when the user has no row);
- * `isPrivate(id)` tells whether a message is a direct message (for the bit on created rows).
+ * The store with the user's new rows: `rows` (the user's rows `before`, flipped or not) plus the
+ * created rows (ascending ids not already present, with their flags). The same store when nothing
+ * changed.
  */
-export function changeFlag(
+export function commitRows(
   store: MessageStore,
   userId: number,
-  ids: ArrayLike<number>,
-  flags: ArrayLike<number>,
-  bit: number,
-  add: boolean,
-  isPrivate: (id: number) => boolean,
-  /** Row positions in the user's current rows (`chunk * 65536 + index`, -1 without a row), when known. */
-  positions?: ArrayLike<number>,
-): FlagChange {
-  // Sized once (at most every id changes) and trimmed at the end: growing it by `push` allocated
-  // about twice the final array per request. (V8 makes a very long `new Array(n)` a dictionary.)
-  const changed: number[] = ids.length <= 65536 ? new Array<number>(ids.length) : [];
-  let nChanged = 0;
-  const existing: number[] = [];
-  const created: number[] = [];
-  const createdFlags: number[] = [];
-  const createRows = add ? (DEFAULT_HISTORICAL & bit) === 0 : (DEFAULT_HISTORICAL & bit) !== 0;
-  const before = store.rows.get(userId) ?? EMPTY_ROWS;
-  // With known positions the rows are updated in this same pass: one copy per touched chunk.
-  let chunks: RowChunk[] | undefined;
-  let copiedAt = -1;
-  let copy: Uint16Array | undefined;
-  for (let k = 0; k < ids.length; k++) {
-    const id = ids[k]!;
-    const f = flags[k]!;
-    const current = f < 0 ? DEFAULT_HISTORICAL : f;
-    if (((current & bit) !== 0) === add) continue;
-    changed[nChanged++] = id;
-    if (f >= 0) {
-      if (positions === undefined) {
-        existing.push(id);
-        continue;
-      }
-      const p = positions[k]!;
-      const idx = p >>> 16;
-      if (idx !== copiedAt) {
-        chunks ??= before.chunks.slice();
-        const chunk = chunks[idx]!;
-        if (chunk === before.chunks[idx]) {
-          copy = chunk.flags.slice();
-          chunks[idx] = { ids: chunk.ids, flags: copy };
-        } else copy = chunk.flags;
-        copiedAt = idx;
-      }
-      copy![p & 0xffff] = add ? f | bit : f & ~bit;
-    } else if (createRows) {
-      created.push(id);
-      createdFlags.push(
-        (add ? DEFAULT_HISTORICAL | bit : DEFAULT_HISTORICAL & ~bit) |
-          (isPrivate(id) ? FLAG_BITS.is_private : 0),
-      );
-    }
-  }
-  changed.length = nChanged;
-  if (nChanged === 0) return { store, changed, created };
-  let rows: UserRows = chunks ? { chunks, count: before.count } : before;
-  if (existing.length > 0) rows = updateRowFlags(rows, existing, add ? bit : 0, add ? 0 : bit);
+  before: UserRows,
+  rows: UserRows,
+  created: readonly number[],
+  createdFlags: readonly number[],
+): MessageStore {
   if (created.length > 0) rows = insertRows(rows, created, createdFlags);
+  else if (rows === before) return store;
   const rowsByUser = store.rows.set(userId, rows);
   // Created rows may make the user a holder of a channel they had no row in.
   carryRowHolders(store, rowsByUser, userId, created);
-  return { store: { ...store, rows: rowsByUser }, changed, created };
+  return { ...store, rows: rowsByUser };
 }

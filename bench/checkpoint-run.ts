@@ -1,0 +1,111 @@
+/**
+ * `npm run bench -- --only=checkpoint`: runs bench/checkpoint-stall.ts in child processes (each
+ * needs a large heap of its own, and a fresh one keeps the runs independent) for SQLite with the
+ * writer thread, SQLite on the calling thread, and PostgreSQL when DATABASE_URL is set; parses
+ * their reports into one table.
+ */
+import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+
+interface Variant {
+  readonly label: string;
+  readonly env: Record<string, string>;
+}
+
+interface Parsed {
+  readonly label: string;
+  readonly ok: boolean;
+  readonly out: string;
+  readonly writtenS?: number;
+  readonly opsDuring?: number;
+  readonly during?: readonly [number, number, number];
+  readonly gapsDuring?: readonly [number, number, number];
+  readonly gcDuring?: number;
+  readonly baseline?: readonly [number, number, number];
+  readonly gapsBaseline?: readonly [number, number, number];
+  readonly load?: string;
+}
+
+const triple = (text: string): [number, number, number] | undefined => {
+  const m = /median ([\d.]+), p99 ([\d.]+), max ([\d.]+) ms/.exec(text);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+};
+
+function parse(label: string, out: string, ok: boolean): Parsed {
+  const [before = '', after = ''] = out.split('checkpoint written in');
+  const latency = (part: string) => triple(/operation latency: (.*)/.exec(part)?.[1] ?? '');
+  const gaps = (part: string) => triple(/event-loop gaps \(1 ms timer\): (.*)/.exec(part)?.[1] ?? '');
+  const written = /^ ([\d.]+) s/.exec(after)?.[1];
+  const ops = /during the checkpoint: (\d+) operations/.exec(after)?.[1];
+  const gc = /garbage collection: longest pause ([\d.]+) ms/.exec(after)?.[1];
+  const load = /load average (.*)/.exec(out)?.[1];
+  const result: Parsed = { label, ok, out };
+  return Object.assign(result, {
+    ...(written ? { writtenS: Number(written) } : {}),
+    ...(ops ? { opsDuring: Number(ops) } : {}),
+    ...(latency(after) ? { during: latency(after) } : {}),
+    ...(gaps(after) ? { gapsDuring: gaps(after) } : {}),
+    ...(gc ? { gcDuring: Number(gc) } : {}),
+    ...(latency(before) ? { baseline: latency(before) } : {}),
+    ...(gaps(before) ? { gapsBaseline: gaps(before) } : {}),
+    ...(load ? { load } : {}),
+  });
+}
+
+export function runCheckpointStallBench(quick: boolean): string {
+  const messages = quick ? 100_000 : 1_000_000;
+  const variants: Variant[] = [
+    { label: 'SQLite, writer thread (default)', env: { STORE: 'sqlite' } },
+    { label: 'SQLite, calling thread (`WRITER_THREAD=0`)', env: { STORE: 'sqlite', WRITER_THREAD: '0' } },
+  ];
+  if (process.env['DATABASE_URL'])
+    variants.push({ label: 'PostgreSQL (local server)', env: { STORE: 'postgres' } });
+  const results: Parsed[] = [];
+  for (const variant of variants) {
+    console.log(`checkpoint stall: ${variant.label}, ${messages} messages`);
+    const r = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=10000', '--import', 'tsx', 'bench/checkpoint-stall.ts'],
+      {
+        env: { ...process.env, ...variant.env, MESSAGES: String(messages) },
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      },
+    );
+    const out = `${r.stdout}${r.status === 0 ? '' : `\n${r.stderr}`}`;
+    console.log(out);
+    results.push(parse(variant.label, out, r.status === 0));
+  }
+  const fmt = (t: readonly [number, number, number] | undefined) =>
+    t ? `${t[0].toFixed(1)} / ${t[1].toFixed(1)} / ${t[2].toFixed(1)} ms` : 'n/a';
+  const rows = results.map((p) =>
+    p.ok
+      ? `| ${p.label} | ${p.load ?? ''} | ${p.writtenS?.toFixed(2) ?? ''} s | ${p.opsDuring ?? ''} | ${fmt(p.during)} | ${p.gapsDuring?.[2].toFixed(1) ?? ''} ms | ${p.gcDuring?.toFixed(1) ?? ''} ms | ${fmt(p.baseline)} | ${p.gapsBaseline?.[2].toFixed(1) ?? ''} ms |`
+      : `| ${p.label} | failed: see the run's output | | | | | | | |`,
+  );
+  // The stall a checkpoint adds: its longest operation wait beyond the longest wait of the same
+  // operations without a checkpoint (same run; what remains is each append's own fsync and the scheduler).
+  const goal = results
+    .filter((p) => p.ok && p.during && p.baseline)
+    .map((p) => {
+      const added = Math.max(0, p.during![2] - p.baseline![2]);
+      return `| ${p.label}: longest operation wait during the checkpoint beyond the baseline's longest | ${added.toFixed(1)} ms (${p.during![2].toFixed(1)} vs ${p.baseline![2].toFixed(1)}) | ${added <= 5 ? 'met' : 'not met'} |`;
+    });
+  return [
+    '## Checkpoint stall (bench/checkpoint-stall.ts, run by bench/checkpoint-run.ts)',
+    '',
+    `A realm of ${messages.toLocaleString('en-US')} messages; one client sends \`updateSettings\` back to back while \`checkpoint()\` writes. Latencies are median / p99 / max of one operation; the gap is the longest between ticks of a 1 ms timer (the event loop blocked).`,
+    '',
+    '| store | load average | checkpoint written in | operations during | op latency during | longest gap during | longest GC pause during | baseline op latency | longest gap, baseline |',
+    '|---|---|---:|---:|---|---:|---:|---|---:|',
+    ...rows,
+    '',
+    '| goal: a checkpoint stops the queue for at most a few ms (5 ms) | measured (same run) | |',
+    '|---|---|---|',
+    ...goal,
+    '',
+    `- Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')}.`,
+  ].join('\n');
+}

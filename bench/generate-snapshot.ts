@@ -1,3 +1,5 @@
+import type { RealmSnapshotInput, SnapshotRecordInput } from '../src/core/snapshot/format';
+
 /**
  * A plain JSON snapshot of a given size, generated deterministically, for measuring createRealm on
  * the snapshot path (simulateRealm builds states directly and is measured elsewhere).
@@ -7,13 +9,13 @@ export function generateSnapshot(
   channels: number,
   messages: number,
   maxSubscribers = 200,
-): Record<string, unknown> {
+): RealmSnapshotInput {
   let seed = 12345;
   const rnd = (n: number) => {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     return seed % n;
   };
-  const userList = Array.from({ length: users }, (_, i) => ({
+  const userList: Array<SnapshotRecordInput<'users'>> = Array.from({ length: users }, (_, i) => ({
     user_id: i + 1,
     email: `user${i + 1}@example.com`,
     full_name: `User ${i + 1}`,

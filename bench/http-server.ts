@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RealmSnapshotInput } from '../src/core/snapshot/format';
 import { openRealm } from '../src/host/realm-handle';
 import { createFetchHandler } from '../src/server/fetch';
 import { serveNode } from '../src/server/node';
@@ -26,7 +27,7 @@ if (mode === 'hello') {
 } else {
   const snapshot = JSON.parse(
     readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8'),
-  ) as Record<string, unknown>;
+  ) as RealmSnapshotInput;
   const realm = await openRealm({ store: memoryStore(), snapshot });
   const logger = { error: (m: string, e: unknown) => console.error(m, e) };
   const server =

@@ -4,6 +4,8 @@
  * `simulateRealm` (src/simulate) exists.
  */
 import { readFileSync } from 'node:fs';
+import type { FlagName } from '../src/core/messages/flags';
+import type { RealmSnapshotInput, SnapshotRecordInput } from '../src/core/snapshot/format';
 
 interface SubscriptionRow {
   readonly user_id: number;
@@ -11,12 +13,12 @@ interface SubscriptionRow {
   readonly active?: boolean;
 }
 
-export function largeSnapshot(count: number): Record<string, unknown> {
+export function largeSnapshot(count: number): RealmSnapshotInput {
   const base = JSON.parse(
     readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8'),
-  ) as Record<string, unknown> & {
-    subscriptions: SubscriptionRow[];
-    messages: Array<{ id: number }>;
+  ) as RealmSnapshotInput & {
+    subscriptions: readonly SubscriptionRow[];
+    messages: ReadonlyArray<SnapshotRecordInput<'messages'>>;
     now: number;
   };
   const subscribers = new Map<number, number[]>();
@@ -28,19 +30,19 @@ export function largeSnapshot(count: number): Record<string, unknown> {
   }
   const streams = [...subscribers.keys()].sort((a, b) => a - b);
   const firstId = Math.max(0, ...base.messages.map((m) => m.id)) + 1;
-  const messages: unknown[] = [...base.messages];
+  const messages: Array<SnapshotRecordInput<'messages'>> = [...base.messages];
   const topics = ['lunch', 'castle', 'plans', 'release', 'bugs', 'party', 'weather', 'design'];
   for (let i = 0; i < count; i++) {
     const stream = streams[i % streams.length]!;
     const subs = subscribers.get(stream)!;
     const sender = subs[(i * 7) % subs.length]!;
-    const flags: Record<string, string[]> = {};
+    const flags: Record<string, FlagName[]> = {};
     for (const u of subs) flags[String(u)] = u === sender || (i + u) % 3 === 0 ? ['read'] : [];
     messages.push({
       id: firstId + i,
       sender_id: sender,
       stream_id: stream,
-      topic: topics[(i >> 4) % topics.length],
+      topic: topics[(i >> 4) % topics.length]!,
       content: `generated message ${i}`,
       timestamp: base.now - count + i,
       flags,

@@ -22,6 +22,7 @@ import { seededRandom } from '../src/core/context';
 import { updateMessageFlagsForNarrow, updateSettings } from '../src/ops/index';
 import { openCheckpoint, sealCheckpoint, sealRealmCheckpoint } from '../src/host/checkpoint';
 import { snapshotRealm } from '../src/core/snapshot/export';
+import type { RealmSnapshotInput } from '../src/core/snapshot/format';
 import type { RealmState } from '../src/core/state';
 import { largeSnapshot } from './large-realm';
 
@@ -119,7 +120,7 @@ async function measure(
   adapter: string,
   workload: string,
   open: () => Promise<RealmStore>,
-  snapshot: unknown,
+  snapshot: RealmSnapshotInput,
   n: number,
   step: (h: RealmHandle, i: number) => Promise<{ status: number }>,
 ): Promise<Timing> {
@@ -200,7 +201,7 @@ async function largeChild(messages: number): Promise<LargeResult> {
   const filename = join(dir, 'realm.db');
   try {
     let t = performance.now();
-    let snapshot: unknown = largeSnapshot(messages);
+    let snapshot: RealmSnapshotInput | undefined = largeSnapshot(messages);
     const buildMs = performance.now() - t;
     const opening = openRealm({
       store: sqliteStore({ filename }),

@@ -26,6 +26,7 @@ import http from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { RealmSnapshotInput } from '../src/core/snapshot/format';
 import { openRealm, type OpenRealmOptions } from '../src/host/realm-handle';
 import { postgresStore } from '../src/stores/postgres/index';
 
@@ -324,7 +325,7 @@ export async function measureScaleOut(
       try {
         const seed = await openRealm({
           store: await postgresStore({ connectionString: url, schema, realm: 'lone' }),
-          snapshot: JSON.parse(readFileSync(`${ROOT}src/cli/demo-realm.json`, 'utf8')) as unknown,
+          snapshot: JSON.parse(readFileSync(`${ROOT}src/cli/demo-realm.json`, 'utf8')) as RealmSnapshotInput,
         });
         await seed.close();
         const modes = [

@@ -1,5 +1,6 @@
 /** What the examples share: starting one from the command line on the dev organization. */
 import { readFileSync } from 'node:fs';
+import { parseRealm } from 'chat-realm';
 import { openRealm } from 'chat-realm/host';
 import { memoryStore } from 'chat-realm/stores/memory';
 import type { RequestHandler } from 'chat-realm/server';
@@ -13,10 +14,12 @@ export async function startExample(
   name: string,
   start: (realm: RequestHandler, port: number, host: string) => Promise<RunningExample>,
 ): Promise<void> {
-  const snapshot: unknown = JSON.parse(
-    readFileSync(new URL('../src/cli/demo-realm.json', import.meta.url), 'utf8'),
+  // A file's content is of unknown type: parseRealm checks it (createRealm's checks) into a realm.
+  const parsed = parseRealm(
+    JSON.parse(readFileSync(new URL('../src/cli/demo-realm.json', import.meta.url), 'utf8')),
   );
-  const realm = await openRealm({ store: memoryStore(), snapshot });
+  if (!parsed.ok) throw parsed.error;
+  const realm = await openRealm({ store: memoryStore(), initialState: parsed.state });
   const running = await start(realm, Number(process.env['PORT'] ?? 9992), '127.0.0.1');
   console.log(`${name} example serving the demo organization at ${running.url}`);
   console.log(

@@ -1,6 +1,7 @@
 // In the scratch project that installed the packed tarball (see check-subpaths.mjs): a TypeScript
-// user gets compile errors for a misspelled parameter and a wrong parameter type, and reads typed
-// response fields without casts, in ESM and CommonJS resolution alike.
+// user gets compile errors for a misspelled parameter and a wrong parameter type (and a misspelled
+// or mistyped snapshot field), and reads typed response and snapshot fields without casts, in ESM
+// and CommonJS resolution alike.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ const [tmp] = process.argv.slice(2);
 const project = join(tmp, 'consumer');
 const tsc = join(process.cwd(), 'node_modules/typescript/bin/tsc');
 
-const prelude = `import { createRealm, editChannel, getOwnUser, updateMessageFlagsForNarrow } from 'chat-realm';
+const prelude = `import { createRealm, editChannel, getOwnUser, parseRealm, snapshotRealm, updateMessageFlagsForNarrow } from 'chat-realm';
 import { actAs } from 'chat-realm/testing';
 const realm = createRealm({ format: 'chat-realm.snapshot/1', realm: { name: 'Acme' }, users: [{ user_id: 1, full_name: 'Ada', email: 'ada@example.com', role: 100, api_key: 'a'.repeat(32) }] });
 `;
@@ -31,8 +32,21 @@ const s = actAs(realm, 1).run('getOwnUser');
 if (s.body.result === 'success') { const name: string = s.body.full_name; console.log(name); }
 const e = editChannel(realm, { userId: 1 }, { stream_id: 1, description: 'x' });
 for (const { event } of e.events) if (event.type === 'stream' && event.op === 'update') console.log(event.stream_id);
+const snapshot = snapshotRealm(realm);
+const email: string = snapshot.users[0]!.email;
+const again = createRealm(snapshot);
+const parsed = parseRealm(JSON.parse(JSON.stringify(snapshot)) as unknown);
+if (parsed.ok) console.log(email, again.users.size, parsed.state.users.size);
 `,
     errors: [],
+  },
+  misspelledSnapshotKey: {
+    code: `${prelude}createRealm({ format: 'chat-realm.snapshot/1', users: [{ user_id: 2, fullname: 'Bo', email: 'b@example.com', api_key: 'b'.repeat(32) }] });\n`,
+    errors: ['TS2353', 'TS2561', 'TS2322'],
+  },
+  wrongSnapshotType: {
+    code: `${prelude}createRealm({ format: 'chat-realm.snapshot/1', channels: [{ stream_id: '1', name: 'general' }] });\n`,
+    errors: ['TS2322'],
   },
   misspelled: {
     code: `${prelude}editChannel(realm, { userId: 1 }, { stream_id: 1, descripton: 'x' });\n`,

@@ -2,9 +2,17 @@
  * chat-realm: Zulip's REST operations as pure functions over an immutable organization.
  * The core (state, operations, permissions, narrow, wire layer) imports nothing from Node.
  */
-export { createRealm, type RealmOptions } from './core/snapshot/create';
-export { snapshotRealm, type RealmSnapshot } from './core/snapshot/export';
-export type { SnapshotInput as RealmSnapshotInput } from './core/snapshot/schema';
+export { createRealm, parseRealm, type ParsedRealm, type RealmOptions } from './core/snapshot/create';
+export { snapshotRealm } from './core/snapshot/export';
+export type {
+  RealmSnapshot,
+  RealmSnapshotInput,
+  SnapshotMessage,
+  SnapshotMessageInput,
+  SnapshotListName,
+  SnapshotRecord,
+  SnapshotRecordInput,
+} from './core/snapshot/format';
 export { createRealmFromChunks, snapshotChunks } from './core/snapshot/snapshot-stream';
 export { SnapshotError, type SnapshotIssue } from './core/snapshot/issues';
 export { ChatRealmError } from './core/branded-error';

@@ -8,6 +8,7 @@ import { openRealm, type RealmHandle } from '../host/realm-handle';
 import type { RealmStore } from '../host/store';
 import type { User } from '../core/model/records';
 import type { RealmState } from '../core/state';
+import { parseRealm } from '../core/snapshot/create';
 import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/node';
 import type { FetchHandler } from '../server/types';
@@ -134,15 +135,22 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
           '(restore it). To add a realm to this file, use chat-realm import --realm NAME.',
       );
     }
-    let snapshot: unknown;
-    if (!existing)
-      snapshot = args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot);
+    // A file's snapshot is of unknown type: parseRealm checks it (every problem listed) before the
+    // store holds anything.
+    let initialState: RealmState | undefined;
+    if (!existing) {
+      const parsed = parseRealm(
+        args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot),
+      );
+      if (!parsed.ok) throw parsed.error;
+      initialState = parsed.state;
+    }
     origin = existing
       ? 'opened'
       : args.snapshot === undefined
         ? 'created from the demo organization'
         : `created from ${args.snapshot}`;
-    realm = await openRealm({ store, ...(snapshot === undefined ? {} : { snapshot }) });
+    realm = await openRealm({ store, ...(initialState === undefined ? {} : { initialState }) });
   } catch (error) {
     await store.close();
     // A refused seed leaves no file behind (a schema-only file would be seeded by a later serve).

@@ -1,7 +1,7 @@
 /** `chat-realm export` and `chat-realm import`: between a store and a snapshot file. */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { createRealm } from '../core/snapshot/create';
+import { parseRealm } from '../core/snapshot/create';
 import { SnapshotError } from '../core/snapshot/issues';
 import { createRealmFromChunks, snapshotChunks } from '../core/snapshot/snapshot-stream';
 import type { RealmState } from '../core/state';
@@ -118,7 +118,11 @@ async function writeChunks(file: string, chunks: Iterable<string>): Promise<void
 
 /** A snapshot file as a realm: NDJSON streamed line by line, JSON parsed whole. */
 async function readRealm(file: string): Promise<RealmState> {
-  if (!file.endsWith('.ndjson')) return createRealm(await readSnapshotFile(file));
+  if (!file.endsWith('.ndjson')) {
+    const parsed = parseRealm(await readSnapshotFile(file));
+    if (!parsed.ok) throw parsed.error;
+    return parsed.state;
+  }
   const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
   try {
     return await createRealmFromChunks(input as AsyncIterable<string>);

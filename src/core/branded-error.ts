@@ -8,12 +8,8 @@ const BRAND = Symbol.for('chat-realm.error');
  *
  * @example
  * ```ts
- * let caught: unknown;
- * try {
- *   createRealm({ format: 'nope' });
- * } catch (error) {
- *   caught = error;
- * }
+ * const parsed = parseRealm({ format: 'nope' });
+ * const caught = parsed.ok ? undefined : parsed.error;
  * expect(caught).toBeInstanceOf(SnapshotError);
  * expect(caught).toBeInstanceOf(ChatRealmError);
  * ```

@@ -22,14 +22,15 @@ import { buildMessageStoreFromColumns, EMPTY_STORE } from '../core/messages/stor
 import type { MessageChunk } from '../core/messages/store-types';
 import type { Reaction } from '../core/model/records';
 import { createRealm } from '../core/snapshot/create';
-import { snapshotRealm } from '../core/snapshot/export';
+import { snapshotRealm, type RealmSnapshot } from '../core/snapshot/export';
 import type { RealmState } from '../core/state';
 
 const MAGIC2 = 0x4b435243; // "CRCK" read as a little-endian u32
 const MAGIC3 = 0x334b5243; // "CRK3"
 
 interface BinaryHeader {
-  readonly snapshot: Record<string, unknown>;
+  /** The realm without its messages (checked by `createRealm` when read back). */
+  readonly snapshot: Omit<RealmSnapshot, 'messages'>;
   readonly count: number;
   /** [interned id, exact topic name]: the ids the `topic` column uses. */
   readonly topics: ReadonlyArray<readonly [number, string]>;

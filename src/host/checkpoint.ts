@@ -11,7 +11,8 @@
  * (immutable) realm of one version a slice at a time, yielding to the event loop between slices,
  * while later operations run; the store writes the pieces as they come.
  */
-import { createRealm } from '../core/snapshot/create';
+import { parseRealm } from '../core/snapshot/create';
+import type { RealmSnapshot } from '../core/snapshot/format';
 import type { RealmState } from '../core/state';
 import { decodeCheckpoint2, decodeCheckpoint3, encodeCheckpoint, isFormat3 } from './checkpoint-binary';
 import { checksum } from './checksum';
@@ -29,7 +30,7 @@ const PART_BYTES = 1 << 18;
 const SLICE_MS = 2;
 
 /** Seals a snapshot (`snapshotRealm` output) as a format-1 JSON checkpoint. */
-export function sealCheckpoint(version: number, snapshot: unknown): SealedCheckpoint {
+export function sealCheckpoint(version: number, snapshot: RealmSnapshot): SealedCheckpoint {
   const payload = JSON.stringify(snapshot);
   return { version, format: 1, payload, checksum: checksum(payload) };
 }
@@ -147,7 +148,12 @@ export function readCheckpoint(
     } catch (cause) {
       throw new CorruptStoreError(where, 'the checkpoint is not valid JSON', { cause });
     }
-    return { state: build(() => createRealm(snapshot), where), chain: undefined };
+    const parsed = parseRealm(snapshot);
+    if (!parsed.ok)
+      throw new CorruptStoreError(where, `the snapshot is invalid (${parsed.error.message})`, {
+        cause: parsed.error,
+      });
+    return { state: parsed.state, chain: undefined };
   }
   const payload = sealed.payload;
   if (typeof payload === 'string') throw new CorruptStoreError(where, 'a binary checkpoint stored as text');

@@ -32,6 +32,7 @@ import type { Actor, AnyOperation, DataOf, ParamsArg, ParamsOf } from '../core/o
 import type { OperationName, OperationNamed } from '../ops/index';
 import type { OpResult } from '../core/result';
 import { createRealm, type RealmOptions } from '../core/snapshot/create';
+import type { RealmSnapshotInput } from '../core/snapshot/format';
 import type { RealmState } from '../core/state';
 import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
@@ -92,7 +93,7 @@ export type { ChangeListener, ChangeNotice } from './listeners';
 export interface OpenRealmOptions {
   readonly store: RealmStore;
   /** The organization to start with when the store is empty; ignored otherwise. */
-  readonly snapshot?: unknown;
+  readonly snapshot?: RealmSnapshotInput;
   /** Instead of `snapshot`: the initial realm already built (e.g. by `createRealmFromChunks`). */
   readonly initialState?: RealmState;
   readonly ctx?: HandleContext;
@@ -171,7 +172,7 @@ export async function openRealm(options: OpenRealmOptions): Promise<RealmHandle>
   // The handle keeps its options but not the initial snapshot (it can be a million messages).
   const { snapshot, initialState, ...rest } = options;
   const handle = new Handle(rest);
-  await handle.open(initialState ?? snapshot, initialState !== undefined);
+  await handle.open(initialState !== undefined ? { state: initialState } : snapshot);
   return handle;
 }
 
@@ -223,16 +224,16 @@ class Handle implements RealmHandle {
     return this.ver;
   }
 
-  async open(snapshot: unknown, built = false): Promise<void> {
+  async open(initial: { readonly state: RealmState } | RealmSnapshotInput | undefined): Promise<void> {
     let stored = await this.store.load();
     if (stored.checkpoint === null && stored.changes.length === 0) {
-      if (snapshot === undefined) {
+      if (initial === undefined) {
         throw new Error(`${this.store.describe} is empty: pass the initial realm as \`snapshot\``);
       }
       // Validate (createRealm) before storing: version 0 is a realm that loads.
-      const initial = built ? (snapshot as RealmState) : createRealm(snapshot, this.options.realmOptions);
+      const state = 'state' in initial ? initial.state : createRealm(initial, this.options.realmOptions);
       // Streamed like every checkpoint, so that pruning it later goes part by part.
-      await this.store.writeCheckpoint(checkpointStream(0, initial, 0));
+      await this.store.writeCheckpoint(checkpointStream(0, state, 0));
       // Another process may have initialized the store first: load what is there.
       stored = await this.store.load();
     }

@@ -1,8 +1,9 @@
 import { FLAG_BITS, MESSAGE_BITS } from '../core/messages/flags';
 import { conversationKey } from '../core/messages/interner';
 import { buildMessageStoreFromColumns } from '../core/messages/store';
-import type { Reaction } from '../core/model/records';
+import type { Reaction, RoleValue as Role } from '../core/model/records';
 import { createRealm } from '../core/snapshot/create';
+import type { RealmSnapshotInput, SnapshotRecordInput } from '../core/snapshot/format';
 import type { RealmState } from '../core/state';
 import { seededRandom } from '../core/context';
 import { Prng } from './prng';
@@ -112,13 +113,13 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
   const nAdmins = Math.max(1, Math.round(nUsers / 500));
   const nMods = Math.max(1, Math.round(nUsers / 300));
   const nBots = Math.max(1, Math.round(nUsers / 100));
-  const users: Array<Record<string, unknown>> = [];
+  const users: Array<SnapshotRecordInput<'users'>> = [];
   const humans: number[] = [];
   const activeHumans: number[] = [];
   const guests = new Set<number>();
   for (let id = 1; id <= nUsers; id++) {
     const isBot = id > nUsers - nBots;
-    let role = 400;
+    let role: Role = 400;
     if (id === 1) role = 100;
     else if (id === HEAVY_USER_ID && heavy) role = 400;
     else if (id <= 2 + nAdmins) role = 200;
@@ -147,7 +148,7 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
 
   // --- groups --------------------------------------------------------------------------------
   const nGroups = Math.max(2, Math.round(nChannels / 10));
-  const groups: Array<Record<string, unknown>> = [];
+  const groups: Array<SnapshotRecordInput<'user_groups'>> = [];
   for (let g = 0; g < nGroups; g++) {
     const size = 3 + rng.skewed(Math.min(60, humans.length - 1), 2);
     const members = [...new Set(Array.from({ length: size }, () => rng.pick(humans)))].sort((a, b) => a - b);
@@ -163,8 +164,8 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
 
   // --- channels and subscriptions --------------------------------------------------------------
   progress('channels', 0, nChannels);
-  const channels: Array<Record<string, unknown>> = [];
-  const subscriptions: Array<Record<string, unknown>> = [];
+  const channels: Array<SnapshotRecordInput<'channels'>> = [];
+  const subscriptions: Array<SnapshotRecordInput<'subscriptions'>> = [];
   const sim: Channel[] = [];
   const perm = Int32Array.from(humans);
   const weights = new Float64Array(nChannels);
@@ -233,7 +234,7 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
   for (let i = 0; i < nChannels; i++) cumulative[i] = total += weights[i]!;
 
   // --- muted and followed topics --------------------------------------------------------------
-  const userTopics: Array<Record<string, unknown>> = [];
+  const userTopics: Array<SnapshotRecordInput<'user_topics'>> = [];
   const seenTopics = new Set<string>();
   for (const u of activeHumans) {
     if (!rng.chance(0.3)) continue;
@@ -254,7 +255,7 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
   }
 
   progress('realm', 0, 1);
-  const skeleton = {
+  const skeleton: RealmSnapshotInput = {
     format: 'chat-realm.snapshot/1',
     now: NOW,
     server: { web_public_streams_enabled: true },

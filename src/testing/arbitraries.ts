@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { seededRandom } from '../core/context';
 import { untyped, type Actor, type DefinedOperation, type UntypedOperation } from '../core/operation';
 import { createRealm } from '../core/snapshot/create';
+import type { RealmSnapshotInput } from '../core/snapshot/format';
 import type { RealmState } from '../core/state';
 import { OPERATIONS } from '../ops/index';
 import type { ApiRequest } from '../wire/handle';
@@ -24,7 +25,7 @@ const SYSTEM = [
   'role:moderators',
   'role:members',
   'role:everyone',
-];
+] as const;
 
 /** Upper bounds for `arbSnapshot` (each count is drawn between its minimum and this). */
 export interface SnapshotShape {
@@ -53,7 +54,7 @@ const apiKey = (i: number) => `key${String(i).padStart(29, '0')}`;
  * );
  * ```
  */
-export function arbSnapshot(max: Partial<SnapshotShape> = {}): fc.Arbitrary<Record<string, unknown>> {
+export function arbSnapshot(max: Partial<SnapshotShape> = {}): fc.Arbitrary<RealmSnapshotInput> {
   const m = { users: 8, groups: 5, channels: 5, messages: 20, ...max };
   return fc
     .record({
@@ -64,7 +65,7 @@ export function arbSnapshot(max: Partial<SnapshotShape> = {}): fc.Arbitrary<Reco
       nMessages: fc.integer({ min: 0, max: m.messages }),
       threshold: fc.integer({ min: 0, max: 10 }),
     })
-    .map(({ nUsers, nGroups, nChannels, seed, nMessages, threshold }) => {
+    .map(({ nUsers, nGroups, nChannels, seed, nMessages, threshold }): RealmSnapshotInput => {
       const it = seed[Symbol.iterator]();
       const r = (n: number) => (it.next().value as number) % Math.max(1, n);
       const pick = <T>(xs: readonly T[]): T => xs[r(xs.length)]!;

@@ -1,4 +1,10 @@
 import { createRealm, type RealmOptions } from '../core/snapshot/create';
+import type {
+  RealmSnapshotInput,
+  SnapshotListName,
+  SnapshotMessageInput,
+  SnapshotRecordInput,
+} from '../core/snapshot/format';
 import type { RealmState } from '../core/state';
 
 /**
@@ -17,64 +23,66 @@ import type { RealmState } from '../core/state';
  * ```
  */
 export class RealmBuilder {
-  private readonly lists: Record<string, unknown[]> = {
+  private readonly lists: { [K in SnapshotListName]?: Array<SnapshotRecordInput<K>> } = {
     users: [],
     user_groups: [],
     channels: [],
     subscriptions: [],
     messages: [],
   };
-  private realmSettings: Record<string, unknown> = {};
+  private realmSettings: RealmInput = {};
   private ids = { user: 0, group: 100, channel: 0, message: 100 };
 
-  realm(settings: Record<string, unknown>): this {
+  realm(settings: RealmInput): this {
     this.realmSettings = { ...this.realmSettings, ...settings };
     return this;
   }
 
   /** Adds a user; `email` and `api_key` are derived from the id unless given. */
-  user(fields: Record<string, unknown> = {}): this {
-    const id = (fields['user_id'] as number | undefined) ?? ++this.ids.user;
+  user(fields: Partial<SnapshotRecordInput<'users'>> = {}): this {
+    const id = fields.user_id ?? ++this.ids.user;
     this.ids.user = Math.max(this.ids.user, id);
-    this.lists['users']!.push({
+    return this.add('users', {
       user_id: id,
       email: `user${id}@example.com`,
       full_name: `User ${id}`,
       api_key: `user${id}`.padEnd(32, 'K').slice(0, 32),
       ...fields,
     });
-    return this;
   }
 
-  group(fields: Record<string, unknown> & { name: string }): this {
-    const id = (fields['id'] as number | undefined) ?? ++this.ids.group;
-    this.lists['user_groups']!.push({ id, ...fields });
-    return this;
+  group(fields: Partial<SnapshotRecordInput<'user_groups'>> & { readonly name: string }): this {
+    const id = fields.id ?? ++this.ids.group;
+    return this.add('user_groups', { id, ...fields });
   }
 
   /** Adds a channel and subscribes the given users. */
-  channel(fields: Record<string, unknown> & { name: string }, subscribers: readonly number[] = []): this {
-    const id = (fields['stream_id'] as number | undefined) ?? ++this.ids.channel;
+  channel(
+    fields: Partial<SnapshotRecordInput<'channels'>> & { readonly name: string },
+    subscribers: readonly number[] = [],
+  ): this {
+    const id = fields.stream_id ?? ++this.ids.channel;
     this.ids.channel = Math.max(this.ids.channel, id);
-    this.lists['channels']!.push({ stream_id: id, ...fields });
-    for (const user_id of subscribers) this.lists['subscriptions']!.push({ user_id, stream_id: id });
+    this.add('channels', { stream_id: id, ...fields });
+    for (const user_id of subscribers) this.add('subscriptions', { user_id, stream_id: id });
     return this;
   }
 
-  message(fields: Record<string, unknown> & { sender_id: number; content: string }): this {
-    const id = (fields['id'] as number | undefined) ?? ++this.ids.message;
+  /** Adds a message; `id` (the next after 100) and `timestamp` are chosen unless given. */
+  message(fields: MessageFields): this {
+    const id = fields.id ?? ++this.ids.message;
     this.ids.message = Math.max(this.ids.message, id);
-    this.lists['messages']!.push({ id, timestamp: 1_735_689_600 + id, ...fields });
+    return this.add('messages', { id, timestamp: 1_735_689_600 + id, ...fields });
+  }
+
+  /** Any record of a list section, e.g. `.add('linkifiers', {...})`. */
+  add<K extends SnapshotListName>(section: K, record: SnapshotRecordInput<K>): this {
+    const lists: { [P in K]?: Array<SnapshotRecordInput<P>> } = this.lists;
+    (lists[section] ??= []).push(record);
     return this;
   }
 
-  /** Any other snapshot section, e.g. `.add('linkifiers', {...})`. */
-  add(section: string, record: Record<string, unknown>): this {
-    (this.lists[section] ??= []).push(record);
-    return this;
-  }
-
-  toSnapshot(): Record<string, unknown> {
+  toSnapshot(): RealmSnapshotInput {
     return structuredClone({
       format: 'chat-realm.snapshot/1',
       now: 1_795_219_200,
@@ -87,6 +95,15 @@ export class RealmBuilder {
     return createRealm(this.toSnapshot(), options);
   }
 }
+
+type RealmInput = NonNullable<RealmSnapshotInput['realm']>;
+
+/** A message for `RealmBuilder.message`: `id` and `timestamp` may be left out. */
+type MessageFields = SnapshotMessageInput extends infer M
+  ? M extends unknown
+    ? Omit<M, 'id' | 'timestamp'> & { readonly id?: number; readonly timestamp?: number }
+    : never
+  : never;
 
 /**
  * Starts a `RealmBuilder`.

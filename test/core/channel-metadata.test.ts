@@ -22,8 +22,7 @@ function realmWith(change: (snap: Snap) => void): RealmState {
   return createRealm(snap, { random: seededRandom(1) });
 }
 const userRecord = (snap: Snap, id: number) => snap.users.find((u) => u['user_id'] === id)!;
-const channelRecord = (snap: Snap, id: number) =>
-  (snap['channels'] as Array<Record<string, unknown>>).find((c) => c['stream_id'] === id)!;
+const channelRecord = (snap: Snap, id: number) => snap.channels.find((c) => c.stream_id === id)!;
 const recipients = (state: RealmState, streamId: number) =>
   metadataAccessUserIds(state, state.channels.get(streamId)!);
 
@@ -68,9 +67,8 @@ describe('metadataAccessUserIds', () => {
     const nonGuests = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16];
     expect(recipients(state, ROME)).toEqual([...nonGuests, cast.polonius].sort((a, b) => a - b));
     const withoutPolonius = realmWith((snap) => {
-      const subs = snap['subscriptions'] as Array<Record<string, unknown>>;
-      snap['subscriptions'] = subs.filter(
-        (s) => !(s['user_id'] === cast.polonius && s['stream_id'] === VERONA),
+      snap.subscriptions = snap.subscriptions.filter(
+        (s) => !(s.user_id === cast.polonius && s.stream_id === VERONA),
       );
     });
     expect(recipients(withoutPolonius, VERONA)).toEqual(nonGuests);

@@ -11,6 +11,7 @@ import { seededRandom } from '../../src/core/context';
 import { DEFAULT_SYSTEM_GROUP_IDS, type SystemGroupName } from '../../src/core/model/group-setting';
 import { isUserInGroup, isUserInSettingValue, settingValueMembers } from '../../src/core/permissions/groups';
 import { createRealm } from '../../src/core/snapshot/create';
+import type { RealmSnapshotInput } from '../../src/core/snapshot/format';
 import type { RealmState } from '../../src/core/state';
 
 const NOW = 1_795_219_200;
@@ -88,7 +89,7 @@ function isoDaysAgo(days: number): string {
 }
 
 /** The snapshot for a model; the probe becomes a named group too (nothing points at it). */
-function snapshotOf(m: Model): Record<string, unknown> {
+function snapshotOf(m: Model): RealmSnapshotInput {
   return {
     format: 'chat-realm.snapshot/1',
     now: NOW,

@@ -11,7 +11,7 @@ import { snapshotRealm } from '../../src/core/snapshot/export';
 import { SnapshotError } from '../../src/core/snapshot/issues';
 import { createRealmFromChunks, snapshotChunks } from '../../src/core/snapshot/snapshot-stream';
 import { simulateRealm } from '../../src/simulate';
-import { devSnapshot } from '../support/realm';
+import { devSnapshot, realmFromUnknown } from '../support/realm';
 
 const opts = { random: seededRandom(1) };
 
@@ -193,7 +193,7 @@ describe('stream format 2', () => {
     const doc = JSON.parse(lines[1]!) as Record<string, unknown>;
     const bad = { ...doc, realm: { id: 'x' } };
     const issues = issuesOf(() => read([lines[0]!, JSON.stringify(bad), ...lines.slice(2)]));
-    expect(issues).toEqual(issuesOf(() => createRealm(bad)));
+    expect(issues).toEqual(issuesOf(() => realmFromUnknown(bad)));
     expect(issuesOf(() => read(lines.map((l, i) => (i === 4 ? '{"id": 3, oops' : l))))).toEqual([
       expect.stringMatching(/^messages\[2\]: line 5 is not JSON: /),
     ]);

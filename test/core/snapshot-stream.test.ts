@@ -7,7 +7,7 @@ import { SnapshotError } from '../../src/core/snapshot/issues';
 import { createRealmFromChunks, snapshotChunks } from '../../src/core/snapshot/snapshot-stream';
 import { simulateRealm } from '../../src/simulate';
 import { arbSnapshot } from '../support/arbitraries';
-import { devSnapshot } from '../support/realm';
+import { devSnapshot, looseDevSnapshot, realmFromUnknown } from '../support/realm';
 
 const opts = { random: seededRandom(1) };
 
@@ -83,18 +83,18 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
       expect([...snapshotChunks(copy, { format })].join('')).toBe(text);
     }
     const v1 = [...snapshotChunks(state, { format: 'ndjson1' })].join('');
-    expect(JSON.stringify(snapshotRealm(createRealm(joined(v1), opts)))).toBe(expected);
+    expect(JSON.stringify(snapshotRealm(realmFromUnknown(joined(v1), opts)))).toBe(expected);
   });
 
   it('keeps every string exact (BOM, lone surrogates, NUL, astral, line separators)', () => {
-    const s = devSnapshot() as Record<string, Array<Record<string, unknown>>>;
+    const s = looseDevSnapshot();
     const odd = ['\ufeffHello', 'a\ud800b', '\udfff', 'nul\u0000', '😀\u2028\u2029\r\n'];
     odd.forEach((content, i) => (s['messages']![i]!['content'] = content));
     s['messages']![5]!['topic'] = '\ufefftopic\ud83d';
-    const state = createRealm(s, opts);
+    const state = realmFromUnknown(s, opts);
     const copy = createRealmFromChunks(cut([...snapshotChunks(state)].join(''), [5, 11]), opts);
     expect(snapshotRealm(copy)).toEqual(snapshotRealm(state));
-    const contents = (snapshotRealm(copy)['messages'] as Array<{ content: string }>).map((m) => m.content);
+    const contents = snapshotRealm(copy).messages.map((m) => m.content);
     for (const c of odd) expect(contents).toContain(c);
   });
 
@@ -115,7 +115,7 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
   });
 
   it('reports the same problems at the same paths as createRealm on the joined document', () => {
-    const s = devSnapshot() as Record<string, unknown> & Record<string, Array<Record<string, unknown>>>;
+    const s = looseDevSnapshot();
     s['channels']![0]!['folder_id'] = 99;
     s['subscriptions']!.push({ user_id: 999, stream_id: 1 });
     s['messages']![0]!['sender_id'] = 777;
@@ -124,7 +124,7 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
     s['messages']!.push({ id: 1, sender_id: 4, to: [6], content: 'dup', timestamp: 1 });
     const { messages, ...header } = s;
     const lines = [JSON.stringify({ ...header, messages: [] }), ...messages!.map((m) => JSON.stringify(m))];
-    const expected = issuesOf(() => createRealm(s));
+    const expected = issuesOf(() => realmFromUnknown(s));
     expect(expected.length).toBeGreaterThan(4);
     expect(issuesOf(() => createRealmFromChunks([lines.join('\n')]))).toEqual(expected);
     // Messages inside the header line count first; the rest continue the numbering.
@@ -134,7 +134,7 @@ describe('streamed snapshots (snapshotChunks / createRealmFromChunks)', () => {
     const badHeader = JSON.stringify({ ...header, realm: { id: 'x' }, messages: [] });
     const broken = [badHeader, JSON.stringify({ id: -1 })].join('\n');
     expect(issuesOf(() => createRealmFromChunks([broken]))).toEqual(
-      issuesOf(() => createRealm({ ...header, realm: { id: 'x' }, messages: [{ id: -1 }] })),
+      issuesOf(() => realmFromUnknown({ ...header, realm: { id: 'x' }, messages: [{ id: -1 }] })),
     );
   });
 
@@ -210,8 +210,9 @@ describe('the streamed reader takes canonical lines apart, and agrees with JSON.
       }
       const doc = JSON.parse(header!) as Record<string, unknown>;
       doc['messages'] = [parsed, ...rest.map((l) => JSON.parse(l) as unknown)];
-      const direct = issuesOf(() => createRealm(doc, opts));
+      const direct = issuesOf(() => realmFromUnknown(doc, opts));
       expect(issuesOf(stream)).toEqual(direct);
-      if (direct.length === 0) expect(snapshotRealm(stream())).toEqual(snapshotRealm(createRealm(doc, opts)));
+      if (direct.length === 0)
+        expect(snapshotRealm(stream())).toEqual(snapshotRealm(realmFromUnknown(doc, opts)));
     });
 });

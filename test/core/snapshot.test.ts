@@ -1,14 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRealm } from '../../src/core/snapshot/create';
+import { createRealm, parseRealm } from '../../src/core/snapshot/create';
+import type { RealmSnapshotInput } from '../../src/core/snapshot/format';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { SnapshotError } from '../../src/core/snapshot/issues';
 import { seededRandom } from '../../src/core/context';
 import { arbSnapshot } from '../support/arbitraries';
-import { devSnapshot } from '../support/realm';
+import { devSnapshot, looseDevSnapshot, realmFromUnknown } from '../support/realm';
 
 const opts = { random: seededRandom(7) };
-const roundTrip = (s: unknown) => snapshotRealm(createRealm(JSON.parse(JSON.stringify(s)), opts));
+const roundTrip = (s: RealmSnapshotInput) => snapshotRealm(createRealm(JSON.parse(JSON.stringify(s)), opts));
 
 describe('createRealm / snapshotRealm', () => {
   it('loads the dev fixture with derived system group membership', () => {
@@ -30,10 +31,10 @@ describe('createRealm / snapshotRealm', () => {
   });
 
   it('hashes fixture passwords and never exports them in plain text', () => {
-    const c = roundTrip(devSnapshot()) as unknown as { users: Array<Record<string, unknown>> };
-    const hamlet = c.users.find((u) => u['user_id'] === 4)!;
-    expect(hamlet['password']).toBeUndefined();
-    expect(String(hamlet['password_hash'])).toMatch(/^scrypt\$15\$8\$1\$/);
+    const c = roundTrip(devSnapshot());
+    const hamlet = c.users.find((u) => u.user_id === 4)!;
+    expect('password' in hamlet).toBe(false);
+    expect(hamlet.password_hash).toMatch(/^scrypt\$15\$8\$1\$/);
   });
 
   it('export is idempotent on the dev fixture', () => {
@@ -83,14 +84,13 @@ describe('createRealm / snapshotRealm', () => {
         { user_id: 2, stream_id: 1 },
       ],
       messages: [{ id: 5, sender_id: 1, stream_id: 1, topic: 't', content: 'hi', timestamp: 0 }],
-    }) as unknown as Record<string, Array<Record<string, unknown>>>;
-    expect(c['messages']![0]!['flags']).toEqual({ '1': ['read'], '2': [] });
+    });
+    expect(c.messages[0]!.flags).toEqual({ '1': ['read'], '2': [] });
   });
 });
 
 describe('SnapshotError', () => {
-  const base = () =>
-    devSnapshot() as Record<string, unknown> & Record<string, Array<Record<string, unknown>>>;
+  const base = looseDevSnapshot;
 
   it('lists every problem with its path and builds nothing', () => {
     const s = base();
@@ -100,7 +100,7 @@ describe('SnapshotError', () => {
     s['messages']![1]!['flags'] = { '4': ['shiny'] };
     let error: unknown;
     try {
-      createRealm(s);
+      realmFromUnknown(s);
     } catch (e) {
       error = e;
     }
@@ -116,7 +116,7 @@ describe('SnapshotError', () => {
     s['channels']![2]!['can_add_subscribers_group'] = { direct_members: [4, 99], direct_subgroups: [] };
     const issues = (() => {
       try {
-        createRealm(s);
+        realmFromUnknown(s);
         return [];
       } catch (e) {
         return (e as SnapshotError).issues.map((i) => `${i.path}: ${i.message}`);
@@ -131,11 +131,27 @@ describe('SnapshotError', () => {
     );
   });
 
+  it('says which part of a group-setting value is wrong, not just "Invalid input"', () => {
+    const s = base();
+    s['channels']![0]!['can_send_message_group'] = 'role:nonsense';
+    s['channels']![1]!['can_send_message_group'] = { direct_members: [4] };
+    s['realm'] = { can_manage_all_groups: 0, nmae: 'x' } as unknown as Array<Record<string, unknown>>;
+    const parsed = parseRealm(s);
+    expect(parsed.ok ? [] : parsed.error.issues.map((i) => `${i.path}: ${i.message}`)).toEqual(
+      expect.arrayContaining([
+        'channels[0].can_send_message_group: "role:nonsense" is not a system group name',
+        'channels[1].can_send_message_group.direct_subgroups: Invalid input: expected array, received undefined',
+        'realm.can_manage_all_groups: Too small: expected number to be >0',
+        'realm: Unrecognized key: "nmae"',
+      ]),
+    );
+  });
+
   it('refuses duplicate ids and names', () => {
     const s = base();
     s['users']!.push({ ...s['users']![0]!, api_key: 'Z'.repeat(32) });
     s['channels']!.push({ stream_id: 77, name: 'VERONA' });
-    expect(() => createRealm(s)).toThrow(
+    expect(() => realmFromUnknown(s)).toThrow(
       /duplicate user_id 1[\s\S]*duplicate email[\s\S]*duplicate name "verona"/,
     );
   });
@@ -153,10 +169,10 @@ describe('SnapshotError', () => {
     ];
     fc.assert(
       fc.property(fc.constantFrom(...mutations), (mutate) => {
-        const s = devSnapshot() as unknown as Record<string, Array<Record<string, unknown>>>;
+        const s = looseDevSnapshot();
         mutate(s);
         try {
-          createRealm(s);
+          realmFromUnknown(s);
           return false;
         } catch (e) {
           expect(e).toBeInstanceOf(SnapshotError);

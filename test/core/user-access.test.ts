@@ -34,17 +34,16 @@ function realmWith(...changes: Array<(snap: Snap) => void>): RealmState {
 }
 /** Guests see only whom they share something with; polonius leaves Verona (where everyone is). */
 const restrict = (snap: Snap) => {
-  (snap['realm'] as Record<string, unknown>)['can_access_all_users_group'] = 'role:members';
-  const subs = snap['subscriptions'] as Array<Record<string, unknown>>;
-  snap['subscriptions'] = subs.filter((s) => !(s['user_id'] === cast.polonius && s['stream_id'] === 1));
+  snap.realm.can_access_all_users_group = 'role:members';
+  snap.subscriptions = snap.subscriptions.filter((s) => !(s.user_id === cast.polonius && s.stream_id === 1));
 };
 const subscribe = (userId: number, streamId: number) => (snap: Snap) => {
-  (snap['subscriptions'] as unknown[]).push({ user_id: userId, stream_id: streamId, color: '#000000' });
+  snap.subscriptions.push({ user_id: userId, stream_id: streamId, color: '#000000' });
 };
 const directMessage = (sender: number, to: number[]) => (snap: Snap) => {
-  const flags: Record<string, string[]> = {};
+  const flags: Record<string, never[]> = {};
   for (const id of [sender, ...to]) flags[String(id)] = [];
-  (snap['messages'] as unknown[]).push({
+  snap.messages.push({
     id: nextMessageId++,
     sender_id: sender,
     to,

@@ -415,6 +415,7 @@ describe('realm handle: refusing bad stores', () => {
       'Corrupt realm store at memory, checkpoint 0: checksum mismatch (the checkpoint is damaged or truncated)',
     );
     const invalid = await storeWith((s) => {
+      // @ts-expect-error -- an invalid snapshot: a compile error, and refused when the store is read
       s.records.checkpoints[0] = sealCheckpoint(0, { format: 'chat-realm.snapshot/1', users: 'none' });
     });
     expect(invalid).toBeInstanceOf(CorruptStoreError);

@@ -12,6 +12,7 @@ import type { ParamSpec } from '../../src/core/params';
 import type { RealmState } from '../../src/core/state';
 import type { User } from '../../src/core/model/records';
 import { createRealm } from '../../src/core/snapshot/create';
+import type { RealmSnapshotInput } from '../../src/core/snapshot/format';
 import { seededRandom } from '../../src/core/context';
 import { isGuest, isModerator, isRealmAdmin, isRealmOwner } from '../../src/core/permissions/roles';
 import { arbSnapshot } from '../support/arbitraries';
@@ -27,7 +28,7 @@ import { devRealm } from '../support/realm';
 export class RealmCase {
   constructor(
     readonly state: RealmState,
-    readonly snapshot: Record<string, unknown> | 'dev',
+    readonly snapshot: RealmSnapshotInput | 'dev',
   ) {}
   [fc.toStringMethod](): string {
     return this.snapshot === 'dev' ? 'devRealm()' : `createRealm(${JSON.stringify(this.snapshot)})`;
@@ -49,7 +50,7 @@ export function arbRealmCase(): fc.Arbitrary<RealmCase> {
       arbitrary: arbSnapshot().map((s) => {
         const restricted = {
           ...s,
-          realm: { ...(s['realm'] as object), can_access_all_users_group: 'role:members' },
+          realm: { ...s.realm, can_access_all_users_group: 'role:members' as const },
         };
         return new RealmCase(
           createRealm(structuredClone(restricted), { random: seededRandom(3) }),

@@ -6,7 +6,7 @@ import { snapshotRealm } from '../../src/core/snapshot/export';
 import { SnapshotError } from '../../src/core/snapshot/issues';
 import { updateSubscriptionSettings } from '../../src/ops/index';
 import { arbSnapshot } from '../support/arbitraries';
-import { devSnapshot, testCtx } from '../support/realm';
+import { devSnapshot, testCtx, realmFromUnknown } from '../support/realm';
 import { arbPlausibleCall } from './plausible';
 import { fcParams } from './runs';
 import { arbRealmCase } from './shapes';
@@ -107,7 +107,7 @@ type Outcome = { loaded: true; canonical: unknown } | { loaded: false; error: Sn
 function load(doc: Json): Outcome {
   const before = JSON.stringify(doc);
   try {
-    const state = createRealm(doc, opts);
+    const state = realmFromUnknown(doc, opts);
     expect(JSON.stringify(doc)).toBe(before);
     return { loaded: true, canonical: snapshotRealm(state) };
   } catch (error) {
@@ -245,7 +245,7 @@ describe('snapshot fuzzing', () => {
       fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (doc) => {
         fc.pre(typeof doc !== 'object' || doc === null || Array.isArray(doc) || !('format' in doc));
         try {
-          createRealm(doc, opts);
+          realmFromUnknown(doc, opts);
           expect.unreachable('loaded a document without a format');
         } catch (error) {
           expect(error).toBeInstanceOf(SnapshotError);

@@ -36,7 +36,9 @@ function realmWith(change: (snap: Snapshot) => void): RealmState {
   change(snap);
   return createRealm(snap, { random: seededRandom(1) });
 }
-const rows = (snap: Snapshot, key: string) => snap[key] as Array<Record<string, unknown>>;
+// Loose rows: the tests write records the engine must refuse or repair.
+const rows = (snap: Snapshot, key: 'scheduled_messages' | 'subscriptions' | 'channels') =>
+  snap[key] as Array<Record<string, unknown>>;
 const realmSettings = (snap: Snapshot) => snap['realm'] as Record<string, unknown>;
 /** Adds a scheduled message (id 10) sent by `sender_id`. */
 function withScheduled(snap: Snapshot, message: Record<string, unknown>): void {

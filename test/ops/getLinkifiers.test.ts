@@ -5,7 +5,7 @@ import { createRealm } from '../../src/core/snapshot/create';
 import { seededRandom } from '../../src/core/context';
 import { expectValidResponse } from '../support/openapi';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
-import { as, devRealm, devSnapshot, wire } from '../support/realm';
+import { as, devRealm, devSnapshot, wire, type EditableSnapshot } from '../support/realm';
 
 const OP = 'get-linkifiers';
 const state = devRealm();
@@ -29,9 +29,9 @@ const DEV_LINKIFIERS = [
   },
 ];
 
-function realmWith(linkifiers: unknown[]) {
+function realmWith(linkifiers: EditableSnapshot['linkifiers']) {
   const snap = devSnapshot();
-  snap['linkifiers'] = linkifiers;
+  snap.linkifiers = linkifiers;
   return createRealm(snap, { random: seededRandom(1) });
 }
 

@@ -43,7 +43,7 @@ function small(): RealmState {
       topic: k % 2 === 0 ? 'even' : '',
       content: `message **${k}**`,
       timestamp: 1_700_000_000 + k,
-      flags: { [hamlet]: k < 3 ? ['read'] : [], [cordelia]: ['read'] },
+      flags: { [hamlet]: k < 3 ? ['read' as const] : [], [cordelia]: ['read' as const] },
     })),
     {
       id: 2000,
@@ -51,7 +51,7 @@ function small(): RealmState {
       to: [hamlet],
       content: 'a secret',
       timestamp: 1_700_000_100,
-      flags: { [hamlet]: [], [cordelia]: ['read'] },
+      flags: { [hamlet]: [], [cordelia]: ['read' as const] },
     },
     {
       id: 2001,
@@ -60,7 +60,7 @@ function small(): RealmState {
       topic: 'x',
       content: 'hidden',
       timestamp: 1_700_000_200,
-      flags: { [cordelia]: ['read'] },
+      flags: { [cordelia]: ['read' as const] },
     },
   ];
   snap['user_topics'] = [];

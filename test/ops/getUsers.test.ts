@@ -52,9 +52,8 @@ function expectError(r: OpResult, before: RealmState, status: number, body: Reco
 
 /** Polonius loses his Verona subscription and the realm restricts guests to what they share. */
 const restricted = realmWith((snap) => {
-  (snap['realm'] as Record<string, unknown>)['can_access_all_users_group'] = 'role:members';
-  const subs = snap['subscriptions'] as Array<Record<string, unknown>>;
-  snap['subscriptions'] = subs.filter((s) => !(s['user_id'] === cast.polonius && s['stream_id'] === 1));
+  snap.realm.can_access_all_users_group = 'role:members';
+  snap.subscriptions = snap.subscriptions.filter((s) => !(s.user_id === cast.polonius && s.stream_id === 1));
 });
 
 describe('getUsers', () => {

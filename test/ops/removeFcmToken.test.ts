@@ -9,7 +9,7 @@ import type { RealmState } from '../../src/core/state';
 import { expectValidResponse } from '../support/openapi';
 import { expectRefused } from '../support/expect-result';
 import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
-import { as, cast, devRealm, devSnapshot, testCtx, wire } from '../support/realm';
+import { as, cast, devRealm, devSnapshot, testCtx, wire, type EditableSnapshot } from '../support/realm';
 import { loose } from '../support/loose';
 
 const OP = 'remove-fcm-token';
@@ -20,9 +20,9 @@ const HAMLET_FCM = 'fcm-token-for-hamlet-0123456789abcdef';
 const HAMLET_APNS = 'apnstokenforhamlet0123456789abcdef';
 const CORDELIA_FCM = 'fcm-token-for-cordelia-registered-remotely';
 
-function realm(mode: 'off' | 'direct' | 'bouncer', devices?: unknown[]): RealmState {
+function realm(mode: 'off' | 'direct' | 'bouncer', devices?: EditableSnapshot['push_devices']): RealmState {
   const snap = devSnapshot();
-  snap['server'] = { ...(snap['server'] as object), push_notifications: mode };
+  snap.server = { ...snap.server, push_notifications: mode };
   if (devices) snap['push_devices'] = devices;
   return createRealm(snap, { random: seededRandom(1) });
 }

@@ -133,10 +133,8 @@ describe('reorderChannelFolders', () => {
 
   it('accepts any list when the realm has no folders (scenario: Realm with no folders accepts any list)', () => {
     const snap = devSnapshot();
-    snap['channel_folders'] = [];
-    snap['channels'] = (snap['channels'] as Array<Record<string, unknown>>).map(
-      ({ folder_id: _f, ...c }) => c,
-    );
+    snap.channel_folders = [];
+    snap.channels = snap.channels.map(({ folder_id: _f, ...c }) => c);
     const empty = createRealm(snap, { random: seededRandom(1) });
     const r = patch(empty, { order: '[1, 2]' });
     ok(r);

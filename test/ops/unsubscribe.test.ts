@@ -445,9 +445,7 @@ describe('unsubscribe', () => {
 
     it('tells a guest left behind that a user who shares nothing else with them is gone', () => {
       const s = restricted((snap) => {
-        snap['subscriptions'] = (snap['subscriptions'] as Rec[]).filter(
-          (x) => !(x['stream_id'] === 1 && x['user_id'] === 10),
-        );
+        snap.subscriptions = snap.subscriptions.filter((x) => !(x.stream_id === 1 && x.user_id === 10));
       });
       const r = del(s, { subscriptions: subs('Rome') }, 'prospero');
       ok(r, ['Rome']);
@@ -504,9 +502,7 @@ describe('unsubscribe', () => {
 
   it('removes the last subscriber of a private channel without archiving it (scenario: Removing the last subscriber)', () => {
     const s = realmWith((snap) => {
-      snap['subscriptions'] = (snap['subscriptions'] as Rec[]).filter(
-        (x) => !(x['stream_id'] === 7 && x['user_id'] === 1),
-      );
+      snap.subscriptions = snap.subscriptions.filter((x) => !(x.stream_id === 7 && x.user_id === 1));
     });
     const r = del(s, { subscriptions: subs('secrets') }, 'cordelia');
     ok(r, ['secrets']);

@@ -8,7 +8,16 @@ import type { RealmState } from '../../src/core/state';
 import type { OpResult } from '../../src/core/result';
 import { clampCounts, updateMessageFlagsForNarrow } from '../../src/ops/messages/updateMessageFlagsForNarrow';
 import { parsePythonInt } from '../../src/ops/messages/narrow-request';
-import { as, cast, devRealm, devSnapshot, testCtx, wire, type CastName } from '../support/realm';
+import {
+  as,
+  cast,
+  devRealm,
+  devSnapshot,
+  testCtx,
+  wire,
+  type CastName,
+  type EditableSnapshot,
+} from '../support/realm';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { loose } from '../support/loose';
 
@@ -19,7 +28,7 @@ const DENMARK = 2;
 const ROME = 4;
 const SECRETS = 7;
 
-type Msg = Record<string, unknown>;
+type Msg = EditableSnapshot['messages'][number];
 type Snap = ReturnType<typeof devSnapshot>;
 
 /** The dev realm with its messages replaced (and an optional edit of the snapshot). */
@@ -605,7 +614,7 @@ describe('updateMessageFlagsForNarrow', () => {
     it('has:reaction matches messages with any reaction', () => {
       const msgs = verona10();
       msgs[2] = {
-        ...msgs[2],
+        ...msgs[2]!,
         reactions: [{ user_id: iago, emoji_name: '+1', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }],
       };
       expect(ok(call(realmWith(msgs), 'hamlet', { ...base, narrow: [['has', 'reaction']] }))).toMatchObject({

@@ -257,9 +257,10 @@ describe('updateProfileData', () => {
 
   it('sends updates only to users who can access the caller', () => {
     const snap = devSnapshot();
-    (snap['realm'] as Record<string, unknown>)['can_access_all_users_group'] = 'role:members';
-    const subs = snap['subscriptions'] as Array<Record<string, unknown>>;
-    snap['subscriptions'] = subs.filter((s) => !(s['user_id'] === cast.polonius && s['stream_id'] === 1));
+    snap.realm.can_access_all_users_group = 'role:members';
+    snap.subscriptions = snap.subscriptions.filter(
+      (s) => !(s.user_id === cast.polonius && s.stream_id === 1),
+    );
     const s = createRealm(snap, { random: seededRandom(1) });
     // Polonius shares nothing active with Cordelia (she left Rome), but has a DM with Hamlet.
     const cordelia = ok(patch(s, 'cordelia', [{ id: F.pronouns, value: 'she' }]));

@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRealm, type ChangeNotice } from '../../src/host/realm-handle';
 import { sealChange } from '../../src/host/change';
-import { sealCheckpoint } from '../../src/host/checkpoint';
+import { checksum } from '../../src/host/checksum';
 import { CorruptStoreError, VersionConflictError } from '../../src/host/errors';
-import type { RealmStore, SealedChange } from '../../src/host/store';
+import type { RealmStore, SealedChange, SealedCheckpoint } from '../../src/host/store';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { seededRandom } from '../../src/core/context';
 import { devSnapshot, cast } from '../support/realm';
@@ -33,6 +33,12 @@ export type BackingFactory = () => Promise<StoreBacking>;
 const hamlet = { userId: cast.hamlet };
 const iago = { userId: cast.iago };
 const ctx = (seed = 7) => ({ now: 1795219200, random: seededRandom(seed) });
+
+/** A format-1 checkpoint of any JSON: stores keep payloads without reading them. */
+function opaqueCheckpoint(version: number, json: object): SealedCheckpoint {
+  const payload = JSON.stringify(json);
+  return { version, format: 1, payload, checksum: checksum(payload) };
+}
 
 function change(version: number, mark: string): SealedChange {
   return sealChange(
@@ -76,12 +82,12 @@ export function storeConformance(name: string, factory: BackingFactory): void {
     it('returns the latest checkpoint and the changes after it, in order, across reopening', async () => {
       const b = await fresh();
       const store = await open(b);
-      await store.writeCheckpoint(sealCheckpoint(0, { a: 1 }));
+      await store.writeCheckpoint(opaqueCheckpoint(0, { a: 1 }));
       for (let v = 1; v <= 5; v++) await store.append(change(v, `m${v}`), v - 1);
-      await store.writeCheckpoint(sealCheckpoint(3, { a: 3 }));
+      await store.writeCheckpoint(opaqueCheckpoint(3, { a: 3 }));
       const again = await open(b);
       const loaded = await again.load();
-      expect(loaded.checkpoint).toEqual(sealCheckpoint(3, { a: 3 }));
+      expect(loaded.checkpoint).toEqual(opaqueCheckpoint(3, { a: 3 }));
       expect(loaded.changes).toEqual([change(4, 'm4'), change(5, 'm5')]);
       expect(await again.changesSince(1)).toEqual([2, 3, 4, 5].map((v) => change(v, `m${v}`)));
       expect(await again.changesSince(5)).toEqual([]);
@@ -98,14 +104,14 @@ export function storeConformance(name: string, factory: BackingFactory): void {
 
     it('writes a checkpoint at an existing version as a no-op', async () => {
       const store = await open(await fresh());
-      await store.writeCheckpoint(sealCheckpoint(0, { first: true }));
-      await store.writeCheckpoint(sealCheckpoint(0, { second: true }));
-      expect((await store.load()).checkpoint).toEqual(sealCheckpoint(0, { first: true }));
+      await store.writeCheckpoint(opaqueCheckpoint(0, { first: true }));
+      await store.writeCheckpoint(opaqueCheckpoint(0, { second: true }));
+      expect((await store.load()).checkpoint).toEqual(opaqueCheckpoint(0, { first: true }));
     });
 
     it('refuses an append at the wrong version with both versions and writes nothing', async () => {
       const store = await open(await fresh());
-      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      await store.writeCheckpoint(opaqueCheckpoint(0, {}));
       await store.append(change(1, 'a'), 0);
       const stale = await store.append(change(1, 'b'), 0).catch((e: unknown) => e);
       expect(stale).toBeInstanceOf(VersionConflictError);
@@ -119,7 +125,7 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       const b = await fresh();
       const s1 = await open(b);
       const s2 = await open(b);
-      await s1.writeCheckpoint(sealCheckpoint(0, {}));
+      await s1.writeCheckpoint(opaqueCheckpoint(0, {}));
       const outcomes = await Promise.allSettled([s1.append(change(1, 'x'), 0), s2.append(change(1, 'y'), 0)]);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const lost = outcomes.find((o) => o.status === 'rejected');
@@ -130,7 +136,7 @@ export function storeConformance(name: string, factory: BackingFactory): void {
     it('appends a batch in one go, all or nothing, only at the expected version', async () => {
       const b = await fresh();
       const store = await open(b);
-      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      await store.writeCheckpoint(opaqueCheckpoint(0, {}));
       await store.appendBatch([change(1, 'a'), change(2, 'b'), change(3, 'c')], 0);
       await store.appendBatch([], 3);
       await store.append(change(4, 'd'), 3);
@@ -147,7 +153,7 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       const b = await fresh();
       const s1 = await open(b);
       const s2 = await open(b);
-      await s1.writeCheckpoint(sealCheckpoint(0, {}));
+      await s1.writeCheckpoint(opaqueCheckpoint(0, {}));
       const outcomes = await Promise.allSettled([
         s1.appendBatch([change(1, 'x1'), change(2, 'x2')], 0),
         s2.appendBatch([change(1, 'y1'), change(2, 'y2'), change(3, 'y3')], 0),
@@ -333,7 +339,7 @@ export function storeConformance(name: string, factory: BackingFactory): void {
 
     it('records the head with every append, in the same transaction', async () => {
       const store = await open(await fresh());
-      await store.writeCheckpoint(sealCheckpoint(0, {}));
+      await store.writeCheckpoint(opaqueCheckpoint(0, {}));
       expect((await store.load()).head).toBeNull();
       await store.append(change(1, 'a'), 0);
       const second = change(2, 'b');

@@ -40,7 +40,7 @@ function contents(state: { messages: Parameters<typeof allMessages>[0] }): strin
 
 /** Seeds a realm with `first` and `second` as the first two contents, appends `mark`, reloads twice. */
 async function roundTrip(open: () => Promise<RealmStore>, first: string, second: string, mark: string) {
-  const snapshot = devSnapshot() as unknown as { messages: Array<{ content: string }> };
+  const snapshot = devSnapshot();
   snapshot.messages[0]!.content = first;
   snapshot.messages[1]!.content = second;
   const h = await openRealm({ store: await open(), snapshot, operations: ALL_OPS, checkpoints: false });

@@ -1,14 +1,40 @@
 import { readFileSync } from 'node:fs';
-import { createRealm, type RealmOptions } from '../../src/core/snapshot/create';
+import type * as z from 'zod/mini';
+import type { snapshotDocumentSchema } from '../../src/core/snapshot/format';
+import { createRealm, parseRealm, type RealmOptions } from '../../src/core/snapshot/create';
 import { seededRandom, type OpContext } from '../../src/core/context';
 import type { RealmState } from '../../src/core/state';
 import type { OpResult } from '../../src/core/result';
 import { handleApiRequest } from '../../src/wire/handle';
 import { basicAuthHeader } from '../../src/wire/auth';
 
+type Draft = z.input<typeof snapshotDocumentSchema>;
+/** A snapshot tests may edit: every section present (as in the fixture), typed like `createRealm`'s input. */
+export type EditableSnapshot = { [K in keyof Draft]-?: Exclude<Draft[K], undefined> };
+
+const fixtureText = () => readFileSync(new URL('../fixtures/dev-realm.json', import.meta.url), 'utf8');
+
 /** The dev-realm fixture as JSON (a fresh copy each call, so tests may edit it). */
-export function devSnapshot(): Record<string, unknown> & { users: Array<Record<string, unknown>> } {
-  return JSON.parse(readFileSync(new URL('../fixtures/dev-realm.json', import.meta.url), 'utf8'));
+export function devSnapshot(): EditableSnapshot {
+  return JSON.parse(fixtureText());
+}
+
+/** Sections as loose records, for tests that break a snapshot on purpose (load it with `parseRealm`). */
+export type LooseSnapshot = Record<string, unknown> & Record<string, Array<Record<string, unknown>>>;
+
+/** The dev-realm fixture as loose records (a fresh copy each call). */
+export function looseDevSnapshot(): LooseSnapshot {
+  return JSON.parse(fixtureText());
+}
+
+/**
+ * `createRealm` for a value of unknown type (tests that break snapshots on purpose): `parseRealm`,
+ * throwing its `SnapshotError`.
+ */
+export function realmFromUnknown(value: unknown, options?: RealmOptions): RealmState {
+  const parsed = parseRealm(value, options);
+  if (!parsed.ok) throw parsed.error;
+  return parsed.state;
 }
 
 let cached: RealmState | undefined;

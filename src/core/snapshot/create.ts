@@ -1,3 +1,4 @@
+import type * as z from 'zod/mini';
 import { cryptoRandom, type PasswordHasher, type RandomSource } from '../context';
 import { defaultPasswordHasher } from '../passwords';
 import type { RealmState } from '../state';
@@ -11,6 +12,7 @@ import { loadGroups, loadUsers, systemGroupIds } from './load-people';
 import { loadPersonal } from './load-personal';
 import { loadRealm, loadServer } from './load-realm';
 import { checkMessage } from './messages';
+import type { RealmSnapshotInput } from './format';
 import { snapshotSchema, type SnapshotInput } from './schema';
 import { englishMessages } from '../zod-english';
 
@@ -24,6 +26,11 @@ export interface RealmOptions {
  * Validates a `chat-realm.snapshot/1` document and builds the realm. Throws a `SnapshotError`
  * listing every problem with its JSON path; never returns a half-built state.
  *
+ * The parameter is typed from the format's schemas (`RealmSnapshotInput`), so a misspelled key or
+ * a wrong type in a literal is a compile error; the same checks run again at run time, whatever
+ * the value (a JSON.parse result, which is `any`, compiles as is). A value typed `unknown` goes to
+ * `parseRealm` instead.
+ *
  * @example
  * ```ts
  * const state = createRealm({
@@ -36,7 +43,37 @@ export interface RealmOptions {
  * expect(state.channelsByName.get('general')).toBe(1);
  * ```
  */
-export function createRealm(snapshot: unknown, options: RealmOptions = {}): RealmState {
+export function createRealm(snapshot: RealmSnapshotInput, options: RealmOptions = {}): RealmState {
+  return buildRealm(snapshot, options);
+}
+
+/** What `parseRealm` returns: the realm, or the `SnapshotError` listing every problem. */
+export type ParsedRealm =
+  { readonly ok: true; readonly state: RealmState } | { readonly ok: false; readonly error: SnapshotError };
+
+/**
+ * `createRealm` for a value whose type is not known: a snapshot read from a file, a store or a
+ * request. Runs the same checks and returns the realm, or the `SnapshotError` as a value.
+ *
+ * @example
+ * ```ts
+ * const fromStore: unknown = JSON.parse(JSON.stringify(snapshotRealm(realm)));
+ * const parsed = parseRealm(fromStore);
+ * expect(parsed.ok && parsed.state.users.size).toBe(realm.users.size);
+ * const bad = parseRealm({ format: 'chat-realm.snapshot/1', users: [{ user_id: 0 }] });
+ * expect(bad.ok ? [] : bad.error.issues.map((i) => i.path)).toContain('users[0].user_id');
+ * ```
+ */
+export function parseRealm(value: unknown, options: RealmOptions = {}): ParsedRealm {
+  try {
+    return { ok: true, state: buildRealm(value, options) };
+  } catch (error) {
+    if (error instanceof SnapshotError) return { ok: false, error };
+    throw error;
+  }
+}
+
+function buildRealm(snapshot: unknown, options: RealmOptions): RealmState {
   const assembly = new RealmAssembly(snapshot, options);
   const rawMessages = isRecord(snapshot) ? snapshot['messages'] : undefined;
   if (Array.isArray(rawMessages))
@@ -71,7 +108,7 @@ export class RealmAssembly {
     const notJson = header.items.map((i) => i.path);
     const parsed = snapshotSchema.safeParse(snapshot, englishMessages());
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
+      for (const issue of zodIssues(parsed.error.issues, [])) {
         const at = pathString(issue.path);
         // What is not JSON is reported once, as such, not again as a type mismatch.
         if (
@@ -142,6 +179,33 @@ export class RealmAssembly {
     if (issues.length > 0 || this.build === undefined || store === undefined) throw new SnapshotError(issues);
     return this.build(store);
   }
+}
+
+/**
+ * zod's issues, flattened where a union failed: when one branch matched the value's kind (it
+ * failed deeper inside, or for a reason other than the type), its issues say more than the union's
+ * "Invalid input" (`"role:memebrs" is not a system group name`, `direct_subgroups: expected array`).
+ */
+function zodIssues(
+  issues: readonly z.core.$ZodIssue[],
+  base: readonly PropertyKey[],
+): Array<{ path: PropertyKey[]; message: string }> {
+  const out: Array<{ path: PropertyKey[]; message: string }> = [];
+  for (const issue of issues) {
+    const path = [...base, ...issue.path];
+    if (issue.code === 'invalid_union') {
+      const deep = issue.errors.filter((b) => b.some((i) => i.path.length > 0));
+      const typed = issue.errors.filter((b) => b.some((i) => i.code !== 'invalid_type'));
+      const branch =
+        deep.length === 1 ? deep[0] : deep.length === 0 && typed.length === 1 ? typed[0] : undefined;
+      if (branch !== undefined) {
+        out.push(...zodIssues(branch, path));
+        continue;
+      }
+    }
+    out.push({ path, message: issue.message });
+  }
+  return out;
 }
 
 /** Reads every section but the messages, each checking its references through the shared `Loader`. */

@@ -2,6 +2,7 @@ import { bitsToFlags } from '../messages/flags';
 import { decode, type MessageRecord } from '../messages/store-read';
 import type { MessageChunk } from '../messages/store-types';
 import type { RealmState } from '../state';
+import type { SnapshotMessage } from './format';
 
 /**
  * The messages of a realm, one store chunk (up to 4096 messages) at a time, each with its rows:
@@ -107,8 +108,15 @@ export function dmRecipients(participants: readonly number[], sender: number): n
   return others.length > 0 ? others : [sender];
 }
 
+/** A canonical snapshot message but its `flags` (a channel message or a direct message). */
+export type MessageFields = SnapshotMessage extends infer M
+  ? M extends unknown
+    ? Omit<M, 'flags'>
+    : never
+  : never;
+
 /** A message's snapshot fields but `flags`, in the snapshot's key order. */
-export function messageSnapshotFields(m: MessageRecord) {
+export function messageSnapshotFields(m: MessageRecord): MessageFields {
   // Two literals rather than a spread target: a million messages, two hidden classes.
   const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));
   if (m.stream_id !== null)
@@ -228,10 +236,11 @@ export function withLazyFlags<T extends object>(
   block: MessageBlock,
   from: number,
   to: number,
-): T {
+): T & { flags: SnapshotMessage['flags'] } {
   HIDDEN.value = { names, block, from, to, built: undefined } satisfies LazyRows;
   Object.defineProperty(message, LAZY_ROWS, HIDDEN);
   Object.defineProperty(message, 'flags', FLAGS_ACCESSOR);
   HIDDEN.value = undefined;
-  return message;
+  // `flags` was just defined (defineProperty is not seen by the type checker).
+  return message as T & { flags: SnapshotMessage['flags'] };
 }

@@ -1,15 +1,42 @@
 import { FlagNames, messageBlocks, messageSnapshotFields, withLazyFlags } from './export-messages';
 import type { GroupSettingValue } from '../model/group-setting';
-import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
+import { REALM_GROUP_SETTING_NAMES, type RealmGroupSettingName, type RealmSettings } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
 import type { RealmState } from '../state';
+import type { RealmSnapshot, SnapshotMessage } from './format';
 
-/** A canonical snapshot: plain JSON, every field present, arrays in canonical order. */
-export type RealmSnapshot = {
-  readonly format: 'chat-realm.snapshot/1';
-  readonly now: number | null;
-  readonly [section: string]: unknown;
-};
+export type { RealmSnapshot } from './format';
+
+type StoredSetting = RealmSnapshot['channels'][number]['can_send_message_group'];
+
+/** A group-setting value as fresh JSON (the state's are frozen and shared). */
+const setting = (v: GroupSettingValue): StoredSetting =>
+  typeof v === 'number'
+    ? v
+    : { direct_members: [...v.direct_members], direct_subgroups: [...v.direct_subgroups] };
+
+/** The named group settings of a record, in the order of `keys`. */
+function pick<K extends string>(
+  record: { readonly [P in K]: GroupSettingValue },
+  keys: readonly K[],
+): Record<K, StoredSetting> {
+  const out = {} as Record<K, StoredSetting>;
+  for (const k of keys) out[k] = setting(record[k]);
+  return out;
+}
+
+/** The realm's fields but its group settings (which `pick` writes after them). */
+function realmFields(realm: RealmSettings): Omit<RealmSettings, RealmGroupSettingName> {
+  const out: Partial<Record<keyof RealmSettings, unknown>> = {};
+  for (const [k, v] of Object.entries(realm))
+    if (!(REALM_GROUP_SETTING_NAMES as readonly string[]).includes(k)) out[k as keyof RealmSettings] = v;
+  return out as Omit<RealmSettings, RealmGroupSettingName>;
+}
+
+/** A copy of `o` with its keys in sorted order (the canonical form's). */
+function sortedKeys<T extends object>(o: T, order: (a: string, b: string) => number): T {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => order(a, b))) as T;
+}
 
 const byId =
   <T>(key: keyof T) =>
@@ -37,23 +64,18 @@ export function snapshotRealm(state: RealmState): RealmSnapshot {
 }
 
 /** Every section of the canonical snapshot, with `messages` left empty (streamed apart). */
-export function snapshotSections(state: RealmState): RealmSnapshot & { messages: unknown[] } {
-  const setting = (v: GroupSettingValue): GroupSettingValue =>
-    typeof v === 'number'
-      ? v
-      : { direct_members: [...v.direct_members], direct_subgroups: [...v.direct_subgroups] };
-  const pick = <T extends object>(record: T, keys: readonly string[]) =>
-    Object.fromEntries(keys.map((k) => [k, setting((record as Record<string, GroupSettingValue>)[k]!)]));
-
+export function snapshotSections(state: RealmState): RealmSnapshot {
   const users = [...state.users.values()].map((u) => {
     const { is_full_member: _derived, password_hash, settings, ...rest } = u;
     return {
       ...rest,
       ...(password_hash === null ? {} : { password_hash }),
-      settings: Object.fromEntries(Object.entries(settings).sort(([a], [b]) => (a < b ? -1 : 1))),
+      settings: sortedKeys(settings, (a, b) => (a < b ? -1 : 1)),
       settings_edited_by_user: [...u.settings_edited_by_user],
       profile_data: Object.fromEntries(
-        Object.entries(u.profile_data).sort(([a], [b]) => Number(a) - Number(b)),
+        Object.entries(u.profile_data)
+          .sort(([a], [b]) => Number(a) - Number(b))
+          .map(([k, v]) => [k, typeof v === 'string' ? v : [...v]]),
       ),
     };
   });
@@ -71,10 +93,10 @@ export function snapshotSections(state: RealmState): RealmSnapshot & { messages:
     ...pick(g, USER_GROUP_SETTING_NAMES),
   }));
 
-  const channels = [...state.channels.values()].map((c) => {
-    const { ...rest } = c;
-    return { ...rest, ...pick(c, CHANNEL_GROUP_SETTING_NAMES) };
-  });
+  const channels = [...state.channels.values()].map((c) => ({
+    ...c,
+    ...pick(c, CHANNEL_GROUP_SETTING_NAMES),
+  }));
 
   const subscriptions = [];
   for (const perChannel of state.subscriptions.values())
@@ -87,12 +109,7 @@ export function snapshotSections(state: RealmState): RealmSnapshot & { messages:
     format: 'chat-realm.snapshot/1',
     now: state.now,
     server: { ...state.server },
-    realm: {
-      ...Object.fromEntries(
-        Object.entries(state.realm).filter(([k]) => !(REALM_GROUP_SETTING_NAMES as string[]).includes(k)),
-      ),
-      ...pick(state.realm, REALM_GROUP_SETTING_NAMES),
-    },
+    realm: { ...realmFields(state.realm), ...pick(state.realm, REALM_GROUP_SETTING_NAMES) },
     users,
     user_groups: groups.sort(byId('id')),
     channel_folders: [...state.channelFolders.values()]
@@ -101,7 +118,7 @@ export function snapshotSections(state: RealmState): RealmSnapshot & { messages:
     channels,
     subscriptions,
     default_channel_ids: [...state.defaultChannelIds.keys()],
-    messages: [] as unknown[],
+    messages: [],
     user_topics: flatten(state.userTopics.values())
       .map((t) => ({ ...t }))
       .sort(
@@ -138,9 +155,9 @@ export function snapshotSections(state: RealmState): RealmSnapshot & { messages:
  * caller that streams or samples the snapshot never reads. JSON.stringify, spreading, structuredClone
  * and deep equality all read it like any property. Assigning `flags` replaces it.
  */
-function snapshotMessages(state: RealmState): unknown[] {
+function snapshotMessages(state: RealmState): SnapshotMessage[] {
   const names = new FlagNames();
-  const messages: unknown[] = new Array<unknown>(state.messages.count);
+  const messages = new Array<SnapshotMessage>(state.messages.count);
   let n = 0;
   for (const block of messageBlocks(state)) {
     const { records, start } = block;

@@ -6,18 +6,17 @@ export interface SnapshotIssue {
 }
 
 /**
- * Thrown by `createRealm` for an invalid snapshot; `issues` lists every problem found, each with its
- * JSON path, so a host can report them all at once.
+ * Thrown by `createRealm` (and returned by `parseRealm`) for an invalid snapshot; `issues` lists
+ * every problem found, each with its JSON path, so a host can report them all at once.
  *
  * @example
  * ```ts
- * try {
- *   createRealm({ format: 'chat-realm.snapshot/1', users: [{ user_id: 1, email: 'not an email' }] });
- *   expect.unreachable();
- * } catch (e) {
- *   expect(e).toBeInstanceOf(SnapshotError);
- *   const paths = (e as SnapshotError).issues.map((i) => i.path);
- *   expect(paths.some((p) => p.startsWith('users[0]'))).toBe(true);
+ * const fromFile: unknown = JSON.parse('{"format":"chat-realm.snapshot/1","users":[{"user_id":1}]}');
+ * const parsed = parseRealm(fromFile);
+ * expect(parsed.ok).toBe(false);
+ * if (!parsed.ok) {
+ *   expect(parsed.error).toBeInstanceOf(SnapshotError);
+ *   expect(parsed.error.issues.map((i) => i.path)).toContain('users[0].email');
  * }
  * ```
  */

@@ -6,7 +6,7 @@ import {
   type ServerSettings,
 } from '../model/realm';
 import type { Loader } from './loader';
-import type { GroupSettingInput, SnapshotInput } from './schema';
+import type { SnapshotInput } from './schema';
 
 export function loadServer(s: SnapshotInput): ServerSettings {
   const fields: Record<string, unknown> = { ...SERVER_DEFAULTS };
@@ -14,7 +14,7 @@ export function loadServer(s: SnapshotInput): ServerSettings {
   return fields as unknown as ServerSettings;
 }
 
-/** Realm settings with Zulip's defaults for a new organization; unknown keys are reported. */
+/** Realm settings with Zulip's defaults for a new organization. */
 export function loadRealm(s: SnapshotInput, loader: Loader): RealmSettings {
   const r = s.realm ?? {};
   const settings: Record<string, unknown> = {
@@ -33,13 +33,11 @@ export function loadRealm(s: SnapshotInput, loader: Loader): RealmSettings {
     default_language: r.default_language ?? 'en',
     password_auth_enabled: r.password_auth_enabled ?? true,
   };
-  const known = new Set([...Object.keys(settings), ...REALM_GROUP_SETTING_NAMES]);
-  const raw = r as Record<string, unknown>;
-  for (const key of Object.keys(raw)) if (!known.has(key)) loader.issues.add(['realm', key], 'unknown field');
+  // Unknown keys are refused by the schema (strict).
   for (const name of REALM_GROUP_SETTING_NAMES) {
     settings[name] = loader.setting(
       ['realm', name],
-      raw[name] as GroupSettingInput | undefined,
+      r[name],
       loader.systemIds[REALM_GROUP_SETTING_DEFAULTS[name]],
     );
   }

@@ -1,5 +1,4 @@
 import type { GroupSettingValue, SystemGroupName } from '../model/group-setting';
-import { isSystemGroupName } from '../model/group-setting';
 import type { SettingRule } from '../permissions/setting-rules';
 import type { IssueList } from './issues';
 import type { GroupSettingInput } from './schema';
@@ -35,11 +34,8 @@ export class Loader {
   /** A group-setting value of the snapshot (id, system group name, or anonymous group) in stored form. */
   setting(path: Path, input: GroupSettingInput | undefined, fallback: GroupSettingValue): GroupSettingValue {
     if (input === undefined) return fallback;
-    if (typeof input === 'string') {
-      if (isSystemGroupName(input)) return this.systemIds[input];
-      this.issues.add(path, `${JSON.stringify(input)} is not a system group name`);
-      return fallback;
-    }
+    // A name: the schema admits system group names only.
+    if (typeof input === 'string') return this.systemIds[input];
     if (typeof input === 'number') {
       this.needGroup(path, input);
       return input;

@@ -24,6 +24,7 @@ const MESSAGE_KEYS = new Set([
   'flags',
 ]);
 const REACTION_TYPES = new Set(['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji']);
+const REACTION_KEYS = new Set(['user_id', 'emoji_name', 'emoji_code', 'reaction_type']);
 
 const isId = (v: unknown): v is number =>
   typeof v === 'number' && Number.isInteger(v) && v > 0 && v <= 0x7fffffff;
@@ -64,9 +65,12 @@ function isPlainMessage(m: unknown): m is MessageSnapshotInput {
 }
 
 /**
- * One message's shape, checked by hand (a million messages through zod would take minutes), reported at `messages[index]`: the message when it is well formed, else
- * undefined (with its problems added). Also refuses what JSON cannot hold (holes in its lists,
- * `undefined` fields, non-plain objects), so the streamed import and `createRealm` agree.
+ * One message's shape, checked by hand (a million messages through zod would take minutes),
+ * reported at `messages[index]`: the message when it is well formed, else undefined (with its
+ * problems added). It accepts what format.ts's `snapshotMessageSchema` accepts (the types and the
+ * JSON Schema; test/core/snapshot-message-schema.test.ts compares them on random values). Also
+ * refuses what JSON cannot hold (holes in its lists, `undefined` fields, non-plain objects), so
+ * the streamed import and `createRealm` agree.
  */
 export function checkMessage(m: unknown, index: number, issues: IssueList): MessageSnapshotInput | undefined {
   if (isPlainMessage(m)) return m;
@@ -91,7 +95,7 @@ export function checkMessage(m: unknown, index: number, issues: IssueList): Mess
   if (!isId(r['id'])) bad('id', 'expected a positive integer');
   if (!isId(r['sender_id'])) bad('sender_id', 'expected a positive integer');
   if (typeof r['content'] !== 'string') bad('content', 'expected a string');
-  if (typeof r['timestamp'] !== 'number' || !Number.isInteger(r['timestamp']) || r['timestamp'] < 0) {
+  if (typeof r['timestamp'] !== 'number' || !Number.isSafeInteger(r['timestamp']) || r['timestamp'] < 0) {
     bad('timestamp', 'expected a non-negative integer');
   }
   const isChannel = r['stream_id'] !== undefined;
@@ -135,6 +139,7 @@ export function checkMessage(m: unknown, index: number, issues: IssueList): Mess
           typeof re !== 'object' ||
           re === null ||
           nonJsonReason(re) !== undefined ||
+          Object.keys(re).some((k) => !REACTION_KEYS.has(k)) ||
           !isId(re.user_id) ||
           typeof re.emoji_name !== 'string' ||
           typeof re.emoji_code !== 'string' ||

@@ -1,28 +1,63 @@
 import * as z from 'zod/mini';
+import { SYSTEM_GROUP_NAMES } from '../model/group-setting';
+import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
+import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
 import { USER_SETTING_DEFAULTS } from '../model/user-settings';
 
 /**
  * The `chat-realm.snapshot/1` format (docs/realm-snapshot.md), structure only: types and defaults.
- * Cross-record checks (unique ids, references) live in validate.ts. Messages are checked by hand
- * in messages.ts: a million of them through zod would take minutes.
+ * Cross-record checks (unique ids, references) live in the section loaders. Messages are checked
+ * by hand in messages.ts: a million of them through zod would take minutes; their zod schema (for
+ * the types and the JSON Schema) is in format.ts, and a test keeps the two in agreement.
+ *
+ * The types of the public API (`RealmSnapshotInput`, `RealmSnapshot`) are inferred from these
+ * schemas (format.ts), so what compiles and what loads cannot drift apart.
  */
 /** Ids are positive and fit the engine's 31-bit maps (Zulip's ids are PostgreSQL integers too). */
-const id = z.int().check(z.positive(), z.maximum(0x7fffffff));
-const ts = z.int().check(z.nonnegative());
+export const id = z.int().check(z.positive(), z.maximum(0x7fffffff));
+export const ts = z.int().check(z.nonnegative());
 
+const anonymousGroup = z.strictObject({ direct_members: z.array(id), direct_subgroups: z.array(id) });
+
+/** A group-setting value as a snapshot may write it: a group id, a system group's name, or an anonymous group. */
 export const groupSettingInput = z.union([
   id,
-  z.string(),
-  z.strictObject({ direct_members: z.array(id), direct_subgroups: z.array(id) }),
+  z.enum(SYSTEM_GROUP_NAMES, { error: (i) => `${JSON.stringify(i.input)} is not a system group name` }),
+  anonymousGroup,
 ]);
 export type GroupSettingInput = z.infer<typeof groupSettingInput>;
 
+/** A group-setting value as the canonical form writes it: a group id or an anonymous group. */
+export const groupSettingValue = z.union([id, anonymousGroup]);
+
+/** `{name: z.optional(schema)}` for each name: the group settings of a record, typed by name. */
+export function optionalFields<K extends string, S extends z.ZodMiniType>(
+  names: readonly K[],
+  schema: S,
+): { [P in K]: z.ZodMiniOptional<S> } {
+  return Object.fromEntries(names.map((n) => [n, z.optional(schema)])) as { [P in K]: z.ZodMiniOptional<S> };
+}
+
+type SettingDefaults = typeof USER_SETTING_DEFAULTS;
+type SettingSchema<V> = V extends boolean
+  ? z.ZodMiniBoolean
+  : V extends number
+    ? ReturnType<typeof z.int>
+    : z.ZodMiniString;
 const settingsShape = Object.fromEntries(
   Object.entries(USER_SETTING_DEFAULTS).map(([k, v]) => [
     k,
     z.optional(typeof v === 'boolean' ? z.boolean() : typeof v === 'number' ? z.int() : z.string()),
   ]),
-);
+) as { [K in keyof SettingDefaults]: z.ZodMiniOptional<SettingSchema<SettingDefaults[K]>> };
+
+/** A user's settings: any of the PATCH /settings names, each with its type. */
+export const userSettingsSchema = z.strictObject(settingsShape);
+
+/** -1 (unlimited) or a positive number of days. */
+const retentionDays = z.union([z.literal(-1), z.int().check(z.positive())], {
+  error: 'must be -1 or positive',
+});
 
 export const serverSchema = z.strictObject({
   feature_level: z.optional(z.int().check(z.positive())),
@@ -34,40 +69,33 @@ export const serverSchema = z.strictObject({
   max_message_length: z.optional(z.int().check(z.positive())),
 });
 
-const realmGroupSettings = z.record(z.string(), z.unknown());
-
-export const realmSchema = z.catchall(
-  z.object({
-    id: z.optional(id),
-    string_id: z.optional(z.string()),
-    name: z.optional(z.string()),
-    uri: z.optional(z.string()),
-    deactivated: z.optional(z.boolean()),
-    enable_spectator_access: z.optional(z.boolean()),
-    topics_policy: z.optional(z.enum(['allow_empty_topic', 'disable_empty_topic'])),
-    waiting_period_threshold: z.optional(z.int().check(z.nonnegative())),
-    name_changes_disabled: z.optional(z.boolean()),
-    email_changes_disabled: z.optional(z.boolean()),
-    require_unique_names: z.optional(z.boolean()),
-    message_retention_days: z.optional(
-      z.int().check(z.refine((n) => n === -1 || n > 0, 'must be -1 or positive')),
-    ),
-    default_language: z.optional(z.string()),
-    password_auth_enabled: z.optional(z.boolean()),
-  }),
-  groupSettingInput,
-);
-void realmGroupSettings;
+export const realmSchema = z.strictObject({
+  id: z.optional(id),
+  string_id: z.optional(z.string()),
+  name: z.optional(z.string()),
+  uri: z.optional(z.string()),
+  deactivated: z.optional(z.boolean()),
+  enable_spectator_access: z.optional(z.boolean()),
+  topics_policy: z.optional(z.enum(['allow_empty_topic', 'disable_empty_topic'])),
+  waiting_period_threshold: z.optional(z.int().check(z.nonnegative())),
+  name_changes_disabled: z.optional(z.boolean()),
+  email_changes_disabled: z.optional(z.boolean()),
+  require_unique_names: z.optional(z.boolean()),
+  message_retention_days: z.optional(retentionDays),
+  default_language: z.optional(z.string()),
+  password_auth_enabled: z.optional(z.boolean()),
+  ...optionalFields(REALM_GROUP_SETTING_NAMES, groupSettingInput),
+});
 
 export const userSchema = z.strictObject({
   user_id: id,
   email: z.string().check(z.minLength(1)),
   delivery_email: z.optional(z.string().check(z.minLength(1))),
   full_name: z.string(),
-  role: z.optional(z.union([z.literal(100), z.literal(200), z.literal(300), z.literal(400), z.literal(600)])),
+  role: z.optional(z.literal([100, 200, 300, 400, 600])),
   is_active: z.optional(z.boolean()),
   is_bot: z.optional(z.boolean()),
-  bot_type: z.optional(z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.null()])),
+  bot_type: z.optional(z.nullable(z.literal([1, 2, 3, 4]))),
   bot_owner_id: z.optional(z.nullable(id)),
   is_imported_stub: z.optional(z.boolean()),
   date_joined: z.optional(z.iso.datetime({ offset: true })),
@@ -77,21 +105,12 @@ export const userSchema = z.strictObject({
   api_key: z.string().check(z.regex(/^[A-Za-z0-9]{32}$/, 'must be 32 characters of [A-Za-z0-9]')),
   password: z.optional(z.string()),
   password_hash: z.optional(z.string()),
-  settings: z.optional(z.strictObject(settingsShape)),
+  settings: z.optional(userSettingsSchema),
   settings_edited_by_user: z.optional(z.array(z.string())),
   profile_data: z.optional(
     z.record(z.string().check(z.regex(/^[1-9][0-9]*$/)), z.union([z.string(), z.array(id)])),
   ),
 });
-
-const groupSettingFields = {
-  can_add_members_group: z.optional(groupSettingInput),
-  can_join_group: z.optional(groupSettingInput),
-  can_leave_group: z.optional(groupSettingInput),
-  can_manage_group: z.optional(groupSettingInput),
-  can_mention_group: z.optional(groupSettingInput),
-  can_remove_members_group: z.optional(groupSettingInput),
-};
 
 export const userGroupSchema = z.strictObject({
   id,
@@ -103,7 +122,7 @@ export const userGroupSchema = z.strictObject({
   date_created: z.optional(ts),
   members: z.optional(z.array(id)),
   direct_subgroup_ids: z.optional(z.array(id)),
-  ...groupSettingFields,
+  ...optionalFields(USER_GROUP_SETTING_NAMES, groupSettingInput),
 });
 
 export const channelFolderSchema = z.strictObject({
@@ -116,22 +135,6 @@ export const channelFolderSchema = z.strictObject({
   date_created: z.optional(ts),
 });
 
-const channelSettingFields = Object.fromEntries(
-  [
-    'can_add_subscribers_group',
-    'can_remove_subscribers_group',
-    'can_administer_channel_group',
-    'can_delete_any_message_group',
-    'can_delete_own_message_group',
-    'can_move_messages_out_of_channel_group',
-    'can_move_messages_within_channel_group',
-    'can_send_message_group',
-    'can_subscribe_group',
-    'can_create_topic_group',
-    'can_resolve_topics_group',
-  ].map((k) => [k, z.optional(groupSettingInput)]),
-);
-
 export const channelSchema = z.strictObject({
   stream_id: id,
   name: z.string().check(z.minLength(1)),
@@ -139,9 +142,7 @@ export const channelSchema = z.strictObject({
   invite_only: z.optional(z.boolean()),
   is_web_public: z.optional(z.boolean()),
   history_public_to_subscribers: z.optional(z.boolean()),
-  message_retention_days: z.optional(
-    z.nullable(z.int().check(z.refine((n) => n === -1 || n > 0, 'must be -1 or positive'))),
-  ),
+  message_retention_days: z.optional(z.nullable(retentionDays)),
   is_archived: z.optional(z.boolean()),
   folder_id: z.optional(z.nullable(id)),
   topics_policy: z.optional(
@@ -149,7 +150,7 @@ export const channelSchema = z.strictObject({
   ),
   creator_id: z.optional(z.nullable(id)),
   date_created: z.optional(ts),
-  ...channelSettingFields,
+  ...optionalFields(CHANNEL_GROUP_SETTING_NAMES, groupSettingInput),
 });
 
 const nullableBool = z.optional(z.nullable(z.boolean()));
@@ -172,7 +173,7 @@ export const userTopicSchema = z.strictObject({
   user_id: id,
   stream_id: id,
   topic_name: z.string(),
-  visibility_policy: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+  visibility_policy: z.literal([1, 2, 3]),
   last_updated: z.optional(ts),
 });
 
@@ -193,7 +194,7 @@ export const customProfileFieldSchema = z.strictObject({
   id,
   name: z.string(),
   hint: z.optional(z.string()),
-  type: z.int().check(z.minimum(1), z.maximum(8)),
+  type: z.literal([1, 2, 3, 4, 5, 6, 7, 8]),
   field_data: z.optional(z.string()),
   order: z.optional(z.int()),
   display_in_profile_summary: z.optional(z.boolean()),
@@ -252,7 +253,7 @@ export const pendingEmailChangeSchema = z.strictObject({
   requested_at: z.optional(ts),
 });
 
-/** Everything but `messages`, which messages.ts checks. */
+/** Everything but `messages`, which messages.ts checks (format.ts adds their schema for the types). */
 export const snapshotSchema = z.strictObject({
   format: z.literal('chat-realm.snapshot/1'),
   now: z.optional(z.nullable(ts)),

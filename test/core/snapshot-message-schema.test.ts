@@ -130,6 +130,18 @@ describe('the messages’ zod schema and the hand-written check', () => {
     );
   });
 
+  it('agree at the edge of safe integers, also on the plain-message fast path (found by the property)', () => {
+    for (const timestamp of [2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2]) {
+      for (const m of [
+        { id: 1, sender_id: 1, content: '', timestamp, to: [] },
+        { id: 1, sender_id: 1, content: '', timestamp, stream_id: 1, topic: 't' },
+      ]) {
+        expect(handChecked(m), JSON.stringify(m)).toBe(zodChecked(m));
+        expect(handChecked(m)).toBe(timestamp <= Number.MAX_SAFE_INTEGER);
+      }
+    }
+  });
+
   it('accept every message of the fixture and of a simulated organization', () => {
     const { messages } = snapshotRealm(simulateRealm({ preset: 'small', seed: 5 }));
     for (const m of [...snapshotRealm(devRealm()).messages, ...messages.slice(0, 2000)]) {

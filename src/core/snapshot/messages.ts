@@ -47,7 +47,7 @@ function isPlainMessage(m: unknown): m is MessageSnapshotInput {
   for (const key of Object.keys(m)) if (!MESSAGE_KEYS.has(key)) return false;
   const t = m['timestamp'];
   if (!isId(m['id']) || !isId(m['sender_id']) || typeof m['content'] !== 'string') return false;
-  if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) return false;
+  if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0) return false;
   if (!isOptionalBoolean(m['has_link']) || !isOptionalBoolean(m['has_attachment'])) return false;
   if (!isOptionalBoolean(m['has_image']) || m['flags'] !== undefined) return false;
   const reactions = m['reactions'];

@@ -4,12 +4,16 @@
  * realm is written; the longest wait of one operation during the checkpoint is the stall. Also
  * reported: the same operations without a checkpoint (the baseline, same run), the gaps between
  * ticks of a 1 ms timer (how long the event loop was blocked), the longest garbage-collection
- * pause, and the process's CPU time (user + system, all threads) next to the wall time.
+ * pause, and the process's CPU time (user + system, all threads) next to the wall time. The
+ * baseline runs after the checkpoint, as many operations as ran during it (at least 500): the
+ * longest of 5,000 waits is longer than the longest of 500 on any machine, so only samples of the
+ * same size compare.
  *
  *   node --max-old-space-size=8192 --import tsx bench/checkpoint-stall.ts   # 1,000,000 messages, SQLite
  *   MESSAGES=100000 npx tsx bench/checkpoint-stall.ts                        # smaller
  *   STORE=postgres DATABASE_URL=postgres://… npx tsx bench/checkpoint-stall.ts
  *   WRITER_THREAD=0 …                                  # SQLite: checkpoints on the main thread (as before)
+ *   CHECKPOINT_PACE=32 …                               # the store's checkpointBytesPerSecond in MiB/s (or Infinity)
  *
  * The measurement only uses `openRealm`, `run` and `checkpoint`, so it also runs against older
  * versions of the library (for the before/after figures in bench/README.md).
@@ -29,6 +33,11 @@ const HAMLET = { userId: 4 };
 const messages = Number(process.env['MESSAGES'] ?? 1_000_000);
 const storeKind = process.env['STORE'] ?? 'sqlite';
 const writerThread = process.env['WRITER_THREAD'] !== '0';
+/** CHECKPOINT_PACE: the store's `checkpointBytesPerSecond` in MiB/s (`Infinity`: unpaced). */
+const pace =
+  process.env['CHECKPOINT_PACE'] === undefined
+    ? undefined
+    : Number(process.env['CHECKPOINT_PACE']) * 1024 * 1024;
 
 function at(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -71,7 +80,12 @@ async function openStore(dir: string): Promise<{ store: RealmStore; drop: () => 
     const url = process.env['DATABASE_URL'];
     if (!url) throw new Error('STORE=postgres needs DATABASE_URL');
     const schema = `checkpoint_stall_${process.pid}`;
-    const store = await postgresStore({ connectionString: url, realm: 'stall', schema });
+    const store = await postgresStore({
+      connectionString: url,
+      realm: 'stall',
+      schema,
+      ...(pace === undefined ? {} : { checkpointBytesPerSecond: pace }),
+    });
     const drop = async () => {
       const pg = (await import('pg')).default;
       const client = new pg.Client({ connectionString: url });
@@ -81,7 +95,11 @@ async function openStore(dir: string): Promise<{ store: RealmStore; drop: () => 
     };
     return { store, drop };
   }
-  const store = sqliteStore({ filename: join(dir, 'realm.db'), writerThread });
+  const store = sqliteStore({
+    filename: join(dir, 'realm.db'),
+    writerThread,
+    ...(pace === undefined ? {} : { checkpointBytesPerSecond: pace }),
+  });
   return { store, drop: async () => {} };
 }
 
@@ -122,11 +140,6 @@ async function main(): Promise<void> {
     }, 1);
 
     for (let k = 0; k < 200; k++) await op(); // warm-up
-    const baseline = new Window();
-    window = baseline;
-    last = performance.now();
-    for (let k = 0; k < 500; k++) await op();
-    baseline.end();
 
     const during = new Window();
     window = during;
@@ -139,8 +152,15 @@ async function main(): Promise<void> {
     while (!done) await op();
     await written;
     during.end();
-    window = undefined;
     const checkpointMs = performance.now() - t;
+    // The baseline: as many operations again (at least 500) without a checkpoint, so that the
+    // longest waits of the two compare samples of the same size (a longer run meets rarer pauses).
+    const baseline = new Window();
+    window = baseline;
+    last = performance.now();
+    for (let k = 0; k < Math.max(500, during.latencies.length); k++) await op();
+    baseline.end();
+    window = undefined;
     clearInterval(ticker);
     gc.disconnect();
 

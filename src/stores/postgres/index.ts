@@ -24,6 +24,7 @@
  *   Pool or Client, or `@electric-sql/pglite`), or a `connectionString` for a `pg` Pool made here.
  */
 import { CorruptStoreError, VersionConflictError } from '../../host/errors';
+import { checkPace, pacer, sleep } from '../pace';
 import {
   consecutiveFrom,
   type CheckpointStream,
@@ -79,6 +80,12 @@ export interface PostgresStoreOptions {
    * `maxRetries`, then the request fails).
    */
   readonly lockWrites?: boolean;
+  /**
+   * The pace of checkpoint parts, in bytes per second (src/stores/pace.ts). Default 16 MiB/s: each
+   * part is a commit, and at full speed the parts' WAL flushes delay the changes' own commits.
+   * `Infinity` writes them as fast as the server takes them.
+   */
+  readonly checkpointBytesPerSecond?: number;
 }
 
 const SCHEMA_VERSION = 2;
@@ -92,6 +99,7 @@ const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
 export async function postgresStore(options: PostgresStoreOptions): Promise<RealmStore> {
   const schema = options.schema ?? 'public';
   const prefix = options.tablePrefix ?? 'chat_realm_';
+  const pace = checkPace(options.checkpointBytesPerSecond);
   if (!IDENT.test(schema) || !(prefix === '' || IDENT.test(prefix))) {
     throw new TypeError('schema and tablePrefix must be lower-case identifiers ([a-z_][a-z0-9_]*)');
   }
@@ -339,12 +347,14 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         if (rows.length > 0) return;
         const key = partsKey();
         let part = 0;
+        const due = pacer(pace);
         for await (const data of cp.parts) {
           await beside.query(
             `INSERT INTO ${t('checkpoint_parts')} (realm, version, parts_key, part, data) VALUES ($1, $2, $3, $4, $5)`,
             [realm, cp.version, key, part++, data],
           );
           cp.recycle?.(data); // sent: the driver copied it
+          await sleep(due(data.length));
         }
         await commitCheckpoint({ ...cp, checksum: cp.checksum() }, null, null, part, key);
       }

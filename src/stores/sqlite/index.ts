@@ -28,6 +28,7 @@ import {
   type StoredHead,
   type StoredRealm,
 } from '../../host/store';
+import { checkPace } from '../pace';
 import { WriterThread, WriteTurn } from './writer-thread';
 
 export interface SqliteStoreOptions {
@@ -51,6 +52,12 @@ export interface SqliteStoreOptions {
    * ':memory:' or '' always does: its database is private to one connection).
    */
   readonly writerThread?: boolean;
+  /**
+   * The writer thread's pace for checkpoint parts, in bytes per second (src/stores/pace.ts).
+   * Default 16 MiB/s: at full speed a checkpoint's writes and syncs fill the disk's queue and the
+   * changes' own commits wait behind them. `Infinity` writes as fast as the disk takes them.
+   */
+  readonly checkpointBytesPerSecond?: number;
 }
 
 /** The file's schema version (`PRAGMA user_version`) and how to reach it from each older one. */
@@ -120,6 +127,7 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
   };
   const synchronous = options.synchronous ?? 'FULL';
   const keep = Math.max(1, options.keepCheckpoints ?? 2);
+  const pace = checkPace(options.checkpointBytesPerSecond);
 
   const preexisting = holdsBytes(options.filename);
   const db = guard(() => new Database(options.filename, { timeout: options.busyTimeoutMs ?? 5000 }));
@@ -225,6 +233,7 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
         filename: options.filename,
         realm,
         busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+        bytesPerSecond: pace,
         pruneParts: PRUNE_PARTS_SQL,
         pruneChanges: PRUNE_CHANGES_SQL,
         pruneChangesBatch: PRUNE_BATCH,

@@ -13,6 +13,9 @@
  *   waiting main-thread writer go first.
  * - Parts are written with `synchronous = NORMAL` (no fsync each), each in its own IMMEDIATE
  *   transaction of one part (256 KiB: well under a millisecond holding the lock).
+ * - Parts are paced (16 MiB/s by default): at full speed the part writes and the WAL checkpoints'
+ *   syncs fill the disk's queue, and the main connection's small commits wait behind them; paced,
+ *   its fsyncs meet an idle disk most of the time (bench/checkpoint-stall.ts).
  * - After every few parts, and on request, a PASSIVE WAL checkpoint (which never waits for or
  *   blocks a writer) fsyncs the log, copies it into the main file and fsyncs that. So the log's
  *   unsynced tail stays small, and the main connection's own commit (FULL: one fsync) never has to
@@ -38,6 +41,8 @@ interface WriterConfig {
   readonly busyTimeoutMs: number;
   /** WAL checkpoint after this many bytes of parts. */
   readonly syncBytes: number;
+  /** Parts are written at most this many bytes per second (`Infinity`: no pacing). */
+  readonly bytesPerSecond: number;
   /** The shared lock word (`WriteTurn`). */
   readonly turn: Int32Array;
   /** WAL checkpoint every this many milliseconds (the main connection's are off). */
@@ -92,6 +97,17 @@ const step = (statement, args) => {
 };
 const walCheckpoint = () => db.pragma('wal_checkpoint(PASSIVE)');
 let unsynced = 0;
+// Pacing: the parts of one checkpoint (one parts_key) started at paceFrom and came to paced bytes;
+// after each part the thread sleeps until that many bytes are due at the configured rate.
+let paceKey = -1, paceFrom = 0, paced = 0;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const pace = (key, bytes) => {
+  if (!(c.bytesPerSecond > 0 && c.bytesPerSecond < Infinity)) return;
+  if (key !== paceKey) { paceKey = key; paceFrom = performance.now(); paced = 0; }
+  paced += bytes;
+  const wait = paceFrom + (paced / c.bytesPerSecond) * 1000 - performance.now();
+  if (wait > 0) Atomics.wait(pause, 0, 0, wait);
+};
 const timer = setInterval(() => { try { walCheckpoint(); } catch {} }, c.walEveryMs);
 timer.unref();
 const run = (m) => {
@@ -100,6 +116,7 @@ const run = (m) => {
     step(insertPart, [c.realm, m.version, m.key, m.part, data]);
     unsynced += data.length;
     if (unsynced >= c.syncBytes) { walCheckpoint(); unsynced = 0; }
+    pace(m.key, data.length);
     return { data: m.data, transfer: [m.data.buffer] };
   }
   if (m.op === 'sync') { walCheckpoint(); unsynced = 0; return {}; }
@@ -129,6 +146,7 @@ export interface WriterOptions {
   readonly filename: string;
   readonly realm: string;
   readonly busyTimeoutMs: number;
+  readonly bytesPerSecond: number;
   readonly pruneParts: string;
   readonly pruneChanges: string;
   readonly pruneChangesBatch: number;
@@ -204,6 +222,7 @@ export class WriterThread {
       filename: options.filename,
       realm: options.realm,
       busyTimeoutMs: options.busyTimeoutMs,
+      bytesPerSecond: options.bytesPerSecond,
       syncBytes: 1 << 20,
       turn: turn.words,
       walEveryMs: 200,

@@ -45,6 +45,12 @@ interface BinaryHeader {
   readonly chain?: number;
   /** Format 3: [message index, content] for contents UTF-8 cannot carry (lone surrogates). */
   readonly exact?: ReadonlyArray<readonly [number, string]>;
+  /**
+   * Format 3: the largest message id the realm ever had (`MessageStore.lastId`), so an id deleted
+   * before the checkpoint is not given again on replay. Absent in older checkpoints: the largest
+   * stored id then.
+   */
+  readonly lastId?: number;
 }
 
 /** A lone (unpaired) UTF-16 surrogate: UTF-8 would turn it into U+FFFD. */
@@ -132,6 +138,7 @@ export function* encodeCheckpoint(state: RealmState, version: number, chain: num
     version,
     chain,
     exact,
+    lastId: store.lastId,
   };
   const json = encoder.encode(JSON.stringify(header));
   yield json;
@@ -223,6 +230,7 @@ function decodeSections(payload: Uint8Array, from: number, end: number, header: 
     { ids, recipient, sender, timestamp, bits, content, topics, conversations },
     rows,
     header.reactions,
+    header.lastId,
   );
   return Object.freeze({ ...base, messages });
 }

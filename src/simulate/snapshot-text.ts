@@ -1,7 +1,7 @@
-import { EMPTY_STORE, allMessages, type MessageRecord } from '../core/messages/store';
+import { allMessages, type MessageRecord } from '../core/messages/store';
 import { bitsToFlags } from '../core/messages/flags';
 import { chunkIndexFor, lowerBound } from '../core/messages/rows';
-import { snapshotRealm } from '../core/snapshot/export';
+import { snapshotSections } from '../core/snapshot/export';
 import { messageSnapshotFields } from '../core/snapshot/export-messages';
 import type { RealmState } from '../core/state';
 
@@ -23,7 +23,8 @@ export function* snapshotText(
   batch = 20_000,
   onProgress?: (done: number, total: number) => void,
 ): Generator<string> {
-  const shell = snapshotRealm({ ...state, messages: EMPTY_STORE }) as Record<string, unknown>;
+  // The sections with `messages` left empty (and `last_message_id` when the realm has one).
+  const shell = snapshotSections(state) as Record<string, unknown>;
   const keys = Object.keys(shell);
   yield '{';
   let first = true;

@@ -344,6 +344,19 @@ describe('deleteTopic', () => {
     expect(r.events).toEqual([]);
   });
 
+  it('never lets a later message take the id of a deleted newest message (Zulip never reuses ids)', () => {
+    const send = (s: RealmState) =>
+      wire(s, 'hamlet', 'POST', '/messages', { type: 'stream', to: 'Verona', topic: 'brief', content: 'x' });
+    const first = send(state);
+    const id = (first.body as { id: number }).id;
+    const r = del(first.state, 1, { topic_name: 'brief' });
+    ok(r);
+    expect(getMessage(r.state.messages, id)).toBeUndefined();
+    expect(r.state.messages.lastId).toBe(id);
+    const second = send(r.state);
+    expect(second.body).toMatchObject({ result: 'success', id: id + 1 });
+  });
+
   it('deletes newest first in batches of 100, one event per batch (scenario: Batches of 100, newest first)', () => {
     const s = withVeniceTopic(250, 'T');
     const r = del(s, 5, { topic_name: 't' });

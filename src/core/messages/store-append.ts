@@ -23,10 +23,18 @@ export interface AppendedMessage {
   readonly participants: readonly number[];
 }
 
-/** The id the next message takes: one past the newest stored. */
+/**
+ * The id the next message takes: one past the largest the realm ever had (`lastId`), so the id of
+ * a deleted newest message is never reused; never less than one past the newest stored.
+ */
 export function nextMessageId(store: MessageStore): number {
+  return Math.max(store.lastId, newestStoredId(store)) + 1;
+}
+
+/** The newest stored message's id, or 0 when the store is empty. */
+export function newestStoredId(store: MessageStore): number {
   const last = store.chunks[store.chunks.length - 1];
-  return last === undefined ? 1 : last.ids[last.ids.length - 1]! + 1;
+  return last === undefined ? 0 : last.ids[last.ids.length - 1]!;
 }
 
 /**
@@ -80,6 +88,7 @@ export function appendMessage(
     ...store,
     chunks,
     count: store.count + 1,
+    lastId: id,
     topics,
     conversations,
     foldedTopics,

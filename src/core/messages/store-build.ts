@@ -38,6 +38,7 @@ export function buildMessageStoreFromColumns(
   cols: MessageColumnsInput,
   rows: RowsInput,
   reactionList: Iterable<readonly [number, readonly Reaction[]]> = [],
+  lastId = 0,
 ): MessageStore {
   const n = cols.ids.length;
   const topicIds = new Map<string, number>();
@@ -106,6 +107,8 @@ export function buildMessageStoreFromColumns(
   return Object.freeze({
     chunks,
     count: n,
+    // Ids are sorted: the last is the largest stored; a caller that knows of larger (deleted) ones says so.
+    lastId: Math.max(lastId, n > 0 ? cols.ids[n - 1]! : 0),
     topics: internerFrom(topicIds),
     conversations: internerFrom(convIds),
     reactions,

@@ -28,6 +28,12 @@ export interface MessageChunk {
 export interface MessageStore {
   readonly chunks: readonly MessageChunk[];
   readonly count: number;
+  /**
+   * The largest message id the realm ever had (0 before its first message), deleted messages
+   * included: Zulip never reuses a message id, so the next one is past this, not past the newest
+   * stored.
+   */
+  readonly lastId: number;
   readonly topics: Interner;
   readonly conversations: Interner;
   readonly reactions: IntMap<readonly Reaction[]>;
@@ -48,6 +54,7 @@ export interface MessageStore {
 export const EMPTY_STORE: MessageStore = {
   chunks: [],
   count: 0,
+  lastId: 0,
   topics: emptyInterner,
   conversations: emptyInterner,
   reactions: IntMap.empty(),

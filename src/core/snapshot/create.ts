@@ -247,6 +247,14 @@ function startBuild(
     defaultChannelIds: loadDefaultChannels(s, loader),
   };
   const personal = loadPersonal(s, loader, people.users);
-  const messages = new MessageLoader(userIds, channelIds, people.users, subscribers, refs, failed);
+  const messages = new MessageLoader(
+    userIds,
+    channelIds,
+    people.users,
+    subscribers,
+    refs,
+    failed,
+    s.last_message_id,
+  );
   return { build: (store) => ({ ...rest, messages: store, ...personal }), loader: messages };
 }

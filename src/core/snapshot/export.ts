@@ -1,3 +1,4 @@
+import { newestStoredId } from '../messages/store-append';
 import { FlagNames, messageBlocks, messageSnapshotFields, withLazyFlags } from './export-messages';
 import type { GroupSettingValue } from '../model/group-setting';
 import { REALM_GROUP_SETTING_NAMES, type RealmGroupSettingName, type RealmSettings } from '../model/realm';
@@ -119,6 +120,7 @@ export function snapshotSections(state: RealmState): RealmSnapshot {
     subscriptions,
     default_channel_ids: [...state.defaultChannelIds.keys()],
     messages: [],
+    ...lastMessageId(state),
     user_topics: flatten(state.userTopics.values())
       .map((t) => ({ ...t }))
       .sort(
@@ -143,6 +145,16 @@ export function snapshotSections(state: RealmState): RealmSnapshot {
     bot_storage: flatten(state.botStorage.values()).map((b) => ({ ...b })),
     pending_email_changes: [...state.pendingEmailChanges.values()].map((p) => ({ ...p })),
   };
+}
+
+/**
+ * `last_message_id` when the realm once had a message above every stored one (its newest were
+ * deleted): ids are never reused, so a reloaded realm must not give that id again. Left out
+ * otherwise, so snapshots of realms that never lost their newest message do not change.
+ */
+function lastMessageId(state: RealmState): { last_message_id?: number } {
+  const { lastId } = state.messages;
+  return lastId > newestStoredId(state.messages) ? { last_message_id: lastId } : {};
 }
 
 /**

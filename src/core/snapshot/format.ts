@@ -125,6 +125,8 @@ export const canonicalSnapshotSchema = z.strictObject({
       z.extend(directMessageSchema, canonicalMessageFields),
     ]),
   ),
+  // Written only when above every stored message's id, so most snapshots do not carry it.
+  last_message_id: z.optional(id),
   user_topics: z.array(z.required(userTopicSchema)),
   scheduled_messages: z.array(z.required(scheduledMessageSchema)),
   custom_profile_fields: z.array(z.required(customProfileFieldSchema)),

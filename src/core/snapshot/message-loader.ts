@@ -64,6 +64,8 @@ export class MessageLoader {
     private readonly issues: IssueList,
     /** Whether problems were reported elsewhere (the store will not be built then). */
     private readonly failed: () => boolean = () => false,
+    /** The snapshot's `last_message_id`: the largest id the realm ever had, deleted ones included. */
+    private readonly lastMessageId: number | undefined = undefined,
   ) {
     for (const [streamId, ids] of subscribers) {
       const active = ids.filter((u) => users.get(u)?.is_active !== false);
@@ -275,6 +277,12 @@ export class MessageLoader {
 
   /** The store, or an empty one when anything was reported (the caller throws then). */
   finish(): MessageStore {
+    // Ids are never reused: the high-water mark cannot be below a message that exists.
+    if (this.lastMessageId !== undefined && this.maxSeen > this.lastMessageId)
+      this.issues.add(
+        ['last_message_id'],
+        `${this.lastMessageId} is below message id ${this.maxSeen}: it is the largest id the realm ever had`,
+      );
     if (this.issues.items.length > 0 || this.failed()) return EMPTY_STORE;
     const n = this.n;
     let cols: Columns = {
@@ -302,7 +310,7 @@ export class MessageLoader {
       if (!this.sorted) [userIds, userFlags] = sortRows(userIds, userFlags);
       rows.set(u, { ids: userIds, flags: userFlags });
     }
-    return buildMessageStoreFromColumns(cols, rows, this.reactions);
+    return buildMessageStoreFromColumns(cols, rows, this.reactions, this.lastMessageId);
   }
 }
 

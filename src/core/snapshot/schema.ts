@@ -266,6 +266,8 @@ export const snapshotSchema = z.strictObject({
   subscriptions: z.optional(z.array(subscriptionSchema)),
   default_channel_ids: z.optional(z.array(id)),
   messages: z.optional(z.array(z.unknown())),
+  /** The largest message id the realm ever had, when above every stored one (its newest were deleted). */
+  last_message_id: z.optional(id),
   user_topics: z.optional(z.array(userTopicSchema)),
   scheduled_messages: z.optional(z.array(scheduledMessageSchema)),
   custom_profile_fields: z.optional(z.array(customProfileFieldSchema)),

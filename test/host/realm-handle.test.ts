@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { openRealm } from '../../src/host/realm-handle';
+import { openRealm, type RealmHandle } from '../../src/host/realm-handle';
 import { sealChange, openChange } from '../../src/host/change';
 import { sealCheckpoint } from '../../src/host/checkpoint';
 import { checksum } from '../../src/host/checksum';
@@ -13,10 +16,12 @@ import {
 } from '../../src/host/errors';
 import type { RealmStore } from '../../src/host/store';
 import { memoryStore } from '../../src/stores/memory/index';
+import { sqliteStore } from '../../src/stores/sqlite/index';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { seededRandom } from '../../src/core/context';
 import {
   createSavedSnippet,
+  deleteTopic,
   sendMessage,
   updateMessageFlagsForNarrow,
   updateSettings,
@@ -275,6 +280,54 @@ describe('realm handle: sending messages', () => {
     await handle.close();
     const fromCheckpoint = await openRealm({ store, operations: ALL_OPS });
     expect(snapshotRealm(fromCheckpoint.state)).toEqual(snapshotRealm(again.state));
+  });
+});
+
+describe('realm handle: message ids after a restart (sqlite)', () => {
+  it('never gives again the id of a deleted newest message, replaying the log or from a checkpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chat-realm-ids-'));
+    const open = (snapshot?: ReturnType<typeof devSnapshot>) =>
+      openRealm({
+        store: sqliteStore({ filename: join(dir, 'realm.db'), realm: 'ids' }),
+        ...(snapshot === undefined ? {} : { snapshot }),
+        ctx,
+        operations: ALL_OPS,
+        checkpoints: false,
+      });
+    const send = async (handle: RealmHandle) =>
+      (
+        (
+          await handle.run(sendMessage, hamlet, {
+            type: 'stream',
+            to: 'Verona',
+            topic: 'doomed',
+            content: 'x',
+          })
+        ).body as unknown as { id: number }
+      ).id;
+    try {
+      const first = await open(devSnapshot());
+      const id = await send(first);
+      const deleted = await first.run(
+        deleteTopic,
+        { userId: cast.iago },
+        { stream_id: 1, topic_name: 'doomed' },
+      );
+      expect(deleted.status).toBe(200);
+      await first.close(); // no checkpoint: the next open replays the whole log
+      const replayed = await open();
+      expect(replayed.state.messages.lastId).toBe(id);
+      expect(await send(replayed)).toBe(id + 1);
+      await replayed.run(deleteTopic, { userId: cast.iago }, { stream_id: 1, topic_name: 'doomed' });
+      await replayed.checkpoint(); // taken with the newest message deleted
+      await replayed.close();
+      const fromCheckpoint = await open();
+      expect(fromCheckpoint.state.messages.lastId).toBe(id + 1);
+      expect(await send(fromCheckpoint)).toBe(id + 2);
+      await fromCheckpoint.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

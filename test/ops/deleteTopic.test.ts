@@ -348,7 +348,7 @@ describe('deleteTopic', () => {
     const send = (s: RealmState) =>
       wire(s, 'hamlet', 'POST', '/messages', { type: 'stream', to: 'Verona', topic: 'brief', content: 'x' });
     const first = send(state);
-    const id = (first.body as { id: number }).id;
+    const id = (first.body as unknown as { id: number }).id;
     const r = del(first.state, 1, { topic_name: 'brief' });
     ok(r);
     expect(getMessage(r.state.messages, id)).toBeUndefined();

@@ -191,10 +191,12 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     };
     await step(
       `WITH gone AS (DELETE FROM ${t('checkpoint_parts')} WHERE ctid IN (
-         SELECT p.ctid FROM ${t('checkpoint_parts')} p WHERE p.realm = $1 AND p.version <
-           (SELECT min(version) FROM ${t('checkpoints')} WHERE realm = $1) AND NOT EXISTS
+         SELECT p.ctid FROM ${t('checkpoint_parts')} p WHERE p.realm = $1 AND NOT EXISTS
            (SELECT 1 FROM ${t('checkpoints')} c WHERE c.realm = p.realm AND c.version = p.version
-               AND c.parts_key = p.parts_key) LIMIT $2) RETURNING 1)
+               AND c.parts_key = p.parts_key)
+           AND (p.version < (SELECT min(version) FROM ${t('checkpoints')} WHERE realm = $1) OR EXISTS
+             (SELECT 1 FROM ${t('checkpoints')} c WHERE c.realm = p.realm AND c.version = p.version))
+           LIMIT $2) RETURNING 1)
        SELECT count(*) AS n FROM gone`,
       PRUNE_PARTS,
     );

@@ -89,12 +89,13 @@ const SCHEMA_STEPS: Readonly<Record<number, string>> = {
 const PRUNE_BATCH = 200;
 const PRUNE_PARTS = 4;
 
-/** Parts of no checkpoint row older than the oldest kept one (see `pruneParts` below). */
+/** Parts of no checkpoint row that no row can come to use (see `pruneParts` below). */
 const PRUNE_PARTS_SQL = `DELETE FROM checkpoint_parts WHERE rowid IN (
-   SELECT p.rowid FROM checkpoint_parts p WHERE p.realm = ? AND p.version <
-     (SELECT min(version) FROM checkpoints WHERE realm = ?) AND NOT EXISTS
+   SELECT p.rowid FROM checkpoint_parts p WHERE p.realm = ? AND NOT EXISTS
      (SELECT 1 FROM checkpoints c WHERE c.realm = p.realm AND c.version = p.version
          AND c.parts_key = p.parts_key)
+     AND (p.version < (SELECT min(version) FROM checkpoints WHERE realm = ?) OR EXISTS
+       (SELECT 1 FROM checkpoints c WHERE c.realm = p.realm AND c.version = p.version))
    LIMIT ?)`;
 const PRUNE_CHANGES_SQL = `DELETE FROM changes WHERE realm = ? AND version IN (
    SELECT version FROM changes WHERE realm = ? AND version <
@@ -179,8 +180,10 @@ export function sqliteStore(options: SqliteStoreOptions): RealmStore {
     `DELETE FROM checkpoints WHERE realm = ? AND version NOT IN
        (SELECT version FROM checkpoints WHERE realm = ? ORDER BY version DESC LIMIT ?)`,
   );
-  // Parts of no checkpoint row older than the oldest kept one: of pruned checkpoints, or of a
-  // write that never committed (a newer write may still be under way in another process).
+  // Parts of no checkpoint row: older than the oldest kept one (of pruned checkpoints, or of a
+  // write that never committed), or of a version whose row was committed by another write (a write
+  // interrupted by a crash, then done again at the same version: its row can never be inserted).
+  // Other parts may belong to a write still under way in another process, even at an older version.
   const pruneParts = db.prepare(PRUNE_PARTS_SQL);
   const pruneChanges = db.prepare(PRUNE_CHANGES_SQL);
 

@@ -351,10 +351,22 @@ async function runShell(chain: readonly DocBlock[]): Promise<void> {
       expect(ok, `${what} exited with ${r.code}:\n${r.err}\n${r.out}`).toBe(true);
       // Against a server, an error body is a failure even though curl exits with 0.
       expect(r.out, `${what} answered an error`).not.toMatch(/"result":\s*"error"/);
+      if (stop && /^curl\b/.test(command)) expectZulipSuccess(command, r.out, what);
     }
   } finally {
     await stop?.();
   }
+}
+
+/**
+ * A curl command against the demo server answers one JSON object with `result: "success"`, and an
+ * answer that names a user (`email`, as GET /users/me does) names the one the command signed in as.
+ */
+function expectZulipSuccess(command: string, out: string, what: string): void {
+  const body = JSON.parse(out) as { result?: unknown; email?: unknown };
+  expect(body.result, `${what} answered ${out}`).toBe('success');
+  const user = /-\S*u\s+([^:\s]+):/.exec(command)?.[1];
+  if (user !== undefined && body.email !== undefined) expect(body.email, what).toBe(user);
 }
 
 /** JSON with comments (`//` to the end of a line, outside strings) and trailing commas. */

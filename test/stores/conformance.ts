@@ -8,7 +8,7 @@ import { openRealm, type ChangeNotice } from '../../src/host/realm-handle';
 import { sealChange } from '../../src/host/change';
 import { checksum } from '../../src/host/checksum';
 import { CorruptStoreError, VersionConflictError } from '../../src/host/errors';
-import type { RealmStore, SealedChange, SealedCheckpoint } from '../../src/host/store';
+import type { CheckpointStream, RealmStore, SealedChange, SealedCheckpoint } from '../../src/host/store';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { seededRandom } from '../../src/core/context';
 import { devSnapshot, cast } from '../support/realm';
@@ -26,6 +26,8 @@ export interface StoreBacking {
   dropChangesFrom(version: number): Promise<void>;
   /** Removes everything the backing created. */
   cleanup(): Promise<void>;
+  /** Stores that keep checkpoints in parts: how many part rows are stored. */
+  countCheckpointParts?(): Promise<number>;
 }
 
 export type BackingFactory = () => Promise<StoreBacking>;
@@ -107,6 +109,32 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       await store.writeCheckpoint(opaqueCheckpoint(0, { first: true }));
       await store.writeCheckpoint(opaqueCheckpoint(0, { second: true }));
       expect((await store.load()).checkpoint).toEqual(opaqueCheckpoint(0, { first: true }));
+    });
+
+    // A write interrupted (a crash, a failing stream) and done again at the same version leaves
+    // parts under another key; the retry's row makes them unusable, so its pruning deletes them.
+    it('prunes the parts of an interrupted checkpoint once the same version is committed', async () => {
+      const b = await fresh();
+      const store = await open(b);
+      const part = new Uint8Array(1000).fill(7);
+      const whole = new Uint8Array([...part, ...part]);
+      const stream = (fail: boolean): CheckpointStream => ({
+        version: 0,
+        format: 3,
+        parts: (async function* () {
+          yield part.slice();
+          yield part.slice();
+          if (fail) throw new Error('interrupted');
+        })(),
+        checksum: () => checksum(whole),
+      });
+      await expect(store.writeCheckpoint(stream(true))).rejects.toThrow('interrupted');
+      if (b.countCheckpointParts) expect(await b.countCheckpointParts()).toBe(2);
+      await store.writeCheckpoint(stream(false));
+      if (b.countCheckpointParts) expect(await b.countCheckpointParts()).toBe(2); // the committed write's only
+      const loaded = await store.load();
+      expect(loaded.checkpoint?.version).toBe(0);
+      expect(loaded.checkpoint?.payload).toEqual(whole);
     });
 
     it('refuses an append at the wrong version with both versions and writes nothing', async () => {

@@ -13,6 +13,7 @@ import zulip from 'zulip-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run';
 import { expectValidResponse } from '../support/openapi';
+import { freePort } from '../support/free-port';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'chat-realm-cli-'));
@@ -75,17 +76,6 @@ function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<
   return new Promise((resolve) => {
     child.on('exit', (code) => resolve(code));
     child.kill(signal);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

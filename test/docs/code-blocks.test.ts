@@ -26,13 +26,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DIRECTIVES, allBlocks, commandsOf, kindOf, label, programs, type DocBlock } from './doc-blocks';
+import { freePort } from '../support/free-port';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const HAS_DIST = ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js'].every((f) =>
@@ -80,18 +80,6 @@ function scratchProject(): string {
 const project = scratchProject();
 let runs = 0;
 afterAll(() => rmSync(project, { recursive: true, force: true }));
-
-/** A free TCP port on the loopback interface. */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 const withPort = (code: string, port: number): string => code.replace(/\b999[12]\b/g, String(port));
 

@@ -1,5 +1,17 @@
+import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
+import { zulipIssue } from '../../core/params';
 import { pythonStrip } from '../../core/text/whitespace';
+
+/** The `type` of a message (POST /messages, PATCH /scheduled_messages): Zulip's four spellings. */
+export const messageTypeSchema = z.pipe(
+  z.string(),
+  z.transform((value, ctx) => {
+    if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
+    zulipIssue(ctx, 'Invalid {var}: Value error, Not in the list of possible values');
+    return z.NEVER;
+  }),
+);
 
 /**
  * Zulip's parsing of the `to` parameter of POST /messages (`extract_stream_indicator`,

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
-import { param, rawParam, zulipIssue } from '../../core/params';
+import { param, rawParam } from '../../core/params';
 import { failure } from '../../core/result';
 import type { User } from '../../core/model/records';
 import type { RealmState } from '../../core/state';
@@ -13,17 +13,8 @@ import {
   truncateTopic,
 } from '../../core/messages/send-checks';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
-import { extractPrivateRecipients, extractStreamIndicator } from './send-recipients';
+import { extractPrivateRecipients, extractStreamIndicator, messageTypeSchema } from './send-recipients';
 import { deliverMessage, type Addressee } from './send-deliver';
-
-const typeSchema = z.pipe(
-  z.string(),
-  z.transform((value, ctx) => {
-    if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
-    zulipIssue(ctx, 'Invalid {var}: Value error, Not in the list of possible values');
-    return z.NEVER;
-  }),
-);
 
 // On the wire a plain string (maybe JSON); the library API may pass the decoded id, name or list.
 const toSchema = z.union([z.string(), z.int(), z.array(z.union([z.string(), z.int()]))]);
@@ -75,7 +66,7 @@ export const sendMessage = defineOperation({
     param('read_by_sender', z.boolean()),
     rawParam('sender', z.string()),
     rawParam('to', toSchema),
-    rawParam('type', typeSchema, { required: true }),
+    rawParam('type', messageTypeSchema, { required: true }),
     param('time', z.number()),
     // OptionalTopic: stripped of surrounding whitespace by pydantic; `subject` is its legacy name.
     rawParam('topic', z.pipe(z.string(), z.transform(stripUnicodeWhitespace)), { alias: 'subject' }),

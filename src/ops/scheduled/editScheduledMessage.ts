@@ -17,6 +17,7 @@ import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
+import { messageTypeSchema } from '../messages/send-recipients';
 import { directRecipientsForApi, scheduledMessageForApi } from './format';
 
 type RecipientType = 'stream' | 'private';
@@ -32,15 +33,6 @@ const toSchema = accepts<number | readonly number[]>()(
       return z.NEVER;
     }),
   ),
-);
-
-const typeSchema = z.pipe(
-  z.string(),
-  z.transform((value, ctx) => {
-    if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
-    zulipIssue(ctx, 'Invalid {var}: Value error, Not in the list of possible values');
-    return z.NEVER;
-  }),
 );
 
 const futureError = (): ZulipError => errors.badRequest('Scheduled delivery time must be in the future.');
@@ -69,7 +61,7 @@ export const editScheduledMessage = defineOperation({
   pathParams: ['scheduled_message_id'],
   params: [
     param('scheduled_message_id', z.int(), { required: true }),
-    rawParam('type', typeSchema),
+    rawParam('type', messageTypeSchema),
     param('to', toSchema),
     // OptionalTopic: a raw string, stripped of surrounding whitespace; `subject` is its legacy name.
     rawParam('topic', z.pipe(z.string(), z.transform(stripTopic)), { alias: 'subject' }),

@@ -8,6 +8,7 @@ import { snapshotRealm } from '../../src/core/snapshot/export';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
+import { unsubscribe } from '../../src/ops/channels/unsubscribe';
 import { expectRefused } from '../support/expect-result';
 import { loose } from '../support/loose';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
@@ -510,6 +511,19 @@ describe('sendMessage: other parameters', () => {
     const c = send(a.state, 'hamlet', toVerona({ content: 'c' }));
     expect(ok(c).id).toBe(ok(a).id + 1);
     expect(readMessage(a.state.messages, ok(c).id)).toBeUndefined();
+  });
+
+  it('sends after an operation that edits the message store through immer (which freezes it)', () => {
+    // unsubscribe marks the leaver's unread channel messages read: the new store passes through
+    // immer, which freezes the chunk's contents array that the next send appends to.
+    const a = send(dev, 'hamlet', toVerona({ content: 'a' }));
+    const left = loose(unsubscribe)(a.state, as('cordelia'), { subscriptions: ['Verona'] }, testCtx());
+    expect(left.body.result).toBe('success');
+    expect(left.state.messages).not.toBe(a.state.messages);
+    const c = send(left.state, 'othello', { type: 'direct', to: [cast.hamlet], content: 'c' });
+    expect(readMessage(c.state.messages, ok(c).id)?.content).toBe('c');
+    expect(readMessage(left.state.messages, ok(c).id)).toBeUndefined();
+    expect(readMessage(c.state.messages, ok(a).id)?.content).toBe('a');
   });
 });
 

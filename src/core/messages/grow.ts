@@ -39,7 +39,9 @@ export function appendTyped<T extends Typed>(view: T, value: number, max: number
 
 /** `list` (whose first `length` entries are the caller's) with `value` at `length`. */
 export function appendPlain<V>(list: readonly V[], length: number, value: V): readonly V[] {
-  if (frontier.get(list) === length) {
+  // An operation that edits the state through immer freezes every plain array it reaches (the
+  // contents of the message chunks included): such an array is copied like any other.
+  if (frontier.get(list) === length && Object.isExtensible(list)) {
     (list as V[])[length] = value;
     frontier.set(list, length + 1);
     return list;

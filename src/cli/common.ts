@@ -128,6 +128,8 @@ export interface PostgresChoice {
   readonly url: string;
   readonly realm?: string | undefined;
   readonly schema?: string | undefined;
+  /** The store's checkpoint writer thread (default: on); off for one-shot commands. */
+  readonly writerThread?: boolean;
 }
 
 /**
@@ -154,6 +156,7 @@ export async function openPostgresStore(
       connectionString: choice.url,
       realm,
       ...(choice.schema === undefined ? {} : { schema: choice.schema }),
+      ...(choice.writerThread === undefined ? {} : { writerThread: choice.writerThread }),
     });
     return { store, where };
   } catch (error) {

@@ -69,7 +69,8 @@ function openStore(args: StoreArgs): Promise<{ store: RealmStore; where: string 
   const url = databaseUrlOf(args);
   return url === undefined
     ? openSqliteStore(args)
-    : openPostgresStore({ url, realm: args.realm, schema: args.schema });
+    : // One-shot: no operations run beside the import's checkpoint, so no thread (nor its connection).
+      openPostgresStore({ url, realm: args.realm, schema: args.schema, writerThread: false });
 }
 
 export async function runExport(argv: readonly string[], io: CliIO): Promise<number> {

@@ -56,6 +56,19 @@ interface BinaryHeader {
 /** A lone (unpaired) UTF-16 surrogate: UTF-8 would turn it into U+FFFD. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * Whether `text` has a lone surrogate. `String.prototype.isWellFormed` (ES2024) where the runtime
+ * has it: about ten times faster than the expression, which took most of a large checkpoint's
+ * encoding time.
+ */
+const hasLoneSurrogate: (text: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (text) => !(text as string & { isWellFormed(): boolean }).isWellFormed()
+    : (text) => LONE_SURROGATE.test(text);
+
+/** Messages whose contents one step of `encodeCheckpoint` encodes. */
+const CONTENT_STEP = 256;
+
 /** Decodes UTF-8 exactly: a leading U+FEFF is content, and damaged bytes are an error. */
 const utf8 = () => new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
 
@@ -94,7 +107,7 @@ export function* encodeCheckpoint(state: RealmState, version: number, chain: num
     const lengths = new Uint32Array(scratch.buffer, 0, c.ids.length);
     for (let i = 0; i < lengths.length; i++) {
       const text = c.content[i]!;
-      if (LONE_SURROGATE.test(text)) {
+      if (hasLoneSurrogate(text)) {
         exact.push([at + i, text]);
         lengths[i] = 0;
       } else lengths[i] = text.length;
@@ -113,12 +126,16 @@ export function* encodeCheckpoint(state: RealmState, version: number, chain: num
       texts = texts.map((t, i) => (skip < exact.length && exact[skip]![0] === at + i ? (skip++, '') : t));
     }
     at += c.ids.length;
-    // Encoded into a reused buffer (UTF-8 needs at most 3 bytes per UTF-16 unit).
-    const text = texts.join('');
-    if (content.length < 3 * text.length) content = new Uint8Array(3 * text.length);
-    const { written } = encoder.encodeInto(text, content);
-    contentBytes += written;
-    yield content.subarray(0, written);
+    // A few hundred messages per step (a whole chunk's text can take milliseconds to encode, and
+    // a step is the longest the stream holds the thread), into a reused buffer (UTF-8 needs at
+    // most 3 bytes per UTF-16 unit).
+    for (let from = 0; from < c.ids.length; from += CONTENT_STEP) {
+      const text = texts.slice(from, Math.min(c.ids.length, from + CONTENT_STEP)).join('');
+      if (content.length < 3 * text.length) content = new Uint8Array(3 * text.length);
+      const { written } = encoder.encodeInto(text, content);
+      contentBytes += written;
+      yield content.subarray(0, written);
+    }
   }
   const rowHeader: Array<readonly [number, number]> = [];
   for (const [userId, rows] of store.rows) {

@@ -45,6 +45,16 @@ export class EventQueue {
       (type === 'update_display_settings' || type === 'update_global_notifications')
     )
       return false;
+    if (type === 'stream') {
+      // A client that receives archived channels never stopped seeing an unarchived one (it gets
+      // the `is_archived` update instead) and keeps seeing an archived one: no create, no delete.
+      const e = event as { op?: string; for_unarchiving?: boolean; for_archiving?: boolean };
+      if (
+        (e.op === 'create' && e.for_unarchiving === true) ||
+        (e.op === 'delete' && e.for_archiving === true)
+      )
+        return this.capabilities.archived_channels !== true;
+    }
     if (type === 'user_group') {
       const e = event as { op?: string; data?: Record<string, unknown> };
       if (e.op === 'remove') return this.capabilities.include_deactivated_groups !== true;

@@ -32,6 +32,23 @@ describe('checkpoints', () => {
     expect(snapshotRealm(b.state)).toEqual(snapshotRealm(a.state));
   });
 
+  it('keeps every content exactly across the encoding steps (256 messages) and chunks (2,048)', () => {
+    // Lone surrogates (stored apart), astral and multi-byte text, and empty contents, placed on
+    // both sides of the step and chunk boundaries.
+    const special = ['\ud800', 'a\udc00b', '😀\u00e9', '', '\ufeffstart', 'x'.repeat(3000), '\u4e2d\u6587'];
+    const base = largeSnapshot(5000);
+    const first = base.messages!.length - 5000;
+    const messages = base.messages!.map((m, i) => {
+      const k = i - first;
+      const near = [255, 256, 257, 511, 512, 2047, 2048, 2049, 4095, 4096].includes(k);
+      return near || k % 97 === 0 ? { ...m, content: special[k % special.length]! } : m;
+    });
+    const state = createRealm({ ...base, messages });
+    const loaded = openCheckpoint(sealRealmCheckpoint(1, state), 'here');
+    expect(snapshotRealm(loaded)).toEqual(snapshotRealm(state));
+    expect(snapshotRealm(loaded).messages.map((m) => m.content)).toEqual(messages.map((m) => m.content));
+  });
+
   it('round-trips a simulated organization (direct and group messages, stars, mutes) exactly', () => {
     const state = simulateRealm({ preset: 'small', seed: 3 });
     const loaded = openCheckpoint(sealRealmCheckpoint(1, state), 'here');

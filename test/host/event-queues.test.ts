@@ -26,6 +26,23 @@ describe('EventQueues', () => {
     expect(got).toEqual({ kind: 'events', events: [expect.objectContaining({ id: 1, value: 'three' })] });
   });
 
+  it('gives an unarchived channel as `create` only to clients without archived_channels (they never lost it)', () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const modern = q.create(1, { eventTypes: null, capabilities: { archived_channels: true } });
+    const legacy = q.create(1, { eventTypes: null });
+    const stream = { stream_id: 8, name: 'old announcements' };
+    q.deliver([
+      { event: { type: 'stream', op: 'create', streams: [stream], for_unarchiving: true }, users: [1] },
+      { event: { type: 'stream', op: 'create', streams: [stream], for_unarchiving: false }, users: [1] },
+      { event: { type: 'stream', op: 'delete', streams: [stream], for_archiving: true }, users: [1] },
+      { event: { type: 'stream', op: 'delete', streams: [stream], for_archiving: false }, users: [1] },
+    ]);
+    const seen = (events: readonly Record<string, unknown>[]) =>
+      events.map((e) => `${String(e['op'])} ${String(e['for_unarchiving'] ?? e['for_archiving'])}`);
+    expect(seen(modern.events)).toEqual(['create false', 'delete false']);
+    expect(seen(legacy.events)).toEqual(['create true', 'create false', 'delete true', 'delete false']);
+  });
+
   it("adds a sent message's local_message_id for the sending queue only (forQueue)", () => {
     const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
     const sending = q.create(1, { eventTypes: null });

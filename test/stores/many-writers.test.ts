@@ -9,7 +9,7 @@
  * batch (`writeLock: 'always'`: the writers take turns and never conflict), and no lock at all
  * (`lockWrites: false`: they conflict and retry).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRealm } from '../../src/host/realm-handle';
 import { VersionConflictError } from '../../src/host/errors';
@@ -44,21 +44,29 @@ interface Ack {
 
 type Mode = 'contended' | 'always' | 'optimistic';
 
+/**
+ * One writer process. It says `ready` once its handle is open and waits for `go` on its stdin, so
+ * that the writers start together: processes that start a second apart (tsx compiling under load)
+ * would otherwise each finish their few writes before the next begins, and never race.
+ */
 function child(
   id: string,
   realm: string,
   mode: Mode,
   retries: number,
+  hooks: { spawned(p: ChildProcessWithoutNullStreams): void; ready(p: ChildProcessWithoutNullStreams): void },
 ): Promise<{ acks: Ack[]; conflicts: number }> {
   return new Promise((resolve, reject) => {
     const args = [schema, id, String(EACH), realm, mode, String(retries)];
-    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const p = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: ROOT });
+    hooks.spawned(p);
     let out = '';
     let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stdout.on('data', (d: Buffer) => {
+      const before = out;
+      out += d.toString();
+      if (!before.includes('ready\n') && out.includes('ready\n')) hooks.ready(p);
+    });
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.on('error', reject);
     p.on('exit', (code) => {
@@ -73,6 +81,26 @@ function child(
       resolve({ acks, conflicts });
     });
   });
+}
+
+/** The writer processes, released together once every one is ready (or at once if one fails). */
+async function children(realm: string, mode: Mode, retries: number) {
+  const all: ChildProcessWithoutNullStreams[] = [];
+  let ready = 0;
+  const go = () => {
+    for (const q of all) if (!q.stdin.writableEnded) q.stdin.end('go\n');
+  };
+  const hooks = {
+    spawned: (p: ChildProcessWithoutNullStreams) => all.push(p),
+    ready: () => {
+      if (++ready === WRITERS) go();
+    },
+  };
+  try {
+    return await Promise.all(['a', 'b', 'c', 'd'].map((id) => child(id, realm, mode, retries, hooks)));
+  } finally {
+    go();
+  }
 }
 
 /** Four handles in this process on one PGlite, each with its own store, interleaving their writes. */
@@ -130,9 +158,7 @@ describe.each([
       const initial = init.state;
       await init.close();
 
-      const results = usingServer
-        ? await Promise.all(['a', 'b', 'c', 'd'].map((id) => child(id, realm, mode, retries)))
-        : [await inProcess(realm, mode)];
+      const results = usingServer ? await children(realm, mode, retries) : [await inProcess(realm, mode)];
       const acks = results.flatMap((r) => r.acks).sort((x, y) => x.version - y.version);
       const conflicts = results.reduce((n, r) => n + r.conflicts, 0);
 

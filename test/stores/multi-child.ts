@@ -40,6 +40,16 @@ const handle = await openRealm({
   maxRetries: Number(retries),
   writeLock: mode === 'always' ? 'always' : 'contended',
 });
+// Ready: wait for the parent's `go`, so that every writer starts at once (many-writers.test.ts).
+writeSync(1, 'ready\n');
+await new Promise<void>((resolve) => {
+  let input = '';
+  process.stdin.on('data', (d: Buffer) => {
+    input += d.toString();
+    if (input.includes('go')) resolve();
+  });
+  process.stdin.on('end', () => resolve());
+});
 for (let i = 0; i < Number(count); i++) {
   const mark = `[${id}${i}]`;
   const r = await handle.run(appendMark, { userId: cast.hamlet }, { mark });

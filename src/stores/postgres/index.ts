@@ -25,6 +25,7 @@
  */
 import { CorruptStoreError, VersionConflictError } from '../../host/errors';
 import { checkPace, pacer, sleep } from '../pace';
+import type { PartsThread } from '../parts-thread';
 import {
   consecutiveFrom,
   type CheckpointStream,
@@ -86,6 +87,13 @@ export interface PostgresStoreOptions {
    * `Infinity` writes them as fast as the server takes them.
    */
   readonly checkpointBytesPerSecond?: number;
+  /**
+   * Insert checkpoint parts from a worker thread with a connection of its own (`writer-thread.ts`),
+   * so the driver's work for them does not hold up the realm's operations. Default: true when the
+   * store opens its own pool from `connectionString` (Node only); an injected client's parts are
+   * written through it, on the calling thread.
+   */
+  readonly writerThread?: boolean;
 }
 
 const SCHEMA_VERSION = 2;
@@ -114,6 +122,10 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     client = pool;
   }
   const pool = client;
+  const threaded = options.writerThread ?? owned !== undefined;
+  if (threaded && !options.connectionString) {
+    throw new TypeError('postgresStore: writerThread needs a connectionString (for its own connection)');
+  }
   // While `exclusive` holds the lock, every query of this store runs on the locked connection.
   let active: PgQueryable | undefined;
   const db: PgQueryable = { query: (text, params) => (active ?? pool).query(text, params) };
@@ -229,6 +241,24 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         [realm, keep],
       );
     }
+  };
+
+  const insertPart = `INSERT INTO ${t('checkpoint_parts')} (realm, version, parts_key, part, data) VALUES ($1, $2, $3, $4, $5)`;
+  // The writer thread, started with the first streamed checkpoint (and again after one failed),
+  // kept until `close`. Imported when needed: the store itself needs no Node built-in.
+  let writer: PartsThread | undefined;
+  let closed = false;
+  const writerThread = async (): Promise<PartsThread | undefined> => {
+    if (!threaded || !options.connectionString || closed) return undefined;
+    if (writer?.alive) return writer;
+    const { startWriterThread } = await import('./writer-thread');
+    writer = startWriterThread({
+      connectionString: options.connectionString,
+      realm,
+      insertPart,
+      bytesPerSecond: pace,
+    });
+    return writer;
   };
 
   return {
@@ -349,14 +379,16 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         if (rows.length > 0) return;
         const key = partsKey();
         let part = 0;
-        const due = pacer(pace);
-        for await (const data of cp.parts) {
-          await beside.query(
-            `INSERT INTO ${t('checkpoint_parts')} (realm, version, parts_key, part, data) VALUES ($1, $2, $3, $4, $5)`,
-            [realm, cp.version, key, part++, data],
-          );
-          cp.recycle?.(data); // sent: the driver copied it
-          await sleep(due(data.length));
+        const thread = await writerThread();
+        if (thread) {
+          part = await thread.writeParts(cp.version, key, cp.parts, cp.recycle?.bind(cp));
+        } else {
+          const due = pacer(pace);
+          for await (const data of cp.parts) {
+            await beside.query(insertPart, [realm, cp.version, key, part++, data]);
+            cp.recycle?.(data); // sent: the driver copied it
+            await sleep(due(data.length));
+          }
         }
         await commitCheckpoint({ ...cp, checksum: cp.checksum() }, null, null, part, key);
       }
@@ -380,7 +412,11 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
         }),
     // Idempotent: a handle closes its store, and so may whoever opened the store.
     close() {
-      ending ??= owned?.end() ?? Promise.resolve();
+      closed = true;
+      ending ??= (async () => {
+        await writer?.close();
+        await owned?.end();
+      })();
       return ending;
     },
   };

@@ -31,7 +31,7 @@
  * resolved.
  */
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { PACE_SCRIPT, PartsThread } from '../parts-thread';
 
 /** What the thread needs to open its connection. */
 interface WriterConfig {
@@ -52,23 +52,9 @@ interface WriterConfig {
   readonly pruneChangesBatch: number;
 }
 
+/** The thread's own requests (besides `part`, see `parts-thread.ts`). */
 type Request =
-  | {
-      readonly op: 'part';
-      readonly version: number;
-      readonly key: number;
-      readonly part: number;
-      readonly data: Uint8Array;
-    }
-  | { readonly op: 'sync' }
-  | { readonly op: 'prune'; readonly changes: boolean }
-  | { readonly op: 'close' };
-
-interface Reply {
-  readonly id: number;
-  readonly data?: Uint8Array<ArrayBuffer>;
-  readonly error?: { readonly message: string; readonly code?: string };
-}
+  { readonly op: 'sync' } | { readonly op: 'prune'; readonly changes: boolean } | { readonly op: 'close' };
 
 const SCRIPT = String.raw`
 'use strict';
@@ -97,15 +83,11 @@ const step = (statement, args) => {
 };
 const walCheckpoint = () => db.pragma('wal_checkpoint(PASSIVE)');
 let unsynced = 0;
-// Pacing: the parts of one checkpoint (one parts_key) started at paceFrom and came to paced bytes;
-// after each part the thread sleeps until that many bytes are due at the configured rate.
-let paceKey = -1, paceFrom = 0, paced = 0;
+${PACE_SCRIPT}
+// After each part the thread sleeps until its bytes are due at the configured rate.
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const pace = (key, bytes) => {
-  if (!(c.bytesPerSecond > 0 && c.bytesPerSecond < Infinity)) return;
-  if (key !== paceKey) { paceKey = key; paceFrom = performance.now(); paced = 0; }
-  paced += bytes;
-  const wait = paceFrom + (paced / c.bytesPerSecond) * 1000 - performance.now();
+  const wait = paceWait(key, bytes);
   if (wait > 0) Atomics.wait(pause, 0, 0, wait);
 };
 const timer = setInterval(() => { try { walCheckpoint(); } catch {} }, c.walEveryMs);
@@ -202,20 +184,13 @@ export class WriteTurn {
   }
 }
 
-/** The main thread's end: requests answered in order, a few parts in flight at most. */
-export class WriterThread {
-  private readonly worker: Worker;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
-  private failure: Error | undefined;
-  /** Buffers the thread handed back, reused for the next parts. */
-  private readonly pool: Array<Uint8Array<ArrayBuffer>> = [];
-
+/** The main thread's end (`PartsThread`), with the SQLite thread's own requests. */
+export class WriterThread extends PartsThread<Request> {
   constructor(
     options: WriterOptions,
-    private readonly turn: WriteTurn,
+    turn: WriteTurn,
     /** Called once when the thread stops (an error, or `close`): the main connection takes over. */
-    private readonly stopped: () => void,
+    stopped: () => void,
   ) {
     const config: WriterConfig = {
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
@@ -230,114 +205,25 @@ export class WriterThread {
       pruneChanges: options.pruneChanges,
       pruneChangesBatch: options.pruneChangesBatch,
     };
-    this.worker = new Worker(SCRIPT, { eval: true, workerData: config });
-    // An idle thread does not keep the process alive; one with requests in flight does.
-    this.worker.unref();
-    this.worker.on('message', (reply: Reply) => this.settle(reply));
-    this.worker.on('error', (error) => this.fail(error));
-    this.worker.on('exit', (code) => this.fail(new Error(`the SQLite writer thread exited (code ${code})`)));
-  }
-
-  /** Whether the thread can take requests (it stopped after an error, or was closed). */
-  get alive(): boolean {
-    return this.failure === undefined;
-  }
-
-  /**
-   * Writes the parts of one checkpoint, numbered from 0, and resolves with how many there were.
-   * Each part is copied into a buffer the thread owns (and returns), then handed back to its
-   * stream (`recycle`); two parts are in flight at most, so encoding keeps pace with the disk.
-   */
-  async writeParts(
-    version: number,
-    key: number,
-    parts: AsyncIterable<Uint8Array>,
-    recycle: ((part: Uint8Array) => void) | undefined,
-  ): Promise<number> {
-    const inFlight: Array<Promise<void>> = [];
-    let count = 0;
-    let failed: { error: unknown } | undefined;
-    try {
-      for await (const part of parts) {
-        const data = this.buffer(part.length);
-        data.set(part);
-        recycle?.(part);
-        const sent = this.request({ op: 'part', version, key, part: count++, data }, [data.buffer]).then(
-          (reply) => {
-            if (reply.data) this.pool.push(new Uint8Array(reply.data.buffer));
-          },
-        );
-        // Observed at once (no unhandled rejection); the first failure stops the loop.
-        inFlight.push(sent.catch((error: unknown) => void (failed ??= { error })));
-        if (inFlight.length >= 2) await inFlight.shift();
-        if (failed) throw failed.error;
-      }
-    } finally {
-      await Promise.all(inFlight);
-    }
-    if (failed) throw failed.error;
-    return count;
-  }
-
-  /** A WAL checkpoint now: what was written so far is synced and copied into the main file. */
-  async sync(): Promise<void> {
-    await this.request({ op: 'sync' });
-  }
-
-  /** Deletes unreferenced parts (and, if `changes`, changes before the oldest checkpoint kept). */
-  async prune(changes: boolean): Promise<void> {
-    await this.request({ op: 'prune', changes });
-  }
-
-  /** Checkpoints the log one last time, closes the connection and stops the thread. */
-  async close(): Promise<void> {
-    if (this.alive) {
-      try {
-        await this.request({ op: 'close' });
-      } catch {
-        // Closing anyway.
-      }
-    }
-    this.fail(new Error('the SQLite writer thread was closed'));
-    await this.worker.terminate();
-  }
-
-  private buffer(length: number): Uint8Array<ArrayBuffer> {
-    const pooled = this.pool.pop();
-    if (pooled !== undefined && pooled.length >= length) return pooled.subarray(0, length);
-    return new Uint8Array(length);
-  }
-
-  private request(message: Request, transfer: ArrayBuffer[] = []): Promise<Reply> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise<Reply>((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref();
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...message, id }, transfer);
+    super({
+      script: SCRIPT,
+      config,
+      name: 'the SQLite writer thread',
+      // A thread that died in its turn must not keep the lock.
+      stopped: () => {
+        turn.reset();
+        stopped();
+      },
     });
   }
 
-  private settle(reply: Reply): void {
-    const waiting = this.pending.get(reply.id);
-    if (!waiting) return;
-    this.pending.delete(reply.id);
-    if (this.pending.size === 0) this.worker.unref();
-    if (reply.error) {
-      const error = new Error(reply.error.message) as Error & { code?: string };
-      if (reply.error.code !== undefined) error.code = reply.error.code;
-      waiting.reject(error);
-    } else {
-      waiting.resolve(reply);
-    }
+  /** A WAL checkpoint now: what was written so far is synced and copied into the main file. */
+  sync(): Promise<void> {
+    return this.request({ op: 'sync' });
   }
 
-  private fail(error: Error): void {
-    if (this.failure === undefined) this.stopped();
-    this.failure ??= error;
-    this.turn.reset();
-    for (const waiting of this.pending.values()) waiting.reject(this.failure);
-    this.pending.clear();
-    this.worker.unref();
+  /** Deletes unreferenced parts (and, if `changes`, changes before the oldest checkpoint kept). */
+  prune(changes: boolean): Promise<void> {
+    return this.request({ op: 'prune', changes });
   }
 }

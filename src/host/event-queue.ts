@@ -78,7 +78,7 @@ export class EventQueue {
         this.events.push({ ...rest, message_id: messageId, id: this.nextEventId++ });
       return;
     }
-    this.events.push({ ...event, id: this.nextEventId++ });
+    this.events.push({ ...withoutInternalFields(event), id: this.nextEventId++ });
   }
 
   /** Drops the events up to `through` (Zulip's `prune`). */
@@ -104,4 +104,24 @@ export class EventQueue {
   expired(nowMs: number): boolean {
     return this.waiter === undefined && nowMs - this.lastConnection >= this.timeoutSecs * 1000;
   }
+}
+
+/**
+ * Fields Zulip's actions put on an event for Tornado's own routing (`accepts` above reads them):
+ * Tornado consumes them and no client receives them (zerver/lib/event_types_internal.py), so the
+ * documented event schemas do not have them.
+ */
+const INTERNAL_FIELDS: Readonly<Record<string, string>> = {
+  'stream/create': 'for_unarchiving',
+  'stream/delete': 'for_archiving',
+  'user_group/add': 'for_reactivation',
+};
+
+function withoutInternalFields<E extends Readonly<Record<string, unknown>> & { readonly type: string }>(
+  event: E,
+): Readonly<Record<string, unknown>> & { readonly type: string } {
+  const field = INTERNAL_FIELDS[`${event.type}/${String(event['op'])}`];
+  if (field === undefined || !(field in event)) return event;
+  const { [field]: _internal, ...rest } = event;
+  return rest as Readonly<Record<string, unknown>> & { readonly type: string };
 }

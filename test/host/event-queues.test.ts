@@ -30,17 +30,54 @@ describe('EventQueues', () => {
     const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
     const modern = q.create(1, { eventTypes: null, capabilities: { archived_channels: true } });
     const legacy = q.create(1, { eventTypes: null });
-    const stream = { stream_id: 8, name: 'old announcements' };
+    // The channel's name says which event it came in (the routing fields do not reach clients).
+    const stream = (name: string) => ({ stream_id: 8, name });
     q.deliver([
-      { event: { type: 'stream', op: 'create', streams: [stream], for_unarchiving: true }, users: [1] },
-      { event: { type: 'stream', op: 'create', streams: [stream], for_unarchiving: false }, users: [1] },
-      { event: { type: 'stream', op: 'delete', streams: [stream], for_archiving: true }, users: [1] },
-      { event: { type: 'stream', op: 'delete', streams: [stream], for_archiving: false }, users: [1] },
+      {
+        event: { type: 'stream', op: 'create', streams: [stream('unarchived')], for_unarchiving: true },
+        users: [1],
+      },
+      {
+        event: { type: 'stream', op: 'create', streams: [stream('created')], for_unarchiving: false },
+        users: [1],
+      },
+      {
+        event: { type: 'stream', op: 'delete', streams: [stream('archived')], for_archiving: true },
+        users: [1],
+      },
+      {
+        event: { type: 'stream', op: 'delete', streams: [stream('deleted')], for_archiving: false },
+        users: [1],
+      },
     ]);
     const seen = (events: readonly Record<string, unknown>[]) =>
-      events.map((e) => `${String(e['op'])} ${String(e['for_unarchiving'] ?? e['for_archiving'])}`);
-    expect(seen(modern.events)).toEqual(['create false', 'delete false']);
-    expect(seen(legacy.events)).toEqual(['create true', 'create false', 'delete true', 'delete false']);
+      events.map((e) => `${String(e['op'])} ${(e['streams'] as { name: string }[])[0]!.name}`);
+    expect(seen(modern.events)).toEqual(['create created', 'delete deleted']);
+    expect(seen(legacy.events)).toEqual([
+      'create unarchived',
+      'create created',
+      'delete archived',
+      'delete deleted',
+    ]);
+  });
+
+  it('delivers no Tornado routing field (for_unarchiving, for_archiving, for_reactivation) to a client', () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const client = q.create(1, { eventTypes: null });
+    const stream = { stream_id: 8, name: 'x' };
+    const group = { id: 30, name: 'g' };
+    q.deliver([
+      { event: { type: 'stream', op: 'create', streams: [stream], for_unarchiving: true }, users: [1] },
+      { event: { type: 'stream', op: 'delete', streams: [stream], for_archiving: false }, users: [1] },
+      { event: { type: 'user_group', op: 'add', group, for_reactivation: true }, users: [1] },
+      { event: { type: 'user_group', op: 'add', group }, users: [1] },
+    ]);
+    expect(client.events).toEqual([
+      { type: 'stream', op: 'create', streams: [stream], id: 0 },
+      { type: 'stream', op: 'delete', streams: [stream], id: 1 },
+      { type: 'user_group', op: 'add', group, id: 2 },
+      { type: 'user_group', op: 'add', group, id: 3 },
+    ]);
   });
 
   it("adds a sent message's local_message_id for the sending queue only (forQueue)", () => {

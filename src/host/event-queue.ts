@@ -4,6 +4,7 @@
  * and at most one waiting long-poll.
  */
 import type { ZulipEvent } from '../core/events';
+import type { EventNarrowPredicate, NarrowedMessage } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 
 export type QueuedEvent = Readonly<Record<string, unknown>> & { readonly id: number; readonly type: string };
@@ -31,6 +32,8 @@ export class EventQueue {
     readonly timeoutSecs: number,
     /** Clock time (ms) of the last connection. */
     public lastConnection: number,
+    /** The register request's `narrow`; `null` accepts every message event. */
+    readonly narrow: EventNarrowPredicate | null = null,
   ) {}
 
   /** Zulip's `accepts_event`, for the event types the operations send. */
@@ -39,6 +42,11 @@ export class EventQueue {
     if (this.eventTypes !== null) {
       if (!this.eventTypes.has(type)) return false;
       if (type === 'muted_topics' && this.eventTypes.has('user_topic')) return false;
+    }
+    if (type === 'message') {
+      if (this.narrow === null) return true;
+      const e = event as { message?: NarrowedMessage; flags?: readonly string[] };
+      return e.message !== undefined && this.narrow(e.message, e.flags ?? []);
     }
     if (
       this.capabilities.user_settings_object === true &&

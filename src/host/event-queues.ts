@@ -8,6 +8,7 @@
  */
 import type { AddressedEvent } from '../core/events';
 import { zulipError, type ZulipError } from '../core/errors';
+import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import { EventQueue, type PollAnswer, type QueuedEvent } from './event-queue';
 
@@ -51,6 +52,8 @@ export interface NewQueue {
   readonly eventTypes: readonly string[] | null;
   readonly lifespanSecs?: number;
   readonly capabilities?: ClientCapabilities;
+  /** The register request's `narrow` (already checked): which `message` events the queue gets. */
+  readonly narrow?: readonly EventNarrowTerm[];
 }
 
 export type GetEventsResult =
@@ -94,7 +97,15 @@ export class EventQueues {
     const timeout = Math.min(lifespan === 0 ? idle : lifespan, this.options.maxLifespanSecs ?? 7 * 86400);
     const id = this.options.newId?.() ?? crypto.randomUUID();
     const types = request.eventTypes === null ? null : new Set(request.eventTypes);
-    const queue = new EventQueue(id, userId, types, request.capabilities ?? {}, timeout, this.clock.now());
+    const queue = new EventQueue(
+      id,
+      userId,
+      types,
+      request.capabilities ?? {},
+      timeout,
+      this.clock.now(),
+      eventNarrowPredicate(request.narrow ?? []),
+    );
     let mine = this.byUser.get(userId);
     if (mine === undefined) this.byUser.set(userId, (mine = new Set()));
     const max = this.options.maxQueuesPerUser ?? 100;

@@ -9,6 +9,7 @@
 import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../core/errors';
 import { parseParams, param, rawParam } from '../core/params';
+import { checkNarrowForEvents, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import { errorBody, type OpResult } from '../core/result';
 import { authenticate } from '../wire/auth';
@@ -34,7 +35,7 @@ const GET_EVENTS_PARAMS = [
   param('apply_markdown', z.boolean()),
   param('client_gravatar', z.boolean()),
   param('all_public_streams', z.boolean()),
-  param('narrow', z.array(z.array(z.string()))),
+  param('narrow', z.array(z.array(z.string()).check(z.length(2)))),
 ];
 const DELETE_EVENTS_PARAMS = [rawParam('queue_id', z.string(), { required: true })];
 
@@ -95,9 +96,13 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
         effects: [],
       };
     }
-    const got = await queues.get(actor.userId, v.queue_id, v.last_event_id, v.dont_block ?? false, {
-      ...queueRequest(input),
-    });
+    const newQueue = queueRequest(input);
+    if (v.queue_id === undefined) {
+      // Without a queue id this request registers a queue: its narrow is checked as register's.
+      const narrowError = checkNarrowForEvents(newQueue.narrow ?? []);
+      if (narrowError) return refuse(narrowError);
+    }
+    const got = await queues.get(actor.userId, v.queue_id, v.last_event_id, v.dont_block ?? false, newQueue);
     if (got.kind === 'error') return refuse(got.error);
     const body = {
       result: 'success' as const,
@@ -134,10 +139,12 @@ function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
   const types = json('event_types');
   const lifespan = json('queue_lifespan_secs') ?? json('lifespan_secs');
   const caps = json('client_capabilities');
+  const narrow = json('narrow');
   return {
     eventTypes: Array.isArray(types) ? types.map(String) : null,
     lifespanSecs: typeof lifespan === 'number' ? lifespan : 0,
     capabilities: typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {},
+    narrow: Array.isArray(narrow) ? (narrow as EventNarrowTerm[]) : [],
   };
 }
 

@@ -217,6 +217,43 @@ describe('zulip-js against event queues', () => {
     expect(bad2).toMatchObject({ result: 'error', msg: 'event_types[0] is not a string' });
   });
 
+  it('a narrow at register: only the message events it matches; an unsupported operator refused', async () => {
+    const hamlet = await as('hamlet');
+    const othello = await as('othello');
+    const reg = await hamlet.queues.register({
+      event_types: ['message'],
+      narrow: JSON.stringify([
+        ['stream', 'verona'],
+        ['topic', 'plans'],
+      ]),
+    });
+    expectValidResponse('register-queue', 200, reg);
+    const sent = [
+      await othello.messages.send({ type: 'stream', to: 'Verona', topic: 'Plans', content: 'in' }),
+      await othello.messages.send({ type: 'stream', to: 'Verona', topic: 'other', content: 'out' }),
+      await othello.messages.send({ type: 'direct', to: JSON.stringify([cast.hamlet]), content: 'out' }),
+      await othello.messages.send({ type: 'stream', to: 'Verona', topic: 'weekend plans', content: 'in' }),
+    ];
+    for (const r of sent) expect(r.result).toBe('success');
+    const got = await hamlet.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
+    expectValidResponse('get-events', 200, got);
+    const events = got['events'] as { id: number; message: { id: number; content: string } }[];
+    expect(events.map((e) => [e.id, e.message.id])).toEqual([
+      [0, sent[0]!['id']],
+      [1, sent[3]!['id']],
+    ]);
+
+    const refused = await hamlet.queues.register({ narrow: JSON.stringify([['search', 'plans']]) });
+    expectValidResponse('register-queue', 400, refused);
+    expect(refused).toEqual({ result: 'error', msg: 'Operator search not supported.', code: 'BAD_REQUEST' });
+    const followed = await hamlet.queues.register({ narrow: JSON.stringify([['is', 'followed']]) });
+    expect(followed['msg']).toBe('Operand followed not supported.');
+  });
+
   it('GET /streams and GET /users/me/subscriptions', async () => {
     const hamlet = await as('hamlet');
     const streams = await hamlet.streams.retrieve();

@@ -33,6 +33,33 @@ describe('live endpoints validate against Zulip OpenAPI', () => {
     );
     expect(validateResponse('register-queue', 200, r.body)).toEqual([]);
   });
+  it('register checks the narrow (the queue applies it): unsupported operators refused, nothing changed', () => {
+    const ok = register(realm, { userId: cast.hamlet }, { narrow: [['channel', 'Verona']] }, testCtx());
+    expect(ok.status).toBe(200);
+    const bad = register(
+      realm,
+      { userId: cast.hamlet },
+      {
+        narrow: [
+          ['is', 'dm'],
+          ['has', 'link'],
+        ],
+      },
+      testCtx(),
+    );
+    expect(bad.body).toEqual({ result: 'error', msg: 'Operator has not supported.', code: 'BAD_REQUEST' });
+    expect(bad.state).toBe(realm);
+    expect(bad.events).toEqual([]);
+    expect(validateResponse('register-queue', 400, bad.body)).toEqual([]);
+    // A guest asking for all public channels is refused first, as in Zulip's view.
+    const guest = register(
+      realm,
+      { userId: cast.polonius },
+      { all_public_streams: true, narrow: [['search', 'x']] },
+      testCtx(),
+    );
+    expect(guest.body).toMatchObject({ msg: 'User not authorized for this query' });
+  });
   it('server_settings, streams, subscriptions', () => {
     const s = getServerSettings(realm, { anonymous: true }, {}, testCtx());
     expect(validateResponse('get-server-settings', 200, s.body)).toEqual([]);

@@ -26,3 +26,10 @@ export function stripUnicodeWhitespace(s: string): string {
 export function pythonStrip(s: string): string {
   return s.replace(pythonEdges, '');
 }
+
+const pythonRuns = new RegExp(`[${PYTHON_WHITESPACE}]+`, 'u');
+
+/** Python's `str.split()` without arguments: the words between runs of whitespace. */
+export function pythonSplit(s: string): string[] {
+  return s.split(pythonRuns).filter((word) => word !== '');
+}

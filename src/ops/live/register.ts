@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
+import { checkNarrowForEvents } from '../../core/register/narrow-events';
 import type { RegisterOptions } from '../../core/register/options';
 import { registerState } from '../../core/register/register-state';
 import { failure, success } from '../../core/result';
@@ -43,6 +44,8 @@ export const register = defineOperation({
     if (user === null) return failure(state, errors.notLoggedIn());
     if (params.all_public_streams === true && user.role === 600)
       return failure(state, errors.badRequest('User not authorized for this query'));
+    const narrowError = checkNarrowForEvents(params.narrow ?? []);
+    if (narrowError) return failure(state, narrowError);
     const options: RegisterOptions = {
       event_types: params.event_types ?? null,
       fetch_event_types: params.fetch_event_types ?? null,

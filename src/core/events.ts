@@ -110,6 +110,11 @@ export interface AddressedEvent {
    * merge `fields` into the event for that queue; everyone else ignores it.
    */
   readonly forQueue?: { readonly queueId: string; readonly fields: Readonly<Record<string, unknown>> };
+  /**
+   * A `message` event's Markdown source. The event carries the rendered HTML (`apply_markdown`);
+   * event-queue hosts give clients registered without `apply_markdown` this text as `content`.
+   */
+  readonly markdown?: string;
 }
 
 export function to(users: Iterable<number>, event: ZulipEvent): AddressedEvent {

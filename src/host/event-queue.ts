@@ -6,6 +6,7 @@
 import type { ZulipEvent } from '../core/events';
 import type { EventNarrowPredicate, NarrowedMessage } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
+import type { ClientForm } from './client-payload';
 
 export type QueuedEvent = Readonly<Record<string, unknown>> & { readonly id: number; readonly type: string };
 
@@ -34,7 +35,14 @@ export class EventQueue {
     public lastConnection: number,
     /** The register request's `narrow`; `null` accepts every message event. */
     readonly narrow: EventNarrowPredicate | null = null,
+    /** The register request's `apply_markdown` (Zulip's default: false). */
+    readonly applyMarkdown = false,
   ) {}
+
+  /** How this client wants events finalized (client-payload.ts). */
+  get form(): ClientForm {
+    return { applyMarkdown: this.applyMarkdown, emptyTopicName: this.capabilities.empty_topic_name === true };
+  }
 
   /** Zulip's `accepts_event`, for the event types the operations send. */
   accepts(event: ZulipEvent | { readonly type: string }): boolean {

@@ -10,6 +10,7 @@ import type { AddressedEvent } from '../core/events';
 import { zulipError, type ZulipError } from '../core/errors';
 import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
+import { clientPayload } from './client-payload';
 import { EventQueue, type PollAnswer, type QueuedEvent } from './event-queue';
 
 /** Time and timers, injectable so tests can expire queues without waiting. */
@@ -54,6 +55,8 @@ export interface NewQueue {
   readonly capabilities?: ClientCapabilities;
   /** The register request's `narrow` (already checked): which `message` events the queue gets. */
   readonly narrow?: readonly EventNarrowTerm[];
+  /** Message content as HTML (true) or as its Markdown source (false, Zulip's default). */
+  readonly applyMarkdown?: boolean;
 }
 
 export type GetEventsResult =
@@ -105,6 +108,7 @@ export class EventQueues {
       timeout,
       this.clock.now(),
       eventNarrowPredicate(request.narrow ?? []),
+      request.applyMarkdown ?? false,
     );
     let mine = this.byUser.get(userId);
     if (mine === undefined) this.byUser.set(userId, (mine = new Set()));
@@ -126,8 +130,12 @@ export class EventQueues {
   deliver(events: readonly AddressedEvent[]): void {
     if (this.byUser.size === 0) return;
     const touched = new Set<EventQueue>();
-    for (const { event, users, forQueue } of events) {
+    for (const addressed of events) {
+      const { users, forQueue } = addressed;
+      const forms = new Map<number, Readonly<Record<string, unknown>> & { readonly type: string }>();
       const visit = (queue: EventQueue) => {
+        // Finalized for the client first: its narrow sees the message as the client will.
+        const event = clientPayload(addressed, queue.form, forms);
         if (!queue.accepts(event)) return;
         // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
         const own = forQueue !== undefined && forQueue.queueId === queue.id;

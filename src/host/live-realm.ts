@@ -140,11 +140,13 @@ function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
   const lifespan = json('queue_lifespan_secs') ?? json('lifespan_secs');
   const caps = json('client_capabilities');
   const narrow = json('narrow');
+  const markdown = json('apply_markdown');
   return {
     eventTypes: Array.isArray(types) ? types.map(String) : null,
     lifespanSecs: typeof lifespan === 'number' ? lifespan : 0,
     capabilities: typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {},
     narrow: Array.isArray(narrow) ? (narrow as EventNarrowTerm[]) : [],
+    applyMarkdown: markdown === true,
   };
 }
 

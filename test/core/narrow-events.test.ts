@@ -20,7 +20,7 @@ const direct: NarrowedMessage = {
   sender_email: 'othello@zulip.com',
 };
 
-const matches = (narrow: string[][], message: NarrowedMessage, flags: string[] = []) =>
+const matches = (narrow: readonly (readonly string[])[], message: NarrowedMessage, flags: string[] = []) =>
   eventNarrowPredicate(narrow)!(message, flags);
 
 describe('the register narrow for message events', () => {

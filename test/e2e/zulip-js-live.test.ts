@@ -254,6 +254,33 @@ describe('zulip-js against event queues', () => {
     expect(followed['msg']).toBe('Operand followed not supported.');
   });
 
+  it('message content as Markdown by default (as Zulip registers), as HTML with apply_markdown', async () => {
+    const hamlet = await as('hamlet');
+    const plain = await hamlet.queues.register({ event_types: ['message'] });
+    const html = await hamlet.queues.register({ event_types: ['message'], apply_markdown: 'true' });
+    const othello = await as('othello');
+    const r = await othello.messages.send({
+      type: 'stream',
+      to: 'Verona',
+      topic: 'md',
+      content: 'Hi **there**',
+    });
+    expect(r.result).toBe('success');
+    const first = async (queueId: unknown) => {
+      const got = await hamlet.events.retrieve({ queue_id: queueId, last_event_id: -1, dont_block: true });
+      expectValidResponse('get-events', 200, got);
+      return (got['events'] as { message: { content: string; content_type: string } }[])[0]!.message;
+    };
+    expect(await first(plain['queue_id'])).toMatchObject({
+      content: 'Hi **there**',
+      content_type: 'text/x-markdown',
+    });
+    expect(await first(html['queue_id'])).toMatchObject({
+      content: '<p>Hi <strong>there</strong></p>',
+      content_type: 'text/html',
+    });
+  });
+
   it('GET /streams and GET /users/me/subscriptions', async () => {
     const hamlet = await as('hamlet');
     const streams = await hamlet.streams.retrieve();

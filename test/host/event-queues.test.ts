@@ -80,6 +80,82 @@ describe('EventQueues', () => {
     ]);
   });
 
+  it('finalizes a message per client: Markdown unless apply_markdown, general chat without empty_topic_name', () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const plain = q.create(1, { eventTypes: null });
+    const html = q.create(1, { eventTypes: null, applyMarkdown: true });
+    const modern = q.create(1, {
+      eventTypes: null,
+      applyMarkdown: true,
+      capabilities: { empty_topic_name: true },
+    });
+    const narrowed = q.create(1, { eventTypes: null, narrow: [['topic', 'general chat']] });
+    const message = {
+      id: 9,
+      type: 'stream',
+      subject: '',
+      content: '<p><strong>hi</strong></p>',
+      content_type: 'text/html',
+    };
+    const sent: AddressedEvent = {
+      event: { type: 'message', message, flags: [] },
+      users: [1],
+      markdown: '**hi**',
+    };
+    q.deliver([sent]);
+    expect(plain.events[0]).toMatchObject({
+      message: { content: '**hi**', content_type: 'text/x-markdown', subject: 'general chat' },
+    });
+    expect(html.events[0]).toMatchObject({ message: { content: message.content, subject: 'general chat' } });
+    expect(modern.events[0]).toMatchObject({ message: { content: message.content, subject: '' } });
+    // The narrow sees the topic as its client does.
+    expect(narrowed.events).toHaveLength(1);
+    // The operation's event is left as it was.
+    expect(sent.event).toEqual({ type: 'message', message, flags: [] });
+  });
+
+  it('gives the empty topic as general chat in other events to clients without empty_topic_name', () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const legacy = q.create(1, { eventTypes: null, capabilities: { bulk_message_deletion: true } });
+    const modern = q.create(1, {
+      eventTypes: null,
+      capabilities: { bulk_message_deletion: true, empty_topic_name: true },
+    });
+    const events: AddressedEvent[] = [
+      {
+        event: { type: 'delete_message', message_ids: [3], message_type: 'stream', stream_id: 1, topic: '' },
+        users: [1],
+      },
+      {
+        event: { type: 'user_topic', stream_id: 1, topic_name: '', last_updated: 5, visibility_policy: 1 },
+        users: [1],
+      },
+      {
+        event: {
+          type: 'update_message_flags',
+          op: 'remove',
+          operation: 'remove',
+          flag: 'read',
+          messages: [3, 4],
+          all: false,
+          message_details: {
+            '3': { type: 'stream', stream_id: 1, topic: '' },
+            '4': { type: 'stream', stream_id: 1, topic: 'x' },
+          },
+        },
+        users: [1],
+      },
+    ];
+    q.deliver(events);
+    const topics = (list: readonly Record<string, unknown>[]) => [
+      list[0]!['topic'],
+      list[1]!['topic_name'],
+      Object.values(list[2]!['message_details'] as Record<string, { topic: string }>).map((d) => d.topic),
+    ];
+    expect(topics(legacy.events)).toEqual(['general chat', 'general chat', ['general chat', 'x']]);
+    expect(topics(modern.events)).toEqual(['', '', ['', 'x']]);
+  });
+
   it("adds a sent message's local_message_id for the sending queue only (forQueue)", () => {
     const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
     const sending = q.create(1, { eventTypes: null });

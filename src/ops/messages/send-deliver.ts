@@ -238,17 +238,19 @@ function messageEvents(
     else byFlags.set(key, [userId]);
   }
   const out: AddressedEvent[] = [];
+  const markdown = record.content;
   if (senderFlags !== undefined) {
     out.push({
       ...to([senderId], { type: 'message', message, flags: flagNames(senderFlags) }),
       forQueue: { queueId: opts.queueId!, fields: { local_message_id: opts.localId! } },
+      markdown,
     });
   }
   const groups = [...byFlags].sort((a, b) =>
     a[1].includes(senderId) ? -1 : b[1].includes(senderId) ? 1 : a[0] - b[0],
   );
   for (const [flags, users] of groups)
-    out.push(to(users, { type: 'message', message, flags: flagNames(flags) }));
+    out.push({ ...to(users, { type: 'message', message, flags: flagNames(flags) }), markdown });
   return out;
 }
 

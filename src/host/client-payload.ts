@@ -1,0 +1,88 @@
+/**
+ * An event as one client receives it. Operations return each event once, as a client registered
+ * with `apply_markdown` and the `empty_topic_name` capability sees it; Zulip's Tornado finalizes
+ * it per client (zerver/tornado/event_queue.py):
+ *
+ * - a `message` event's `content` is the Markdown source (`content_type: text/x-markdown`) for
+ *   clients registered without `apply_markdown` (register's default), the HTML otherwise
+ *   (`MessageDict.finalize_payload`);
+ * - clients without `empty_topic_name` see the empty topic as `general chat`, in a message's
+ *   `subject` and in the topic fields of `delete_message`, `user_topic`, `typing` and the
+ *   `message_details` of a mark-unread `update_message_flags` event.
+ */
+import type { AddressedEvent } from '../core/events';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../core/model/realm';
+
+type Payload = Readonly<Record<string, unknown>> & { readonly type: string };
+
+export interface ClientForm {
+  readonly applyMarkdown: boolean;
+  readonly emptyTopicName: boolean;
+}
+
+/**
+ * The event in `form`. Called for each receiving queue, so `cache` (one per event) keeps the
+ * at most four forms of one event from being built more than once, as Zulip's `@cache` does.
+ */
+export function clientPayload(
+  addressed: AddressedEvent,
+  form: ClientForm,
+  cache: Map<number, Payload>,
+): Payload {
+  const event = addressed.event as Payload;
+  const key = (form.applyMarkdown ? 1 : 0) | (form.emptyTopicName ? 2 : 0);
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const built = build(event, addressed.markdown, form);
+  cache.set(key, built);
+  return built;
+}
+
+function build(event: Payload, markdown: string | undefined, form: ClientForm): Payload {
+  switch (event.type) {
+    case 'message':
+      return messageEvent(event, markdown, form);
+    case 'delete_message':
+    case 'typing':
+      return form.emptyTopicName || event['topic'] !== ''
+        ? event
+        : { ...event, topic: EMPTY_TOPIC_DISPLAY_NAME };
+    case 'user_topic':
+      return form.emptyTopicName || event['topic_name'] !== ''
+        ? event
+        : { ...event, topic_name: EMPTY_TOPIC_DISPLAY_NAME };
+    case 'update_message_flags':
+      return form.emptyTopicName ? event : withFallbackDetails(event);
+    default:
+      return event;
+  }
+}
+
+function messageEvent(event: Payload, markdown: string | undefined, form: ClientForm): Payload {
+  const message = event['message'] as Readonly<Record<string, unknown>> | undefined;
+  if (message === undefined) return event;
+  const raw = !form.applyMarkdown && markdown !== undefined;
+  const fallback = !form.emptyTopicName && message['type'] === 'stream' && message['subject'] === '';
+  if (!raw && !fallback) return event;
+  const next: Record<string, unknown> = { ...message };
+  if (raw) {
+    next['content'] = markdown;
+    next['content_type'] = 'text/x-markdown';
+  }
+  if (fallback) next['subject'] = EMPTY_TOPIC_DISPLAY_NAME;
+  return { ...event, message: next };
+}
+
+function withFallbackDetails(event: Payload): Payload {
+  const details = event['message_details'] as
+    Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
+  if (details === undefined) return event;
+  let out: Record<string, Readonly<Record<string, unknown>>> | undefined;
+  for (const id in details) {
+    const d = details[id]!;
+    if (d['type'] !== 'stream' || d['topic'] !== '') continue;
+    out ??= { ...details };
+    out[id] = { ...d, topic: EMPTY_TOPIC_DISPLAY_NAME };
+  }
+  return out === undefined ? event : { ...event, message_details: out };
+}

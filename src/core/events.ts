@@ -115,6 +115,11 @@ export interface AddressedEvent {
    * event-queue hosts give clients registered without `apply_markdown` this text as `content`.
    */
   readonly markdown?: string;
+  /**
+   * Set on a message to a public channel: event-queue hosts also give it, with no flags, to the
+   * queues registered with `all_public_streams` of users not in `except` (its recipients, sorted).
+   */
+  readonly allPublicStreams?: { readonly except: readonly number[] };
 }
 
 export function to(users: Iterable<number>, event: ZulipEvent): AddressedEvent {

@@ -13,7 +13,7 @@
 import type { AddressedEvent } from '../core/events';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../core/model/realm';
 
-type Payload = Readonly<Record<string, unknown>> & { readonly type: string };
+export type Payload = Readonly<Record<string, unknown>> & { readonly type: string };
 
 export interface ClientForm {
   readonly applyMarkdown: boolean;

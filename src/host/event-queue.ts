@@ -37,6 +37,8 @@ export class EventQueue {
     readonly narrow: EventNarrowPredicate | null = null,
     /** The register request's `apply_markdown` (Zulip's default: false). */
     readonly applyMarkdown = false,
+    /** The register request's `all_public_streams`: public channels' messages it did not receive too. */
+    readonly allPublicStreams = false,
   ) {}
 
   /** How this client wants events finalized (client-payload.ts). */

@@ -6,11 +6,11 @@
  * 45–55 s. Zulip does not bound a queue's length or a user's queue count beyond that timeout; we
  * add two generous bounds so a dead client cannot grow memory without end (docs/differences/events.md).
  */
-import type { AddressedEvent } from '../core/events';
+import type { AddressedEvent, ZulipEvent } from '../core/events';
 import { zulipError, type ZulipError } from '../core/errors';
 import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
-import { clientPayload } from './client-payload';
+import { clientPayload, type Payload } from './client-payload';
 import { EventQueue, type PollAnswer, type QueuedEvent } from './event-queue';
 
 /** Time and timers, injectable so tests can expire queues without waiting. */
@@ -57,6 +57,8 @@ export interface NewQueue {
   readonly narrow?: readonly EventNarrowTerm[];
   /** Message content as HTML (true) or as its Markdown source (false, Zulip's default). */
   readonly applyMarkdown?: boolean;
+  /** Also every message to a public channel, received or not (already checked: no guests). */
+  readonly allPublicStreams?: boolean;
 }
 
 export type GetEventsResult =
@@ -71,6 +73,8 @@ export class EventQueues {
   private readonly byId = new Map<string, EventQueue>();
   /** user id → that user's queues: routing looks recipients up here. */
   private readonly byUser = new Map<number, Set<EventQueue>>();
+  /** The queues registered with `all_public_streams`. */
+  private readonly allPublic = new Set<EventQueue>();
   private readonly clock: QueueClock;
   private gcTimer: unknown;
   private closed = false;
@@ -109,6 +113,7 @@ export class EventQueues {
       this.clock.now(),
       eventNarrowPredicate(request.narrow ?? []),
       request.applyMarkdown ?? false,
+      request.allPublicStreams ?? false,
     );
     let mine = this.byUser.get(userId);
     if (mine === undefined) this.byUser.set(userId, (mine = new Set()));
@@ -119,6 +124,7 @@ export class EventQueues {
     }
     mine.add(queue);
     this.byId.set(id, queue);
+    if (queue.allPublicStreams) this.allPublic.add(queue);
     return queue;
   }
 
@@ -130,22 +136,37 @@ export class EventQueues {
   deliver(events: readonly AddressedEvent[]): void {
     if (this.byUser.size === 0) return;
     const touched = new Set<EventQueue>();
+    const offer = (queue: EventQueue, addressed: AddressedEvent, forms: Map<number, Payload>) => {
+      // Finalized for the client first: its narrow sees the message as the client will.
+      const event = clientPayload(addressed, queue.form, forms);
+      if (!queue.accepts(event)) return;
+      // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
+      const { forQueue } = addressed;
+      const own = forQueue !== undefined && forQueue.queueId === queue.id;
+      queue.push((own ? { ...event, ...forQueue.fields } : event) as unknown as QueuedEvent);
+      touched.add(queue);
+    };
     for (const addressed of events) {
-      const { users, forQueue } = addressed;
-      const forms = new Map<number, Readonly<Record<string, unknown>> & { readonly type: string }>();
-      const visit = (queue: EventQueue) => {
-        // Finalized for the client first: its narrow sees the message as the client will.
-        const event = clientPayload(addressed, queue.form, forms);
-        if (!queue.accepts(event)) return;
-        // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
-        const own = forQueue !== undefined && forQueue.queueId === queue.id;
-        queue.push((own ? { ...event, ...forQueue.fields } : event) as unknown as QueuedEvent);
-        touched.add(queue);
-      };
+      const { users } = addressed;
+      const forms = new Map<number, Payload>();
+      const visit = (queue: EventQueue) => offer(queue, addressed, forms);
       if (users.length <= this.byUser.size) {
         for (const id of users) this.byUser.get(id)?.forEach(visit);
       } else {
         for (const [id, queues] of this.byUser) if (includesSorted(users, id)) queues.forEach(visit);
+      }
+      if (addressed.allPublicStreams !== undefined && this.allPublic.size > 0) {
+        // Zulip's `get_client_info_for_message_event`: the message, without flags, for the
+        // `all_public_streams` queues of users it was not sent to.
+        const { except } = addressed.allPublicStreams;
+        const unflagged: AddressedEvent = {
+          event: { ...addressed.event, flags: [] } as ZulipEvent,
+          users: [],
+          ...(addressed.markdown === undefined ? {} : { markdown: addressed.markdown }),
+        };
+        const unflaggedForms = new Map<number, Payload>();
+        for (const queue of this.allPublic)
+          if (!includesSorted(except, queue.userId)) offer(queue, unflagged, unflaggedForms);
       }
     }
     const max = this.options.maxQueueLength ?? 100_000;
@@ -247,6 +268,7 @@ export class EventQueues {
 
   private drop(queue: EventQueue): void {
     this.byId.delete(queue.id);
+    this.allPublic.delete(queue);
     const mine = this.byUser.get(queue.userId);
     mine?.delete(queue);
     if (mine?.size === 0) this.byUser.delete(queue.userId);

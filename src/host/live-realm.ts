@@ -98,7 +98,9 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     }
     const newQueue = queueRequest(input);
     if (v.queue_id === undefined) {
-      // Without a queue id this request registers a queue: its narrow is checked as register's.
+      // Without a queue id this request registers a queue, checked as register checks it.
+      if (newQueue.allPublicStreams === true && state.users.get(actor.userId)?.role === 600)
+        return refuse(errors.badRequest('User not authorized for this query'));
       const narrowError = checkNarrowForEvents(newQueue.narrow ?? []);
       if (narrowError) return refuse(narrowError);
     }
@@ -141,12 +143,14 @@ function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
   const caps = json('client_capabilities');
   const narrow = json('narrow');
   const markdown = json('apply_markdown');
+  const allPublic = json('all_public_streams');
   return {
     eventTypes: Array.isArray(types) ? types.map(String) : null,
     lifespanSecs: typeof lifespan === 'number' ? lifespan : 0,
     capabilities: typeof caps === 'object' && caps !== null ? (caps as ClientCapabilities) : {},
     narrow: Array.isArray(narrow) ? (narrow as EventNarrowTerm[]) : [],
     applyMarkdown: markdown === true,
+    allPublicStreams: allPublic === true,
   };
 }
 

@@ -281,6 +281,43 @@ describe('zulip-js against event queues', () => {
     });
   });
 
+  it('all_public_streams: public channel messages one was not sent, without flags; refused for guests', async () => {
+    const state = realm.state;
+    // A public channel and a member who is not subscribed to it.
+    const channel = [...state.channels.values()].find((c) => !c.invite_only && !c.is_archived)!;
+    const subscribed = (id: number) => state.subscriptions.get(channel.stream_id)?.get(id)?.active === true;
+    const [name] = (Object.keys(cast) as CastName[]).filter((n) => {
+      const u = state.users.get(cast[n])!;
+      return u.is_active && !u.is_bot && u.role <= 400 && !subscribed(u.user_id);
+    });
+    const [sender] = (Object.keys(cast) as CastName[]).filter((n) => {
+      const u = state.users.get(cast[n])!;
+      return u.is_active && !u.is_bot && subscribed(u.user_id);
+    });
+    const watcher = await as(name!);
+    const reg = await watcher.queues.register({ event_types: ['message'], all_public_streams: 'true' });
+    expect(reg.result).toBe('success');
+    const r = await (
+      await as(sender!)
+    ).messages.send({ type: 'stream', to: channel.name, topic: 'all', content: 'x' });
+    expect(r.result).toBe('success');
+    const got = await watcher.events.retrieve({
+      queue_id: reg['queue_id'],
+      last_event_id: -1,
+      dont_block: true,
+    });
+    expectValidResponse('get-events', 200, got);
+    expect(got['events']).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        flags: [],
+        message: expect.objectContaining({ id: r['id'] }),
+      }),
+    ]);
+    const guest = await (await as('polonius')).queues.register({ all_public_streams: 'true' });
+    expect(guest).toMatchObject({ result: 'error', msg: 'User not authorized for this query' });
+  });
+
   it('GET /streams and GET /users/me/subscriptions', async () => {
     const hamlet = await as('hamlet');
     const streams = await hamlet.streams.retrieve();

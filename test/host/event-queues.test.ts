@@ -156,6 +156,37 @@ describe('EventQueues', () => {
     expect(topics(modern.events)).toEqual(['', '', ['', 'x']]);
   });
 
+  it('gives a public channel message, unflagged, to all_public_streams queues of users it was not sent to', () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const bystander = q.create(9, { eventTypes: ['message'], allPublicStreams: true });
+    const recipient = q.create(1, { eventTypes: ['message'], allPublicStreams: true });
+    const ordinary = q.create(8, { eventTypes: ['message'] });
+    const message = (id: number) => ({ id, type: 'stream', subject: 't', content: '<p>x</p>' });
+    q.deliver([
+      {
+        event: { type: 'message', message: message(1), flags: ['read'] },
+        users: [1],
+        markdown: 'x',
+        allPublicStreams: { except: [1] },
+      },
+      // A private channel's message carries no allPublicStreams.
+      { event: { type: 'message', message: message(2), flags: [] }, users: [1], markdown: 'x' },
+    ]);
+    expect(bystander.events).toEqual([
+      {
+        type: 'message',
+        message: { ...message(1), content: 'x', content_type: 'text/x-markdown' },
+        flags: [],
+        id: 0,
+      },
+    ]);
+    expect(recipient.events.map((e) => [(e['message'] as { id: number }).id, e['flags']])).toEqual([
+      [1, ['read']],
+      [2, []],
+    ]);
+    expect(ordinary.events).toEqual([]);
+  });
+
   it("adds a sent message's local_message_id for the sending queue only (forQueue)", () => {
     const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
     const sending = q.create(1, { eventTypes: null });

@@ -120,6 +120,21 @@ describe('sendMessage: a channel message', () => {
     expect(rowOf(r.state, hamlet, ok(r).id)).toBe(FLAG_BITS.read);
   });
 
+  it('gives queues the Markdown source, and marks a public channel message for all_public_streams queues', () => {
+    const r = send(dev, 'hamlet', toVerona({ content: 'Hi **all**' }));
+    const messages = r.events.filter((e) => e.event.type === 'message');
+    expect(messages.every((e) => e.markdown === 'Hi **all**')).toBe(true);
+    // Once per message (on its first event), excepting every recipient.
+    expect(messages.filter((e) => e.allPublicStreams !== undefined)).toHaveLength(1);
+    expect(messages[0]!.allPublicStreams?.except).toEqual([...messageFlags(r).keys()].sort((a, b) => a - b));
+    const privateChannel = send(dev, 'iago', toVerona({ to: CORE_TEAM }));
+    ok(privateChannel);
+    expect(privateChannel.events.some((e) => e.allPublicStreams !== undefined)).toBe(false);
+    const direct = send(dev, 'hamlet', { type: 'direct', to: [cordelia], content: 'psst' });
+    ok(direct);
+    expect(direct.events.some((e) => e.allPublicStreams !== undefined)).toBe(false);
+  });
+
   it('carries local_id to the queue named by queue_id only', () => {
     const r = send(dev, 'hamlet', toVerona({ local_id: '12.01', queue_id: 'abc' }));
     const forQueue = r.events.filter((e) => e.forQueue !== undefined);

@@ -251,6 +251,12 @@ function messageEvents(
   );
   for (const [flags, users] of groups)
     out.push({ ...to(users, { type: 'message', message, flags: flagNames(flags) }), markdown });
+  // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues.
+  const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
+  if (channel !== undefined && !channel.invite_only && out.length > 0) {
+    const except = rows.map(([userId]) => userId).sort((a, b) => a - b);
+    out[0] = { ...out[0]!, allPublicStreams: { except } };
+  }
   return out;
 }
 

@@ -266,6 +266,11 @@ export class EventQueues {
     return queue;
   }
 
+  /** Drops every queue: waiting polls get what their queue holds, later polls BAD_EVENT_QUEUE_ID. */
+  dropAll(): void {
+    for (const queue of [...this.byId.values()]) this.drop(queue);
+  }
+
   private drop(queue: EventQueue): void {
     this.byId.delete(queue.id);
     this.allPublic.delete(queue);

@@ -5,6 +5,13 @@ export interface ChangeNotice {
   /** The realm's version after the change. */
   readonly version: number;
   readonly events: readonly AddressedEvent[];
+  /**
+   * Set when the handle skipped changes whose events nobody will hear: it fell behind another
+   * process's pruning and caught up from a later checkpoint (`events` is then empty). Versions
+   * `from` through `to` happened without their events; a listener keeping clients in step must
+   * make them start over (event-queue hosts drop their queues: clients re-register).
+   */
+  readonly missed?: { readonly from: number; readonly to: number };
 }
 
 export type ChangeListener = (notice: ChangeNotice) => void;
@@ -22,11 +29,12 @@ export class Listeners {
     };
   }
 
-  notify(version: number, events: readonly AddressedEvent[]): void {
+  notify(version: number, events: readonly AddressedEvent[], missed?: ChangeNotice['missed']): void {
+    const notice: ChangeNotice = missed === undefined ? { version, events } : { version, events, missed };
     // A copy: a listener may unsubscribe (itself or another) while being told.
     for (const listener of [...this.listeners]) {
       try {
-        listener({ version, events });
+        listener(notice);
       } catch (error) {
         this.report(error);
       }

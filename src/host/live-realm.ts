@@ -41,7 +41,12 @@ const DELETE_EVENTS_PARAMS = [rawParam('queue_id', z.string(), { required: true 
 
 export function withEventQueues(handle: RealmHandle, options: EventQueueOptions = {}): LiveRealm {
   const queues = new EventQueues(options);
-  const unsubscribe = handle.subscribe(({ events }) => queues.deliver(events));
+  const unsubscribe = handle.subscribe(({ events, missed }) => {
+    // Changes without events (the handle caught up past pruned changes): no queue can be brought
+    // up to date, so all are dropped and their clients re-register, as after a Zulip restart.
+    if (missed !== undefined) queues.dropAll();
+    queues.deliver(events);
+  });
   const nowSecs = () => Math.floor((options.clock?.now() ?? Date.now()) / 1000);
 
   async function request(req: ApiRequest): Promise<OpResult> {

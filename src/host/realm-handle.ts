@@ -542,8 +542,8 @@ class Handle implements RealmHandle {
     const changes = await this.store.changesSince(this.ver);
     if (changes.length > 0 && changes[0]!.version > this.ver + 1) {
       // Another writer's checkpoints pruned the changes this handle still needed (it was idle
-      // for two checkpoints): start again from the store's latest checkpoint. Subscribers hear
-      // only the changes after it.
+      // for two checkpoints): start again from the store's latest checkpoint. Subscribers are
+      // told which versions they will never hear about, then hear the changes after it.
       const stored = await this.store.load();
       if (stored.checkpoint !== null && stored.checkpoint.version > this.ver) {
         const where = `${this.store.describe}, checkpoint ${stored.checkpoint.version}`;
@@ -551,10 +551,12 @@ class Handle implements RealmHandle {
         const chain = loaded.chain ?? (await this.legacyChain(stored.checkpoint.version));
         const from = { state: loaded.state, version: stored.checkpoint.version, chain };
         const replayed = replayStored(this.env, from, stored.changes, true, () => undefined);
+        const missed = { from: this.ver + 1, to: from.version };
         this.current = replayed.state;
         this.ver = replayed.version;
         this.chain = replayed.chain;
         this.checkpoints.loaded(from.version);
+        this.listeners.notify(from.version, [], missed);
         for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
         return;
       }

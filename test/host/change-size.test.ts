@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openChange } from '../../src/host/change';
 import { ChangeTooLargeError, PersistError } from '../../src/host/errors';
+import { withEventQueues } from '../../src/host/live-realm';
 import { openRealm } from '../../src/host/realm-handle';
 import { memoryStore } from '../../src/stores/memory/index';
 import { seededRandom } from '../../src/core/context';
@@ -148,15 +149,66 @@ describe('a handle that fell behind the pruning', () => {
       await a.checkpoint();
     }
     expect(store.records.changes[0]!.version).toBe(4); // 1–3 pruned; b is at 0
-    const heard: number[] = [];
-    b.subscribe((n) => heard.push(n.version));
+    const heard: string[] = [];
+    b.subscribe((n) =>
+      heard.push(
+        n.missed ? `missed ${n.missed.from}–${n.missed.to} (${n.events.length} events)` : `${n.version}`,
+      ),
+    );
     const r = await b.run(appendMark, hamlet, { mark: 'z' });
     expect(r.version).toBe(7);
     expect(b.state.users.get(cast.hamlet)?.full_name).toMatch(/xyxyxyz$/);
-    expect(heard).toEqual([7]);
+    // Told what it will never hear about, before what follows.
+    expect(heard).toEqual(['missed 1–6 (0 events)', '7']);
     await a.catchUp();
     expect(a.state).not.toBe(b.state);
     expect(a.state.users.get(cast.hamlet)).toEqual(b.state.users.get(cast.hamlet));
+    await a.close();
+    await b.close();
+  });
+
+  it('drops the event queues it serves, whose clients then re-register', async () => {
+    const store = memoryStore();
+    const a = await openRealm({
+      store,
+      snapshot: devSnapshot(),
+      ctx,
+      operations: ALL_OPS,
+      checkpoints: false,
+    });
+    const b = await openRealm({ store, ctx, operations: ALL_OPS, checkpoints: false });
+    const live = withEventQueues(b, { gcIntervalMs: 0 });
+    const auth = {
+      authorization: basicAuthHeader(
+        b.state.users.get(cast.hamlet)!.email,
+        b.state.users.get(cast.hamlet)!.api_key,
+      ),
+    };
+    const reg = await live.request({ method: 'POST', url: '/api/v1/register', headers: auth, body: {} });
+    const queueId = String(reg.body['queue_id']);
+    for (let round = 0; round < 3; round++) {
+      for (const mark of 'xy') await a.run(appendMark, hamlet, { mark });
+      await a.checkpoint();
+    }
+    await b.catchUp();
+    expect(live.queues.size).toBe(0);
+    const poll = await live.request({
+      method: 'GET',
+      url: `/api/v1/events?queue_id=${queueId}&last_event_id=-1&dont_block=true`,
+      headers: auth,
+    });
+    expect(poll.body).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
+    // A new registration starts from the caught-up state and hears what follows.
+    const again = await live.request({ method: 'POST', url: '/api/v1/register', headers: auth, body: {} });
+    await a.run(appendMark, hamlet, { mark: 'z' });
+    await b.catchUp();
+    const next = await live.request({
+      method: 'GET',
+      url: `/api/v1/events?queue_id=${String(again.body['queue_id'])}&last_event_id=-1&dont_block=true`,
+      headers: auth,
+    });
+    expect((next.body['events'] as unknown[]).length).toBeGreaterThan(0);
+    live.close();
     await a.close();
     await b.close();
   });

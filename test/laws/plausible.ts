@@ -336,7 +336,7 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
       fc
         .tuple(
           fc.constantFrom(...ps),
-          fc.constantFrom('lunch', 'new topic', ...topics.slice(0, 3)),
+          fc.constantFrom('lunch', 'new topic', '', ...topics.slice(0, 3)),
           fc.constantFrom('Hello', 'Hi @**all**', 'Ping @**topic**', '@*support*', 'See https://zulip.com'),
           fc.boolean(),
         )

@@ -9,12 +9,13 @@ import { isGuest, isRealmAdmin } from '../../src/core/permissions/roles';
 import type { ClientCapabilities } from '../../src/core/register/options';
 import { registerState } from '../../src/core/register/register-state';
 import type { RealmState } from '../../src/core/state';
-import { EventQueue } from '../../src/host/event-queue';
+import { EventQueues } from '../../src/host/event-queues';
 import { OPERATIONS } from '../../src/ops/index';
-import { devRealm, testCtx } from '../support/realm';
+import { sendMessage } from '../../src/ops/messages/sendMessage';
+import { cast, devRealm, testCtx } from '../support/realm';
 import { applyRegisterEvents } from './client/register-reducer';
 import { viewDiff } from './client/view';
-import { plausibleCallsByOp, type PlausibleCall } from './plausible';
+import { PlausibleCall, plausibleCallsByOp } from './plausible';
 import { fcParams } from './runs';
 import { arbRealmCase, RealmCase } from './shapes';
 
@@ -41,6 +42,8 @@ const OPTIONS: { include_subscribers: boolean; client_capabilities: ClientCapabi
 };
 /** A client without `user_settings_object`: the legacy top-level settings and their legacy events. */
 const LEGACY = { include_subscribers: false, client_capabilities: { ...CAPS, user_settings_object: false } };
+/** A client that sees the empty topic as `general chat`, in register and in events. */
+const NO_EMPTY_TOPIC = { ...OPTIONS, client_capabilities: { ...CAPS, empty_topic_name: false } };
 /** Channel fields no event keeps current (in Zulip as here): counts and traffic statistics. */
 const VOLATILE = ['subscriber_count', 'is_recently_active', 'first_message_id', 'stream_weekly_traffic'];
 
@@ -187,10 +190,11 @@ function check(before: RealmState, call: PlausibleCall, options: typeof OPTIONS 
   const now = testCtx().now ?? 0;
   for (const u of before.users.values()) {
     if (!u.is_active || !r.state.users.get(u.user_id)?.is_active) continue;
-    const queue = new EventQueue('q', u.user_id, null, options.client_capabilities, 600, 0);
-    const mine = r.events
-      .filter((e) => e.users.includes(u.user_id) && queue.accepts(e.event))
-      .map((e) => e.event as ZulipEvent);
+    // The events as this client's queue delivers them (accepted, finalized for the client).
+    const queues = new EventQueues({ gcIntervalMs: 0 });
+    const queue = queues.create(u.user_id, { eventTypes: null, capabilities: options.client_capabilities });
+    queues.deliver(r.events);
+    const mine = queue.events.map(({ id: _id, ...e }) => e as unknown as ZulipEvent);
     const initial = registerState(before, u.user_id, options, now);
     const expected = normalize(registerState(r.state, u.user_id, options, now), u.is_bot);
     const applied = normalize(applyRegisterEvents(initial, mine, u.user_id), u.is_bot);
@@ -230,6 +234,32 @@ describe('verify_action: registerState + events = registerState after', () => {
       fc.property(arb, ([realm, call]) => void (call !== null && check(realm.state, call))),
       fcParams(4),
     );
+  });
+
+  it.each(['sendMessage', 'updateMessageFlagsForNarrow', 'deleteTopic', 'unsubscribe'])(
+    'clients without empty_topic_name (general chat for the empty topic), arbitrary realms, %s',
+    (name) => {
+      const arb = arbRealmCase().chain((realm) => {
+        const calls = plausibleCallsByOp(realm.state).get(name);
+        return fc.tuple(fc.constant(realm), calls ?? fc.constant(null));
+      });
+      fc.assert(
+        fc.property(arb, ([realm, call]) => void (call !== null && check(realm.state, call, NO_EMPTY_TOPIC))),
+        fcParams(6),
+      );
+    },
+  );
+
+  it('a message to the empty topic, for clients with and without empty_topic_name (dev realm)', () => {
+    // Channel 9 allows only the empty topic; its subscribers get the message unread.
+    const call = new PlausibleCall(sendMessage, cast.hamlet, {
+      type: 'stream',
+      to: 9,
+      topic: '',
+      content: 'x',
+    });
+    expect(check(dev.state, call, NO_EMPTY_TOPIC)).toBe(true);
+    expect(check(dev.state, call)).toBe(true);
   });
 
   it('legacy settings clients (no user_settings_object), updateSettings on the dev realm', () => {

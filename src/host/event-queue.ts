@@ -39,12 +39,12 @@ export class EventQueue {
     readonly applyMarkdown = false,
     /** The register request's `all_public_streams`: public channels' messages it did not receive too. */
     readonly allPublicStreams = false,
-  ) {}
+  ) {
+    this.form = { applyMarkdown, emptyTopicName: capabilities.empty_topic_name === true };
+  }
 
   /** How this client wants events finalized (client-payload.ts). */
-  get form(): ClientForm {
-    return { applyMarkdown: this.applyMarkdown, emptyTopicName: this.capabilities.empty_topic_name === true };
-  }
+  readonly form: ClientForm;
 
   /** Zulip's `accepts_event`, for the event types the operations send. */
   accepts(event: ZulipEvent | { readonly type: string }): boolean {

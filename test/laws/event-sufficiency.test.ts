@@ -27,7 +27,8 @@ import { loose } from '../support/loose';
  * 1. a public channel made private: `do_change_stream_permission` sends no `stream/delete` to the
  *    users who lose sight of it, and the `invite_only` update only to those who keep it;
  * 2. a guest leaving a web-public channel: no `stream/delete` (a web-public channel stays
- *    accessible), but Zulip's channel events go to subscribed guests only.
+ *    accessible), but Zulip's channel events go to subscribed guests only;
+ * 3. a channel that stops being web-public: no `stream/delete` to those who lose sight of it.
  * Those channels, and only those, may linger in that user's client view.
  */
 function lingering(before: RealmState, after: RealmState, userId: number): Set<number> {
@@ -35,6 +36,8 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
   const u = after.users.get(userId)!;
   for (const c of after.channels.values()) {
     if (c.invite_only && before.channels.get(c.stream_id)?.invite_only === false) out.add(c.stream_id);
+    // Nor when a channel stops being web-public (`do_change_stream_permission` has no branch for it).
+    if (!c.is_web_public && before.channels.get(c.stream_id)?.is_web_public === true) out.add(c.stream_id);
     if (
       isGuest(u) &&
       c.is_web_public &&

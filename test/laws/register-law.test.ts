@@ -105,12 +105,13 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
   const u = after.users.get(userId)!;
   for (const c of after.channels.values()) {
     if (c.invite_only !== before.channels.get(c.stream_id)?.invite_only) out.add(c.stream_id);
+    // Nor when it stops being web-public (docs/differences/events.md).
+    if (!c.is_web_public && before.channels.get(c.stream_id)?.is_web_public === true) out.add(c.stream_id);
     // Zulip's channel events reach subscribed guests only, but register shows a guest every
-    // web-public channel (docs/differences/events.md): one that stops being web-public is not
-    // deleted from an unsubscribed guest's client either.
+    // web-public channel (docs/differences/events.md).
     if (
       isGuest(u) &&
-      (c.is_web_public || before.channels.get(c.stream_id)?.is_web_public === true) &&
+      c.is_web_public &&
       !(isSubscribed(before, c.stream_id, userId) && isSubscribed(after, c.stream_id, userId))
     )
       out.add(c.stream_id);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getServerSettings, getStreams, getSubscriptions, register } from '../../src/ops/live/index';
+import { loose } from '../support/loose';
 import { validateResponse } from '../support/openapi';
 import { cast, devRealm, testCtx } from '../support/realm';
 
@@ -59,6 +60,24 @@ describe('live endpoints validate against Zulip OpenAPI', () => {
       testCtx(),
     );
     expect(guest.body).toMatchObject({ msg: 'User not authorized for this query' });
+  });
+  it('include_subscribers "partial" (feature level 412): the complete subscriber lists, as the API allows', () => {
+    const full = register(realm, { userId: cast.hamlet }, { include_subscribers: true }, testCtx());
+    const partial = register(realm, { userId: cast.hamlet }, { include_subscribers: 'partial' }, testCtx());
+    expect(partial.body).toEqual(full.body);
+    const subs = getSubscriptions(
+      realm,
+      { userId: cast.hamlet },
+      { include_subscribers: 'partial' },
+      testCtx(),
+    );
+    expect(subs.body).toEqual(
+      getSubscriptions(realm, { userId: cast.hamlet }, { include_subscribers: true }, testCtx()).body,
+    );
+    expect(validateResponse('get-subscriptions', 200, subs.body)).toEqual([]);
+    const bad = loose(register)(realm, { userId: cast.hamlet }, { include_subscribers: 'some' }, testCtx());
+    expect(bad.status).toBe(400);
+    expect(bad.state).toBe(realm);
   });
   it('server_settings, streams, subscriptions', () => {
     const s = getServerSettings(realm, { anonymous: true }, {}, testCtx());

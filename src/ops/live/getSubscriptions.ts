@@ -1,7 +1,7 @@
-import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
+import { INCLUDE_SUBSCRIBERS } from './include-subscribers';
 import { subscriptionLists } from '../../core/register/channels';
 import { failure, success } from '../../core/result';
 
@@ -23,11 +23,11 @@ export const getSubscriptions = defineOperation({
   method: 'GET',
   path: '/users/me/subscriptions',
   operationId: 'get-subscriptions',
-  params: [param('include_subscribers', z.boolean())],
+  params: [param('include_subscribers', INCLUDE_SUBSCRIBERS)],
   handler: ({ state, user, params, ctx, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
     const { subscriptions } = subscriptionLists(state, user, {
-      includeSubscribers: params.include_subscribers ?? false,
+      includeSubscribers: (params.include_subscribers ?? false) !== false,
       archived: true,
       now: ctx.now,
     });

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
+import { INCLUDE_SUBSCRIBERS } from './include-subscribers';
 import { checkNarrowForEvents } from '../../core/register/narrow-events';
 import type { RegisterOptions } from '../../core/register/options';
 import { registerState } from '../../core/register/register-state';
@@ -33,7 +34,7 @@ export const register = defineOperation({
     param('slim_presence', z.boolean()),
     param('presence_history_limit_days', z.int()),
     param('all_public_streams', z.boolean()),
-    param('include_subscribers', z.boolean()),
+    param('include_subscribers', INCLUDE_SUBSCRIBERS),
     param('client_capabilities', z.record(z.string(), z.boolean())),
     param('event_types', z.array(z.string())),
     param('fetch_event_types', z.array(z.string())),
@@ -49,7 +50,7 @@ export const register = defineOperation({
     const options: RegisterOptions = {
       event_types: params.event_types ?? null,
       fetch_event_types: params.fetch_event_types ?? null,
-      include_subscribers: params.include_subscribers ?? false,
+      include_subscribers: (params.include_subscribers ?? false) !== false,
       client_gravatar: params.client_gravatar ?? true,
       client_capabilities: params.client_capabilities ?? {},
     };

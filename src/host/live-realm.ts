@@ -9,6 +9,7 @@
 import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../core/errors';
 import { parseParams, param, rawParam } from '../core/params';
+import { isGuest } from '../core/permissions/roles';
 import { checkNarrowForEvents, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import { errorBody, type OpResult } from '../core/result';
@@ -104,7 +105,8 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     const newQueue = queueRequest(input);
     if (v.queue_id === undefined) {
       // Without a queue id this request registers a queue, checked as register checks it.
-      if (newQueue.allPublicStreams === true && state.users.get(actor.userId)?.role === 600)
+      const user = state.users.get(actor.userId);
+      if (newQueue.allPublicStreams === true && user !== undefined && isGuest(user))
         return refuse(errors.badRequest('User not authorized for this query'));
       const narrowError = checkNarrowForEvents(newQueue.narrow ?? []);
       if (narrowError) return refuse(narrowError);

@@ -64,6 +64,13 @@ async function as(who: CastName): Promise<ZulipClient> {
   return zulip({ realm: server.url, username: user.delivery_email, apiKey: user.api_key });
 }
 
+/** Everything the queue holds, without waiting, checked against Zulip's schema. */
+async function pending(client: ZulipClient, queueId: unknown): Promise<Record<string, unknown>> {
+  const got = await client.events.retrieve({ queue_id: queueId, last_event_id: -1, dont_block: true });
+  expectValidResponse('get-events', 200, got);
+  return got;
+}
+
 const editDescription = async (who: CastName, description: string) =>
   (await as(who)).callEndpoint('/streams/3', 'PATCH', { description });
 
@@ -85,12 +92,7 @@ describe('zulip-js against event queues', () => {
     expect(Array.isArray(reg['streams'])).toBe(true);
     expect(reg).not.toHaveProperty('realm_users');
     expect((await editDescription('iago', 'Fair Verona, live')).result).toBe('success');
-    const got = await hamlet.events.retrieve({
-      queue_id: reg['queue_id'],
-      last_event_id: -1,
-      dont_block: true,
-    });
-    expectValidResponse('get-events', 200, got);
+    const got = await pending(hamlet, reg['queue_id']);
     expect(got['events']).toEqual([
       expect.objectContaining({
         id: 0,
@@ -235,12 +237,7 @@ describe('zulip-js against event queues', () => {
       await othello.messages.send({ type: 'stream', to: 'Verona', topic: 'weekend plans', content: 'in' }),
     ];
     for (const r of sent) expect(r.result).toBe('success');
-    const got = await hamlet.events.retrieve({
-      queue_id: reg['queue_id'],
-      last_event_id: -1,
-      dont_block: true,
-    });
-    expectValidResponse('get-events', 200, got);
+    const got = await pending(hamlet, reg['queue_id']);
     const events = got['events'] as { id: number; message: { id: number; content: string } }[];
     expect(events.map((e) => [e.id, e.message.id])).toEqual([
       [0, sent[0]!['id']],
@@ -267,8 +264,7 @@ describe('zulip-js against event queues', () => {
     });
     expect(r.result).toBe('success');
     const first = async (queueId: unknown) => {
-      const got = await hamlet.events.retrieve({ queue_id: queueId, last_event_id: -1, dont_block: true });
-      expectValidResponse('get-events', 200, got);
+      const got = await pending(hamlet, queueId);
       return (got['events'] as { message: { content: string; content_type: string } }[])[0]!.message;
     };
     expect(await first(plain['queue_id'])).toMatchObject({
@@ -301,12 +297,7 @@ describe('zulip-js against event queues', () => {
       await as(sender!)
     ).messages.send({ type: 'stream', to: channel.name, topic: 'all', content: 'x' });
     expect(r.result).toBe('success');
-    const got = await watcher.events.retrieve({
-      queue_id: reg['queue_id'],
-      last_event_id: -1,
-      dont_block: true,
-    });
-    expectValidResponse('get-events', 200, got);
+    const got = await pending(watcher, reg['queue_id']);
     expect(got['events']).toEqual([
       expect.objectContaining({
         type: 'message',

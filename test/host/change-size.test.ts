@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { openChange } from '../../src/host/change';
 import { ChangeTooLargeError, PersistError } from '../../src/host/errors';
 import { withEventQueues } from '../../src/host/live-realm';
-import { openRealm } from '../../src/host/realm-handle';
+import { openRealm, type RealmHandle } from '../../src/host/realm-handle';
 import { memoryStore } from '../../src/stores/memory/index';
 import { seededRandom } from '../../src/core/context';
 import { basicAuthHeader } from '../../src/wire/auth';
@@ -134,7 +134,8 @@ describe('the change log stays bounded', () => {
 });
 
 describe('a handle that fell behind the pruning', () => {
-  it('catches up from the latest checkpoint when the changes it needed were pruned', async () => {
+  /** Two handles on one store; `a` writes, `b` stays idle. */
+  async function twoHandles() {
     const store = memoryStore();
     const a = await openRealm({
       store,
@@ -144,10 +145,19 @@ describe('a handle that fell behind the pruning', () => {
       checkpoints: false,
     });
     const b = await openRealm({ store, ctx, operations: ALL_OPS, checkpoints: false });
+    return { store, a, b };
+  }
+  /** Six changes and three checkpoints by `a`: versions 1–3 are pruned. */
+  async function writeAndPrune(a: RealmHandle) {
     for (let round = 0; round < 3; round++) {
       for (const mark of 'xy') await a.run(appendMark, hamlet, { mark });
       await a.checkpoint();
     }
+  }
+
+  it('catches up from the latest checkpoint when the changes it needed were pruned', async () => {
+    const { store, a, b } = await twoHandles();
+    await writeAndPrune(a);
     expect(store.records.changes[0]!.version).toBe(4); // 1–3 pruned; b is at 0
     const heard: string[] = [];
     b.subscribe((n) =>
@@ -168,15 +178,7 @@ describe('a handle that fell behind the pruning', () => {
   });
 
   it('drops the event queues it serves, whose clients then re-register', async () => {
-    const store = memoryStore();
-    const a = await openRealm({
-      store,
-      snapshot: devSnapshot(),
-      ctx,
-      operations: ALL_OPS,
-      checkpoints: false,
-    });
-    const b = await openRealm({ store, ctx, operations: ALL_OPS, checkpoints: false });
+    const { a, b } = await twoHandles();
     const live = withEventQueues(b, { gcIntervalMs: 0 });
     const auth = {
       authorization: basicAuthHeader(
@@ -186,10 +188,7 @@ describe('a handle that fell behind the pruning', () => {
     };
     const reg = await live.request({ method: 'POST', url: '/api/v1/register', headers: auth, body: {} });
     const queueId = String(reg.body['queue_id']);
-    for (let round = 0; round < 3; round++) {
-      for (const mark of 'xy') await a.run(appendMark, hamlet, { mark });
-      await a.checkpoint();
-    }
+    await writeAndPrune(a);
     await b.catchUp();
     expect(live.queues.size).toBe(0);
     const poll = await live.request({

@@ -226,29 +226,25 @@ describe('verify_action: registerState + events = registerState after', () => {
     );
   });
 
-  it.each(OPERATIONS.map((op) => op.def.name))('arbitrary realms, %s', (name) => {
+  /** `check` over arbitrary realms and a plausible call of operation `name` on each. */
+  const checkArbitrary = (name: string, options: typeof OPTIONS, runs: number) => {
     const arb = arbRealmCase().chain((realm) => {
       const calls = plausibleCallsByOp(realm.state).get(name);
       return fc.tuple(fc.constant(realm), calls ?? fc.constant(null));
     });
     fc.assert(
-      fc.property(arb, ([realm, call]) => void (call !== null && check(realm.state, call))),
-      fcParams(4),
+      fc.property(arb, ([realm, call]) => void (call !== null && check(realm.state, call, options))),
+      fcParams(runs),
     );
-  });
+  };
+
+  it.each(OPERATIONS.map((op) => op.def.name))('arbitrary realms, %s', (name) =>
+    checkArbitrary(name, OPTIONS, 4),
+  );
 
   it.each(['sendMessage', 'updateMessageFlagsForNarrow', 'deleteTopic', 'unsubscribe'])(
     'clients without empty_topic_name (general chat for the empty topic), arbitrary realms, %s',
-    (name) => {
-      const arb = arbRealmCase().chain((realm) => {
-        const calls = plausibleCallsByOp(realm.state).get(name);
-        return fc.tuple(fc.constant(realm), calls ?? fc.constant(null));
-      });
-      fc.assert(
-        fc.property(arb, ([realm, call]) => void (call !== null && check(realm.state, call, NO_EMPTY_TOPIC))),
-        fcParams(6),
-      );
-    },
+    (name) => checkArbitrary(name, NO_EMPTY_TOPIC, 6),
   );
 
   it('a message to the empty topic, for clients with and without empty_topic_name (dev realm)', () => {

@@ -179,12 +179,24 @@ export function openChange(sealed: SealedChange, where: string, chain: number): 
   const { format: _format, deleteTopic, passwords, liveHasher, redacted, ...rest } = parsed.data;
   return {
     ...rest,
-    input: rest.input as ChangeInput,
+    input: withRawFields(rest.input as ChangeInput, migrated),
     ...(deleteTopic ? { deleteTopic } : {}),
     ...(passwords && passwords.length > 0 ? { passwords } : {}),
     ...(liveHasher ? { liveHasher } : {}),
     ...(redacted ? { redacted } : {}),
   };
+}
+
+/**
+ * A request's fields object as stored: zod's record drops a `__proto__` key, which is a parameter
+ * name like any other (its name reaches `ignored_parameters_unsupported`). The values were checked.
+ */
+function withRawFields(input: ChangeInput, raw: unknown): ChangeInput {
+  if (input.kind !== 'request' || typeof input.body !== 'object') return input;
+  const body = ((raw as { input?: { body?: unknown } }).input?.body ?? {}) as Record<string, string>;
+  const fields = Object.create(null) as Record<string, string>;
+  for (const [k, v] of Object.entries(body)) fields[k] = v;
+  return { ...input, body: fields };
 }
 
 function formatOf(raw: unknown): number | undefined {

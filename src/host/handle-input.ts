@@ -15,28 +15,28 @@ import type { ChangeInput } from './change';
 export type OperationsByName = ReadonlyMap<string, AnyOperation>;
 
 /**
- * Runs `input` on `state`. `original` is the live request (with its headers); without it, as in a
- * replay, the request is rebuilt from the stored input.
+ * Runs `input` on `state`, the same way for a live run and for a replay: a wire request is rebuilt
+ * from its stored form, with the credentials its actor had at this version (headers are never
+ * stored). The live run executes the stored form too, so whatever the original request spelled
+ * that the stored form leaves out cannot make the replay differ.
  */
 export function applyInput(
   ops: OperationsByName,
   state: RealmState,
   input: ChangeInput,
   ctx: OpContext,
-  original?: ApiRequest,
 ): OpResult {
   if (input.kind === 'call') {
     const op = ops.get(input.op);
     if (!op) throw new Error(`unknown operation ${input.op}`);
     return runDecoded(op, state, input.actor, input.params, ctx);
   }
-  let request: ApiRequest = original ?? {
+  let request: ApiRequest = {
     method: input.method,
     url: input.url,
     ...(input.body === undefined ? {} : { body: input.body }),
   };
-  if (!original && 'userId' in input.actor) {
-    // Present the credentials the actor had at this version (headers are never stored).
+  if ('userId' in input.actor) {
     const user = state.users.get(input.actor.userId);
     if (user)
       request = {
@@ -48,19 +48,26 @@ export function applyInput(
 }
 
 /**
- * The stored form of an authenticated request: no headers, and only what a replay needs — the
- * path, and the parameters the operation declares (query and body merged as the wire layer merges
- * them, the body winning) as a fields object. Anything else in the request (unknown parameters,
- * which only ever add a name to `ignored_parameters_unsupported`) is not stored, so a request
- * padded up to the body limit stores no more than its meaningful part.
+ * The stored form of an authenticated request, which is also what the live run executes (see
+ * `RealmHandle`), so a replay sees exactly what the original run saw. No headers; the path (path
+ * parameters are the URL's); and one fields object merging the query string and the body as the
+ * wire layer merges them (the body winning, the last of a repeated name winning):
+ *
+ * - every parameter the operation reads, under the name it was sent as: its own name or its alias
+ *   (`subject` for `topic`), with its wire text as sent (JSON or raw, unchanged);
+ * - every other name with an empty value. Such a parameter is never read; only its *name* reaches
+ *   the answer (`ignored_parameters_unsupported`), so its value is not kept and a request padded up
+ *   to the body limit stores no more than its names.
+ *
+ * A request that matches no operation (a replay answers the same 404/405) is kept as it was; it
+ * never changes the realm, so it is never stored anyway.
  */
 export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
   const url = String(request.url);
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
-  const declared = declaredParams(request.method, path);
-  if (declared === undefined) {
-    // No operation matches (a replay answers the same 404/405): keep the request as it was.
+  const names = parameterNames(request.method, path);
+  if (names === undefined) {
     return {
       kind: 'request',
       actor,
@@ -71,9 +78,11 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
         : { body: typeof request.body === 'string' ? request.body : { ...request.body } }),
     };
   }
-  const fields: Record<string, string> = {};
+  // No prototype: a parameter named `__proto__` is a field like any other (as in the wire layer).
+  const fields = Object.create(null) as Record<string, string>;
   const keep = (k: string, v: string) => {
-    if (declared.has(k)) fields[k] = v;
+    if (names.fromPath.has(k)) return; // the URL's value wins on the wire anyway
+    fields[k] = names.read.has(k) ? v : '';
   };
   if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) keep(k, v);
   const body = request.body;
@@ -82,8 +91,14 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
   return { kind: 'request', actor, method: request.method, url: path, body: fields };
 }
 
-/** The non-path parameter names of the operation a request reaches, or undefined for none. */
-function declaredParams(method: string, rawPath: string): ReadonlySet<string> | undefined {
+/**
+ * The names the operation a request reaches reads (each parameter's name and alias) and takes from
+ * its path, or undefined when no operation matches.
+ */
+function parameterNames(
+  method: string,
+  rawPath: string,
+): { readonly read: ReadonlySet<string>; readonly fromPath: ReadonlySet<string> } | undefined {
   let path = rawPath;
   try {
     path = decodeURIComponent(rawPath);
@@ -95,7 +110,12 @@ function declaredParams(method: string, rawPath: string): ReadonlySet<string> | 
   const match = matchRoute(String(method).toUpperCase(), path.slice(7).replace(/\/+$/, '') || '/');
   if (match.kind !== 'found') return undefined;
   const fromPath = new Set(match.op.def.pathParams ?? []);
-  return new Set(match.op.def.params.map((p) => p.name).filter((name) => !fromPath.has(name)));
+  const read = new Set<string>();
+  for (const spec of match.op.def.params) {
+    read.add(spec.name);
+    if (spec.alias !== undefined) read.add(spec.alias);
+  }
+  return { read, fromPath };
 }
 
 /** Only the fields a stored actor has, whatever else the caller's object carried. */

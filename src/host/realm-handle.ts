@@ -470,15 +470,15 @@ class Handle implements RealmHandle {
   /** Runs and records one request on `tip` (at `version`, whose change checksum is `chain`). */
   private runEntry(entry: BatchEntry<HandleResult>, tip: RealmState, version: number, chain: number): Ran {
     let input: ChangeInput;
-    let original: ApiRequest | undefined;
     if (entry.work.kind === 'request') {
-      original = entry.work.request;
+      const original = entry.work.request;
       const actor = authenticate(tip, headerOf(original.headers, 'authorization'));
       // Not authenticated: the wire layer answers the error without touching the realm.
       if ('code' in actor) {
         const ctx = opContext(this.options.ctx, clock(this.options.ctx), undefined);
         return { entry, result: { ...handleApiRequest(tip, original, ctx), version } };
       }
+      // What is stored is what runs: the replay sees exactly what this run sees.
       input = requestInput(actor, original);
     } else {
       input = entry.work.input;
@@ -487,7 +487,7 @@ class Handle implements RealmHandle {
     const recorder = new ChangeRecorder(this.options.ctx);
     const started = performance.now();
     const ctx = opContext(this.options.ctx, now, recorder.random, undefined, recorder.passwords);
-    const result = applyInput(this.ops, tip, input, ctx, original);
+    const result = applyInput(this.ops, tip, input, ctx);
     const cost = performance.now() - started;
     if (result.state === tip) return { entry, result: { ...result, version } };
     const { sealed, redacted } = recorder.seal(chain, version + 1, input, now, result.status);

@@ -23,7 +23,7 @@ function auth(userId: number): Record<string, string> {
 }
 
 describe('what a stored change holds', () => {
-  it('stores a wire request padded to the body limit as its parameters only', async () => {
+  it('stores a wire request padded to the body limit as its parameters and the names of the others', async () => {
     const store = memoryStore();
     const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS });
     const padding = 'p'.repeat(1_000_000);
@@ -39,12 +39,13 @@ describe('what a stored change holds', () => {
     expect(stored!.payload.length).toBeLessThan(400);
     expect(openChange(stored!, 'test', 0).input).toMatchObject({
       url: '/api/v1/saved_snippets',
-      body: { title: 'Hello', content: 'World' },
+      body: { junk: '', title: 'Hello', content: 'World', padding: '', more: '' },
     });
     const before = h.state;
     await h.close();
     const again = await openRealm({ store, operations: ALL_OPS, checkpoints: false });
     expect([...again.state.savedSnippets.values()]).toEqual([...before.savedSnippets.values()]);
+    await again.close();
   });
 
   it('refuses a change larger than maxChangeBytes: not stored, not applied, a clear error', async () => {

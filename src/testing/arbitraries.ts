@@ -295,6 +295,12 @@ export function arbParams(
     { arbitrary: fc.anything({ maxDepth: 2 }), weight: 1 },
   );
   const declared = Object.fromEntries(operation.def.params.map((p) => [p.name, shaped]));
+  // A parameter with an alias (`subject` for `topic`) is sent under it one time in three.
+  const aliased = operation.def.params.filter((p) => p.alias !== undefined);
+  const spelling = fc.array(fc.constantFrom(false, false, true), {
+    minLength: aliased.length,
+    maxLength: aliased.length,
+  });
   return fc
     .tuple(
       fc.record(declared, { requiredKeys: [] }),
@@ -302,8 +308,18 @@ export function arbParams(
         nil: undefined,
         freq: 5,
       }),
+      spelling,
     )
-    .map(([params, extra]) => (extra ? { ...params, [extra[0]]: extra[1] } : params));
+    .map(([params, extra, useAlias]) => {
+      const out: Record<string, unknown> = extra ? { ...params, [extra[0]]: extra[1] } : { ...params };
+      aliased.forEach((p, i) => {
+        if (useAlias[i] && p.alias !== undefined && p.name in out) {
+          out[p.alias] = out[p.name];
+          delete out[p.name];
+        }
+      });
+      return out;
+    });
 }
 
 /** One library call: an operation, who calls it and with what. */
@@ -397,7 +413,16 @@ export function arbApiRequest(
       .record({ authorization: credentials, params: arbParams(operation, state) })
       .map(({ authorization, params }): ApiRequest => {
         const { def } = operation;
-        const specs = new Map(def.params.map((p) => [p.name, p]));
+        const specs = new Map(
+          def.params.flatMap((p) =>
+            p.alias === undefined
+              ? [[p.name, p]]
+              : [
+                  [p.name, p],
+                  [p.alias, p],
+                ],
+          ),
+        );
         let path = def.path;
         const form = new URLSearchParams();
         for (const [name, value] of Object.entries(params)) {

@@ -85,6 +85,34 @@ export class ChangeTooLargeError extends ChatRealmError {
   }
 }
 
+/**
+ * The realm handle stopped serving its realm: applying a stored change (loading, or catching up with
+ * another writer's changes) diverged from the recorded result, or found a record it cannot read.
+ * The handle keeps the last state it knows is right (`version`) but answers nothing from it: `run`
+ * rejects with this error and `request` answers it as a 503 (`code` `REALM_HALTED`). Other realms are
+ * unaffected. Recovery: docs/persistence.md, "When a replay diverges".
+ */
+export class RealmHaltedError extends ChatRealmError {
+  static override readonly brand = 'RealmHaltedError';
+  override readonly name = 'RealmHaltedError';
+  constructor(
+    /** Where: the store, as in other errors. */
+    readonly where: string,
+    /** The last version applied, whose state is right. */
+    readonly version: number,
+    /** The change that could not be applied. */
+    readonly change: number,
+    options: { cause: unknown },
+  ) {
+    super(
+      `The realm in ${where} is halted at version ${version}: change ${change} could not be applied ` +
+        `(${describe(options.cause)}). Its requests are refused until it is recovered ` +
+        `(chat-realm doctor; docs/persistence.md, "When a replay diverges")`,
+      options,
+    );
+  }
+}
+
 /** The handle was closed; no more operations. */
 export class RealmClosedError extends ChatRealmError {
   static override readonly brand = 'RealmClosedError';

@@ -48,6 +48,7 @@ export {
   ReplayMismatchError,
   PersistError,
   RealmClosedError,
+  RealmHaltedError,
   ChangeTooLargeError,
 } from './errors';
 export { withEventQueues, type LiveRealm } from './live-realm';

@@ -51,6 +51,8 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
   const nowSecs = () => Math.floor((options.clock?.now() ?? Date.now()) / 1000);
 
   async function request(req: ApiRequest): Promise<OpResult> {
+    // A halted realm answers nothing from its state, queues included: the handle says why.
+    if (handle.halted !== undefined) return handle.request(req);
     const method = String(req.method).toUpperCase();
     const path = String(req.url)
       .split('?')[0]!

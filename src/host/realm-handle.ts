@@ -40,7 +40,15 @@ import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import type { ChangeInput } from './change';
 import { checkpointStream, readCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
-import { CorruptStoreError, PersistError, RealmClosedError, VersionConflictError } from './errors';
+import {
+  CorruptStoreError,
+  PersistError,
+  RealmClosedError,
+  RealmHaltedError,
+  ReplayMismatchError,
+  UnsupportedFormatError,
+  VersionConflictError,
+} from './errors';
 import { Batches, type BatchEntry } from './handle-batch';
 import { clock, opContext, type HandleContext } from './handle-context';
 import { applyInput, headerOf, plainActor, requestInput } from './handle-input';
@@ -79,6 +87,15 @@ function mayWrite(entry: BatchEntry<HandleResult>): boolean {
   if (entry.work.kind === 'input') return true;
   const method = entry.work.request.method.toUpperCase();
   return method !== 'GET' && method !== 'HEAD';
+}
+
+/** Errors that say a stored change cannot be applied here (as opposed to a store that failed to answer). */
+function isUnappliable(error: unknown): boolean {
+  return (
+    error instanceof ReplayMismatchError ||
+    error instanceof CorruptStoreError ||
+    error instanceof UnsupportedFormatError
+  );
 }
 
 function answer(r: Ran): void {
@@ -152,6 +169,12 @@ export interface RealmHandle {
   readonly state: RealmState;
   readonly version: number;
   /**
+   * Set once a stored change (another writer's, caught up with) could not be applied: the handle
+   * then refuses everything for this realm (see `RealmHaltedError`); `state` stays the last state
+   * known to be right, at `version`.
+   */
+  readonly halted: RealmHaltedError | undefined;
+  /**
    * Runs an operation with decoded parameters, typed as the operation's own: pass the operation
    * (`run(editChannel, actor, { stream_id: 1, description: 'x' })`) or a built-in's name.
    */
@@ -203,6 +226,8 @@ class Handle implements RealmHandle {
   private notified = false;
   /** When another writer was last seen racing this handle (`performance.now()`). */
   private contendedAt = Number.NEGATIVE_INFINITY;
+  /** Set when a stored change could not be applied: nothing is answered from this realm any more. */
+  private haltedBy: RealmHaltedError | undefined;
 
   constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot' | 'initialState'>) {
     this.store = options.store;
@@ -222,6 +247,10 @@ class Handle implements RealmHandle {
 
   get version(): number {
     return this.ver;
+  }
+
+  get halted(): RealmHaltedError | undefined {
+    return this.haltedBy;
   }
 
   async open(initial: { readonly state: RealmState } | RealmSnapshotInput | undefined): Promise<void> {
@@ -283,6 +312,7 @@ class Handle implements RealmHandle {
       return Promise.reject(new TypeError('params must be JSON-serializable to be persisted', { cause }));
     }
     if (this.queue.closed) return Promise.reject(new RealmClosedError());
+    if (this.haltedBy) return Promise.reject(this.haltedBy);
     return this.batches.add({
       kind: 'input',
       input: { kind: 'call', op: name, actor: plainActor(actor), params: normalized },
@@ -291,6 +321,7 @@ class Handle implements RealmHandle {
 
   request(request: ApiRequest): Promise<HandleResult> {
     if (this.queue.closed) return Promise.reject(new RealmClosedError());
+    if (this.haltedBy) return Promise.resolve(this.haltedAnswer(this.haltedBy));
     return this.batches.add({ kind: 'request', request });
   }
 
@@ -311,7 +342,8 @@ class Handle implements RealmHandle {
     this.batches.cut();
     await this.queue.enqueue(async () => {
       this.closing = true;
-      if (this.checkpoints.onClose) await this.checkpointInBackground();
+      // A halted realm has nothing new to keep (it applied nothing since the store's last change it could).
+      if (this.checkpoints.onClose && !this.haltedBy) await this.checkpointInBackground();
       await this.checkpointTail;
       this.queue.close();
       await this.stopWatching?.();
@@ -323,7 +355,7 @@ class Handle implements RealmHandle {
 
   private scheduleCatchUp(): void {
     // A batch waiting for its turn catches up when it starts (`notified` tells it to).
-    if (this.catchUpQueued || this.queue.closed || this.batches.waiting) return;
+    if (this.catchUpQueued || this.queue.closed || this.batches.waiting || this.haltedBy) return;
     this.catchUpQueued = true;
     this.queue
       .enqueue(async () => {
@@ -344,6 +376,7 @@ class Handle implements RealmHandle {
     let todo = entries;
     let conflicts = 0;
     try {
+      if (this.haltedBy) throw this.haltedBy;
       while (todo.length > 0) {
         const locking = this.store.exclusive !== undefined && (conflicts > 0 || this.lockFirst());
         // Taking the lock anyway for a batch that may write: run it only once, under the lock.
@@ -424,7 +457,14 @@ class Handle implements RealmHandle {
       }
     } catch (error) {
       // Catching up failed: nobody in the batch, including requests that joined it, is answered.
-      // (Rejecting an answered request does nothing.)
+      // (Rejecting an answered request does nothing.) A halted realm answers its refusal instead.
+      if (error instanceof RealmHaltedError) {
+        for (const entry of todo) {
+          if (entry.work.kind === 'request') entry.resolve(this.haltedAnswer(error));
+          else entry.reject(error);
+        }
+        return;
+      }
       for (const entry of todo) entry.reject(error);
       throw error;
     }
@@ -536,6 +576,47 @@ class Handle implements RealmHandle {
   }
 
   private async catchUpNow(): Promise<void> {
+    if (this.haltedBy) throw this.haltedBy;
+    try {
+      await this.catchUpStored();
+    } catch (error) {
+      if (!isUnappliable(error)) throw error;
+      throw this.halt(error);
+    }
+  }
+
+  /**
+   * A stored change could not be applied (it diverged, is damaged, or has a newer format): this
+   * realm's state is right at `ver` but cannot move on, so the handle stops answering for it
+   * rather than answer from a state it knows is behind. Said once, through `onBackgroundError`.
+   */
+  private halt(cause: unknown): RealmHaltedError {
+    if (this.haltedBy) return this.haltedBy;
+    const change = cause instanceof ReplayMismatchError ? cause.version : this.ver + 1;
+    this.haltedBy = new RealmHaltedError(this.store.describe, this.ver, change, { cause });
+    this.reportBackgroundError(this.haltedBy);
+    return this.haltedBy;
+  }
+
+  /** What a halted realm answers to a wire request: a 503 naming the change and the reason. */
+  private haltedAnswer(error: RealmHaltedError): HandleResult {
+    return {
+      state: this.current,
+      version: this.ver,
+      status: 503,
+      body: {
+        result: 'error',
+        msg: error.message,
+        code: 'REALM_HALTED',
+        version: error.version,
+        change: error.change,
+      },
+      events: [],
+      effects: [],
+    };
+  }
+
+  private async catchUpStored(): Promise<void> {
     // A notification that arrives from here on may be about a change this read misses: it sets
     // the flag again.
     this.notified = false;

@@ -61,7 +61,14 @@ export function replayStored(
 }
 
 /** Replays one stored change on `state`; a different outcome is a `ReplayMismatchError`. */
-function replayChange(env: ReplayEnv, state: RealmState, change: Change): OpResult {
+export function replayChange(env: ReplayEnv, state: RealmState, change: Change): OpResult {
+  if (change.input.kind === 'call' && !env.ops.has(change.input.op)) {
+    // Written by a host with other operations (or a newer chat-realm): a divergence, not a crash.
+    throw new ReplayMismatchError(
+      change.version,
+      `the operation ${change.input.op} is not among this handle's`,
+    );
+  }
   const random = new PlaybackRandom(change.random, change.version);
   const passwords = change.liveHasher
     ? undefined

@@ -27,6 +27,27 @@ const paceWait = (key, bytes) => {
 };
 `;
 
+/**
+ * The host's flags for a thread, less those that change how an `eval` script is read: a worker
+ * inherits `process.execArgv`, and under `--input-type=module` (e.g. `node --input-type=module -e
+ * "…"`) its CommonJS script would be read as a module (no `require`). `--eval`/`--print` and their
+ * code do not apply to a worker either.
+ */
+export function workerExecArgv(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (arg.startsWith('--input-type=')) continue;
+    if (arg === '--input-type' || arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') {
+      i++; // and its value
+      continue;
+    }
+    if (arg.startsWith('--eval=') || arg.startsWith('--print=')) continue;
+    out.push(arg);
+  }
+  return out;
+}
+
 /** How long `close` waits for the thread to close its connection. */
 const CLOSE_WAIT_MS = 5000;
 
@@ -77,7 +98,11 @@ export class PartsThread<Request extends { readonly op: string } = never> {
   private readonly pool: Array<Uint8Array<ArrayBuffer>> = [];
 
   constructor(private readonly options: PartsThreadOptions) {
-    this.worker = new Worker(options.script, { eval: true, workerData: options.config });
+    this.worker = new Worker(options.script, {
+      eval: true,
+      workerData: options.config,
+      execArgv: workerExecArgv(process.execArgv),
+    });
     // An idle thread does not keep the process alive; one with requests in flight does.
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => this.settle(reply));

@@ -28,24 +28,15 @@ const paceWait = (key, bytes) => {
 `;
 
 /**
- * The host's flags for a thread, less those that change how an `eval` script is read: a worker
- * inherits `process.execArgv`, and under `--input-type=module` (e.g. `node --input-type=module -e
- * "…"`) its CommonJS script would be read as a module (no `require`). `--eval`/`--print` and their
- * code do not apply to a worker either.
+ * The flags a thread starts with: the host's (a worker inherits `process.execArgv`), except under
+ * `--input-type=module` (e.g. `node --input-type=module -e "…"`), which would read the thread's
+ * CommonJS `eval` script as a module (`require is not defined`): then none. The scripts are plain
+ * JavaScript that load their drivers by resolved path, so they need no loader flags. (Passing a
+ * filtered copy instead is no option: Node refuses V8 flags such as `--max-old-space-size` in an
+ * explicit `execArgv`.)
  */
-export function workerExecArgv(execArgv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const arg = execArgv[i]!;
-    if (arg.startsWith('--input-type=')) continue;
-    if (arg === '--input-type' || arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') {
-      i++; // and its value
-      continue;
-    }
-    if (arg.startsWith('--eval=') || arg.startsWith('--print=')) continue;
-    out.push(arg);
-  }
-  return out;
+export function workerExecArgv(execArgv: readonly string[]): string[] | undefined {
+  return execArgv.some((a) => a === '--input-type' || a.startsWith('--input-type=')) ? [] : undefined;
 }
 
 /** How long `close` waits for the thread to close its connection. */
@@ -98,10 +89,11 @@ export class PartsThread<Request extends { readonly op: string } = never> {
   private readonly pool: Array<Uint8Array<ArrayBuffer>> = [];
 
   constructor(private readonly options: PartsThreadOptions) {
+    const execArgv = workerExecArgv(process.execArgv);
     this.worker = new Worker(options.script, {
       eval: true,
       workerData: options.config,
-      execArgv: workerExecArgv(process.execArgv),
+      ...(execArgv === undefined ? {} : { execArgv }),
     });
     // An idle thread does not keep the process alive; one with requests in flight does.
     this.worker.unref();

@@ -14,19 +14,10 @@ import { workerExecArgv } from '../../src/stores/parts-thread';
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 describe('writer threads under the host process flags', () => {
-  it('drop only the flags that change how their script is read', () => {
-    expect(
-      workerExecArgv([
-        '--input-type=module',
-        '--import',
-        'tsx',
-        '--input-type',
-        'commonjs',
-        '-e',
-        'x()',
-        '--max-old-space-size=100',
-      ]),
-    ).toEqual(['--import', 'tsx', '--max-old-space-size=100']);
+  it('inherit the host flags, but none under --input-type (its script is plain JavaScript)', () => {
+    expect(workerExecArgv(['--import', 'tsx', '--max-old-space-size=100'])).toBeUndefined();
+    expect(workerExecArgv(['--import', 'tsx', '--input-type=module', '-e', 'x()'])).toEqual([]);
+    expect(workerExecArgv(['--input-type', 'module'])).toEqual([]);
   });
 
   it('run from a host started with node --input-type=module -e', () => {

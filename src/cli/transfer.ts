@@ -1,7 +1,6 @@
 /** `chat-realm export` and `chat-realm import`: between a store and a snapshot file. */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { parseRealm } from '../core/snapshot/create';
 import { SnapshotError } from '../core/snapshot/issues';
 import { createRealmFromChunks, snapshotChunks } from '../core/snapshot/snapshot-stream';
 import type { RealmState } from '../core/state';
@@ -16,12 +15,12 @@ import {
   openSqliteStore,
   parse,
   POSTGRES_OPTIONS,
-  readSnapshotFile,
   removeNewStore,
   STORE_OPTIONS,
   UsageError,
   type CliIO,
 } from './common';
+import { readJsonSnapshot } from './json-snapshot';
 
 export const EXPORT_HELP = `Usage: chat-realm export [--db FILE | --database-url URL] [--realm NAME] [--out FILE] [--format json|ndjson|ndjson1]
 
@@ -48,8 +47,10 @@ Creates a store holding the realm of a snapshot (checked first; every problem is
 Refused (exit code 2) when the store already holds a realm.
 
 Options:
-  --snapshot FILE    The snapshot, written by chat-realm export: JSON, or NDJSON (stream format 2
-                     or 1) when the name ends in .ndjson (read as a stream: use it for large realms)
+  --snapshot FILE    The snapshot, written by chat-realm export or simulate: JSON, or NDJSON
+                     (stream format 2 or 1) when the name ends in .ndjson. Both are read as
+                     streams (a JSON file above 64 MiB with a streaming JSON parser, in two
+                     passes; NDJSON is faster for large realms)
   --db FILE          SQLite file (default ${DEFAULT_DB}; created if missing)
   --database-url URL PostgreSQL instead (default: $DATABASE_URL when set and --db is not given);
                      the tables are created if missing
@@ -117,13 +118,9 @@ async function writeChunks(file: string, chunks: Iterable<string>): Promise<void
   await Promise.race([once(out, 'finish'), failed]);
 }
 
-/** A snapshot file as a realm: NDJSON streamed line by line, JSON parsed whole. */
+/** A snapshot file as a realm: NDJSON streamed line by line, JSON streamed when large (json-snapshot.ts). */
 async function readRealm(file: string): Promise<RealmState> {
-  if (!file.endsWith('.ndjson')) {
-    const parsed = parseRealm(await readSnapshotFile(file));
-    if (!parsed.ok) throw parsed.error;
-    return parsed.state;
-  }
+  if (!file.endsWith('.ndjson')) return readJsonSnapshot(file);
   const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
   try {
     return await createRealmFromChunks(input as AsyncIterable<string>);

@@ -4,11 +4,15 @@
  * bytes (never a timing).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/core/context';
+import { createRealm } from '../../src/core/snapshot/create';
+import { EventQueues } from '../../src/host/event-queues';
 import { withEventQueues, type LiveRealm } from '../../src/host/live-realm';
+import { sendMessage } from '../../src/ops/index';
 import { openRealm } from '../../src/host/realm-handle';
 import { memoryStore } from '../../src/stores/memory/index';
 import { basicAuthHeader } from '../../src/wire/auth';
-import { cast, devSnapshot } from '../support/realm';
+import { cast, devSnapshot, testCtx } from '../support/realm';
 
 const MESSAGES = 1500;
 
@@ -186,5 +190,27 @@ describe('oversized register options', () => {
     expect(live.queues.size).toBe(0);
     expect((await call('POST', '/register', { narrow: narrow(100) })).status).toBe(200);
     expect(live.queues.size).toBe(1);
+  });
+});
+
+describe('all_public_streams queues', () => {
+  it('get messages to a public channel without subscribers (Tornado offers them every such message)', () => {
+    const snap = devSnapshot();
+    snap.subscriptions = snap.subscriptions.filter((s) => s.stream_id !== 5);
+    const state = createRealm(snap, { random: seededRandom(1) });
+    const queues = new EventQueues({ gcIntervalMs: 0 });
+    const watcher = queues.create(cast.cordelia, { eventTypes: ['message'], allPublicStreams: true });
+    const r = sendMessage(
+      state,
+      { userId: cast.iago },
+      { type: 'stream', to: 5, topic: 't', content: 'anyone?' },
+      testCtx(),
+    );
+    expect(r.status).toBe(200);
+    queues.deliver(r.events);
+    expect(watcher.events).toMatchObject([
+      { type: 'message', flags: [], message: { stream_id: 5, content: 'anyone?' } },
+    ]);
+    queues.close();
   });
 });

@@ -267,8 +267,11 @@ function messageEvents(
   }
   // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues.
   const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
-  if (channel !== undefined && !channel.invite_only && out.length > 0) {
+  if (channel !== undefined && !channel.invite_only) {
     const except = rows.map(([userId]) => userId).sort((a, b) => a - b);
+    // A channel without subscribers gives no one a row, but Tornado still offers the message to
+    // every `all_public_streams` queue: an event for those queues alone (no direct recipient).
+    if (out.length === 0) out.push({ ...to([], { type: 'message', message, flags: [] }), markdown });
     out[0] = { ...out[0]!, allPublicStreams: { except } };
   }
   return out;

@@ -42,6 +42,12 @@ export interface OperationDef<
   readonly path: string;
   readonly operationId: string;
   readonly allowAnonymous?: boolean;
+  /**
+   * Zulip serves it on /api/v1 without authentication (not through `rest_dispatch`: GET
+   * /server_settings). Other `allowAnonymous` operations serve spectators only on Zulip's /json
+   * paths, so `handleApiRequest` (/api/v1) refuses their calls without credentials.
+   */
+  readonly unauthenticatedApi?: boolean;
   /** Decorator checks Zulip runs before parsing parameters (humans only, admins only, ...). */
   readonly guard?: (state: RealmState, user: User) => ZulipError | undefined;
   /** In Zulip's declaration order: it decides which error wins. Path parameters come first. */

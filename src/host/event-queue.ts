@@ -18,8 +18,28 @@ export interface Waiter {
   timer: unknown;
 }
 
+/** Serialized bytes held by a set of queues (shared by every queue of one `EventQueues`). */
+export interface ByteMeter {
+  bytes: number;
+}
+
 export class EventQueue {
-  readonly events: QueuedEvent[] = [];
+  /** Events in id order, without the pending virtual (merged) flag events. */
+  private readonly queue: QueuedEvent[] = [];
+  /** Serialized size (UTF-8 bytes of its JSON) of each event in `queue`. */
+  private readonly sizes: number[] = [];
+  /**
+   * Zulip's `virtual_events`: one pending event per full flag event type (`flags/add/read`...),
+   * which later events of that type merge into (their `messages` appended, the newest id kept),
+   * until the queue's contents are next read. `flags/remove/read` is never merged: its
+   * `message_details` do not concatenate.
+   */
+  private readonly virtual = new Map<
+    string,
+    { event: Record<string, unknown> & QueuedEvent; size: number }
+  >();
+  /** Serialized bytes this queue holds (events and pending virtual events). */
+  bytes = 0;
   nextEventId = 0;
   newestPrunedId = -1;
   waiter: Waiter | undefined;
@@ -39,12 +59,44 @@ export class EventQueue {
     readonly applyMarkdown = false,
     /** The register request's `all_public_streams`: public channels' messages it did not receive too. */
     readonly allPublicStreams = false,
+    /** Where the bytes of every queue of the process are added up. */
+    private readonly meter: ByteMeter = { bytes: 0 },
   ) {
     this.form = { applyMarkdown, emptyTopicName: capabilities.empty_topic_name === true };
   }
 
   /** How this client wants events finalized (client-payload.ts). */
   readonly form: ClientForm;
+
+  /**
+   * Every event the queue holds, in id order (Zulip's `contents`: pending virtual events are put
+   * in their place first).
+   */
+  get events(): readonly QueuedEvent[] {
+    this.flush();
+    return this.queue;
+  }
+
+  /** Events held (pending virtual events included). */
+  get length(): number {
+    return this.queue.length + this.virtual.size;
+  }
+
+  /**
+   * The oldest events, as many as fit in `maxBytes` of JSON (at least one): what one poll
+   * answers. The client acknowledges them and polls again for the rest.
+   */
+  head(maxBytes: number): QueuedEvent[] {
+    this.flush();
+    let n = 0;
+    let total = 0;
+    while (n < this.queue.length) {
+      total += this.sizes[n]!;
+      if (n > 0 && total > maxBytes) break;
+      n++;
+    }
+    return this.queue.slice(0, n);
+  }
 
   /** Zulip's `accepts_event`, for the event types the operations send. */
   accepts(event: ZulipEvent | { readonly type: string }): boolean {
@@ -86,41 +138,100 @@ export class EventQueue {
   }
 
   /**
-   * Appends one event with the next id. Zulip sends `delete_message` one id at a time to clients
-   * without `bulk_message_deletion`.
+   * Appends one event with the next id; `size` is its serialized size without the id (measured
+   * once per event by the caller, see `jsonBytes`). Zulip sends `delete_message` one id at a time
+   * to clients without `bulk_message_deletion`, and merges flag events (`virtual` above).
    */
-  push(event: Readonly<Record<string, unknown>> & { readonly type: string }): void {
+  push(event: Readonly<Record<string, unknown>> & { readonly type: string }, size = jsonBytes(event)): void {
     if (event.type === 'delete_message' && this.capabilities.bulk_message_deletion !== true) {
       const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
+      const each = jsonBytes(rest) + 24;
       for (const messageId of ids ?? [])
-        this.events.push({ ...rest, message_id: messageId, id: this.nextEventId++ });
+        this.append({ ...rest, message_id: messageId, id: this.nextEventId++ }, each);
       return;
     }
-    this.events.push({ ...withoutInternalFields(event), id: this.nextEventId++ });
+    const id = this.nextEventId++;
+    const mergeable = mergeKey(event);
+    if (mergeable !== undefined) {
+      const pending = this.virtual.get(mergeable);
+      const messages = (event as { messages?: readonly number[] }).messages ?? [];
+      if (pending === undefined) {
+        const copy = { ...event, messages: [...messages], id } as Record<string, unknown> & QueuedEvent;
+        this.virtual.set(mergeable, { event: copy, size: size + ID_BYTES });
+        this.account(size + ID_BYTES);
+      } else {
+        // Each merged id adds its digits and a comma.
+        const added = messages.length === 0 ? 0 : jsonBytes(messages) - 1;
+        (pending.event['messages'] as number[]).push(...messages);
+        (pending.event as { id: number }).id = id;
+        if ('timestamp' in event) pending.event['timestamp'] = event['timestamp'];
+        pending.size += added;
+        this.account(added);
+      }
+      return;
+    }
+    this.append({ ...withoutInternalFields(event), id }, size + ID_BYTES);
   }
 
   /** Drops the events up to `through` (Zulip's `prune`). */
   prune(through: number): void {
+    this.flush();
     let n = 0;
-    while (n < this.events.length && this.events[n]!.id <= through) n++;
+    let freed = 0;
+    while (n < this.queue.length && this.queue[n]!.id <= through) freed += this.sizes[n++]!;
     if (n > 0) {
-      this.newestPrunedId = this.events[n - 1]!.id;
-      this.events.splice(0, n);
+      this.newestPrunedId = this.queue[n - 1]!.id;
+      this.queue.splice(0, n);
+      this.sizes.splice(0, n);
+      this.account(-freed);
     }
   }
 
-  /** Answers the waiting long-poll, if any, with what the queue holds. */
-  finishWaiter(clearTimer: (timer: unknown) => void): boolean {
+  /** Forgets every event (the queue is being dropped): its bytes leave the meter. */
+  clear(): void {
+    this.account(-this.bytes);
+    this.queue.length = 0;
+    this.sizes.length = 0;
+    this.virtual.clear();
+  }
+
+  /** Answers the waiting long-poll, if any, with the oldest events (at most `maxBytes`, see `head`). */
+  finishWaiter(clearTimer: (timer: unknown) => void, maxBytes = Infinity): boolean {
     const w = this.waiter;
     if (w === undefined) return false;
     this.waiter = undefined;
     clearTimer(w.timer);
-    w.resolve({ events: this.events.slice() });
+    w.resolve({ events: this.head(maxBytes) });
     return true;
   }
 
   expired(nowMs: number): boolean {
     return this.waiter === undefined && nowMs - this.lastConnection >= this.timeoutSecs * 1000;
+  }
+
+  private append(event: QueuedEvent, size: number): void {
+    this.flush();
+    this.queue.push(event);
+    this.sizes.push(size);
+    this.account(size);
+  }
+
+  /** Puts the pending virtual events in their place by id (Zulip's `contents`). */
+  private flush(): void {
+    if (this.virtual.size === 0) return;
+    const pending = [...this.virtual.values()].sort((a, b) => a.event.id - b.event.id);
+    this.virtual.clear();
+    for (const { event, size } of pending) {
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1]!.id > event.id) at--;
+      this.queue.splice(at, 0, event);
+      this.sizes.splice(at, 0, size);
+    }
+  }
+
+  private account(delta: number): void {
+    this.bytes += delta;
+    this.meter.bytes += delta;
   }
 }
 
@@ -142,4 +253,31 @@ function withoutInternalFields<E extends Readonly<Record<string, unknown>> & { r
   if (field === undefined || !(field in event)) return event;
   const { [field]: _internal, ...rest } = event;
   return rest as Readonly<Record<string, unknown>> & { readonly type: string };
+}
+
+/** What `"id":123456789,` adds to an event's JSON (an upper bound). */
+const ID_BYTES = 16;
+
+/**
+ * Zulip's `compute_full_event_type` for the flag events its queue merges: `flags/<op>/<flag>`
+ * for every flag event but `all` ones and `flags/remove/read`; undefined for every other event.
+ */
+function mergeKey(event: Readonly<Record<string, unknown>> & { readonly type: string }): string | undefined {
+  if (event.type !== 'update_message_flags' || event['all'] === true) return undefined;
+  const key = `flags/${String(event['op'])}/${String(event['flag'])}`;
+  return key === 'flags/remove/read' ? undefined : key;
+}
+
+/** The UTF-8 length of a value's JSON: what an event costs in a queue and in an answer. */
+export function jsonBytes(value: unknown): number {
+  const text = JSON.stringify(value) ?? '';
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Two bytes below U+0800, three above it; a surrogate pair (two units) makes four.
+    if (c < 0x80) continue;
+    if (c < 0x800 || (c >= 0xd800 && c < 0xe000)) bytes += 1;
+    else bytes += 2;
+  }
+  return bytes;
 }

@@ -3,15 +3,23 @@
  * allocates a queue, every persisted change's events are routed to the queues of their recipients,
  * GET /events long-polls. Timeouts are Zulip's (zerver/tornado/event_queue.py): idle queues expire
  * after 10 minutes (a client may ask for up to 7 days), a waiting poll gets a heartbeat after
- * 45–55 s. Zulip does not bound a queue's length or a user's queue count beyond that timeout; we
- * add two generous bounds so a dead client cannot grow memory without end (docs/differences/events.md).
+ * 45–55 s. Consecutive flag events are merged as Zulip's queue merges them (event-queue.ts).
+ * Zulip does not bound a queue's length or size or a user's queue count beyond that timeout; we
+ * add bounds so that neither a dead client nor a hostile one can grow memory without end
+ * (docs/differences/events.md, docs/hosting.md): queues per user, events and serialized bytes
+ * per queue, serialized bytes over every queue of the process (the largest queues are dropped
+ * first), and bytes per GET /events answer (the client polls again for the rest).
  */
 import type { AddressedEvent, ZulipEvent } from '../core/events';
 import { zulipError, type ZulipError } from '../core/errors';
 import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import { clientPayload, type Payload } from './client-payload';
-import { EventQueue, type PollAnswer, type QueuedEvent } from './event-queue';
+import { EventQueue, jsonBytes, type ByteMeter, type PollAnswer, type QueuedEvent } from './event-queue';
+
+export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_TOTAL_QUEUE_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_POLL_BYTES = 1024 * 1024;
 
 /** Time and timers, injectable so tests can expire queues without waiting. */
 export interface QueueClock {
@@ -43,6 +51,21 @@ export interface EventQueueOptions {
   readonly maxQueuesPerUser?: number;
   /** Unacknowledged events a queue may hold; past it the queue is dropped (BAD_EVENT_QUEUE_ID). Default 100,000. */
   readonly maxQueueLength?: number;
+  /**
+   * Serialized bytes (UTF-8 JSON) of the events one queue may hold; past it the queue is dropped
+   * (BAD_EVENT_QUEUE_ID, the client re-registers). Default 16 MiB.
+   */
+  readonly maxQueueBytes?: number;
+  /**
+   * Serialized bytes all queues together may hold (an event given to several queues counts once
+   * per queue); past it the largest queues are dropped until they fit. Default 256 MiB.
+   */
+  readonly maxTotalBytes?: number;
+  /**
+   * Serialized bytes of events one GET /events answer carries (always at least one event); the
+   * client acknowledges them and polls again for the rest. Default 1 MiB.
+   */
+  readonly maxPollBytes?: number;
   /** How often expired queues are collected (Zulip: every minute). 0: only on `gc()`. */
   readonly gcIntervalMs?: number;
   /** Queue ids; default `crypto.randomUUID()` (Zulip: uuid4). */
@@ -76,11 +99,17 @@ export class EventQueues {
   /** The queues registered with `all_public_streams`. */
   private readonly allPublic = new Set<EventQueue>();
   private readonly clock: QueueClock;
+  /** Serialized bytes held by every queue. */
+  private readonly meter: ByteMeter = { bytes: 0 };
+  /** Serialized size of each client payload, measured once however many queues it goes to. */
+  private readonly payloadBytes = new WeakMap<object, number>();
+  private readonly maxPollBytes: number;
   private gcTimer: unknown;
   private closed = false;
 
   constructor(private readonly options: EventQueueOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.maxPollBytes = options.maxPollBytes ?? DEFAULT_MAX_POLL_BYTES;
     const every = options.gcIntervalMs ?? 60_000;
     if (every > 0) this.scheduleGc(every);
   }
@@ -88,6 +117,11 @@ export class EventQueues {
   /** Open queues. */
   get size(): number {
     return this.byId.size;
+  }
+
+  /** Serialized bytes of the events all queues hold. */
+  get bytes(): number {
+    return this.meter.bytes;
   }
 
   /** Queues with a long-poll waiting on them. */
@@ -114,6 +148,7 @@ export class EventQueues {
       eventNarrowPredicate(request.narrow ?? []),
       request.applyMarkdown ?? false,
       request.allPublicStreams ?? false,
+      this.meter,
     );
     let mine = this.byUser.get(userId);
     if (mine === undefined) this.byUser.set(userId, (mine = new Set()));
@@ -143,7 +178,10 @@ export class EventQueues {
       // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
       const { forQueue } = addressed;
       const own = forQueue !== undefined && forQueue.queueId === queue.id;
-      queue.push((own ? { ...event, ...forQueue.fields } : event) as unknown as QueuedEvent);
+      let size = this.payloadBytes.get(event);
+      if (size === undefined) this.payloadBytes.set(event, (size = jsonBytes(event)));
+      if (own) queue.push({ ...event, ...forQueue.fields }, size + jsonBytes(forQueue.fields));
+      else queue.push(event, size);
       touched.add(queue);
     };
     for (const addressed of events) {
@@ -169,10 +207,26 @@ export class EventQueues {
           if (!includesSorted(except, queue.userId)) offer(queue, unflagged, unflaggedForms);
       }
     }
-    const max = this.options.maxQueueLength ?? 100_000;
+    const maxLength = this.options.maxQueueLength ?? 100_000;
+    const maxBytes = this.options.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES;
     for (const queue of touched) {
-      if (queue.events.length > max && queue.waiter === undefined) this.drop(queue);
-      else queue.finishWaiter((t) => this.clock.clearTimer(t));
+      if (queue.waiter !== undefined) queue.finishWaiter((t) => this.clock.clearTimer(t), this.maxPollBytes);
+      else if (queue.length > maxLength || queue.bytes > maxBytes) this.drop(queue);
+    }
+    this.fitTotal();
+  }
+
+  /**
+   * Drops the largest queues until all fit in `maxTotalBytes`: those of clients that stopped
+   * reading (a polling client's queue holds little), so the rest keep their service.
+   */
+  private fitTotal(): void {
+    const max = this.options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_QUEUE_BYTES;
+    if (this.meter.bytes <= max) return;
+    const bySize = [...this.byId.values()].sort((a, b) => b.bytes - a.bytes);
+    for (const queue of bySize) {
+      if (this.meter.bytes <= max) break;
+      this.drop(queue);
     }
   }
 
@@ -210,16 +264,20 @@ export class EventQueues {
       if (lastEventId !== queue.newestPrunedId && !queue.events.some((e) => e.id === lastEventId))
         return { kind: 'error', error: zulipError(`Event ${lastEventId} was not in this queue`) };
       queue.prune(lastEventId);
-      queue.finishWaiter((t) => this.clock.clearTimer(t));
+      queue.finishWaiter((t) => this.clock.clearTimer(t), this.maxPollBytes);
     }
     queue.lastConnection = this.clock.now();
-    if (queue.events.length > 0 || dontBlock)
-      return { kind: 'events', events: queue.events.slice(), ...(created ? { queueId: created } : {}) };
+    if (queue.length > 0 || dontBlock)
+      return {
+        kind: 'events',
+        events: queue.head(this.maxPollBytes),
+        ...(created ? { queueId: created } : {}),
+      };
     const answer = await new Promise<PollAnswer>((resolve) => {
       const secs = this.options.heartbeatSecs?.() ?? 45 + Math.floor(Math.random() * 11);
       const timer = this.clock.setTimer(() => {
         queue.push({ type: 'heartbeat' });
-        queue.finishWaiter(() => undefined);
+        queue.finishWaiter(() => undefined, this.maxPollBytes);
       }, secs * 1000);
       queue.waiter = { resolve, timer };
     });
@@ -231,7 +289,7 @@ export class EventQueues {
   delete(userId: number, queueId: string): ZulipError | undefined {
     const found = this.access(userId, queueId);
     if ('code' in found) return found;
-    found.finishWaiter((t) => this.clock.clearTimer(t));
+    found.finishWaiter((t) => this.clock.clearTimer(t), this.maxPollBytes);
     this.drop(found);
     return undefined;
   }
@@ -252,7 +310,8 @@ export class EventQueues {
   close(): void {
     this.closed = true;
     if (this.gcTimer !== undefined) this.clock.clearTimer(this.gcTimer);
-    for (const queue of this.byId.values()) queue.finishWaiter((t) => this.clock.clearTimer(t));
+    for (const queue of this.byId.values())
+      queue.finishWaiter((t) => this.clock.clearTimer(t), this.maxPollBytes);
   }
 
   /** Zulip's `access_client_descriptor`: someone else's queue is as unknown as a missing one. */
@@ -278,7 +337,8 @@ export class EventQueues {
     mine?.delete(queue);
     if (mine?.size === 0) this.byUser.delete(queue.userId);
     // A poll still waiting on a dropped queue gets what it holds; its next poll is refused.
-    queue.finishWaiter((t) => this.clock.clearTimer(t));
+    queue.finishWaiter((t) => this.clock.clearTimer(t), this.maxPollBytes);
+    queue.clear();
   }
 
   private scheduleGc(every: number): void {

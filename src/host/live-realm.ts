@@ -10,6 +10,7 @@ import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../core/errors';
 import { parseParams, param, rawParam } from '../core/params';
 import { isGuest } from '../core/permissions/roles';
+import { checkRegisterLimits } from '../core/register/limits';
 import { checkNarrowForEvents, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import { errorBody, type OpResult } from '../core/result';
@@ -110,6 +111,8 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
       const user = state.users.get(actor.userId);
       if (newQueue.allPublicStreams === true && user !== undefined && isGuest(user))
         return refuse(errors.badRequest('User not authorized for this query'));
+      const tooLarge = checkRegisterLimits({ narrow: newQueue.narrow, event_types: newQueue.eventTypes });
+      if (tooLarge) return refuse(tooLarge);
       const narrowError = checkNarrowForEvents(newQueue.narrow ?? []);
       if (narrowError) return refuse(narrowError);
     }

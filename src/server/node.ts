@@ -280,6 +280,8 @@ export function answerClientError(
       socket.destroy();
       return;
     }
+    // RFC 9110 §9.3.2: a HEAD answer has the GET answer's headers and no body.
+    const isHead = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
     const send = (
       status: number,
       reason: string,
@@ -290,7 +292,7 @@ export function answerClientError(
       let head = `HTTP/1.1 ${status} ${reason}\r\n`;
       for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
       head += `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
-      socket.end(head + body);
+      socket.end(isHead ? head : head + body);
     };
     const json = { 'content-type': 'application/json' };
     if (code === 'HPE_HEADER_OVERFLOW') {

@@ -47,7 +47,10 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
 
   const actor = authenticate(state, header(request.headers, 'authorization'));
   if ('code' in actor) return failure(state, actor);
-  if ('anonymous' in actor && !match.op.def.allowAnonymous) return failure(state, errors.notLoggedIn());
+  // Zulip's `rest_dispatch` serves spectators only on /json paths: an /api request without
+  // credentials gets its authentication error (MissingAuthenticationError → 401, Basic challenge),
+  // whatever the operation allows a spectator; only views outside it (server_settings) answer.
+  if ('anonymous' in actor && !match.op.def.unauthenticatedApi) return failure(state, errors.notLoggedIn());
 
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [k, v] of query) input[k] = v;

@@ -247,15 +247,23 @@ describe('getUsers', () => {
   });
 
   it('lets spectators list users without timezones, with dates only (scenario: spectator view)', () => {
-    for (const r of [wire(state, null, 'GET', '/users'), getUsers(state, { anonymous: true }, {})]) {
-      expect(ids(r)).toEqual(ALL_IDS);
-      const m = member(r, cast.hamlet)!;
-      expect(m).not.toHaveProperty('timezone');
-      expect(m).toMatchObject({ date_joined: '2025-01-01', delivery_email: null, avatar_url: null });
-    }
+    const r = getUsers(state, { anonymous: true }, {});
+    expect(ids(r)).toEqual(ALL_IDS);
+    const m = member(r, cast.hamlet)!;
+    expect(m).not.toHaveProperty('timezone');
+    expect(m).toMatchObject({ date_joined: '2025-01-01', delivery_email: null, avatar_url: null });
     // Spectators never receive custom profile field values.
-    const withFields = wire(state, null, 'GET', '/users', { include_custom_profile_fields: 'true' });
+    const withFields = getUsers(state, { anonymous: true }, { include_custom_profile_fields: true });
     for (const m of members(withFields)) expect(m).not.toHaveProperty('profile_data');
+  });
+
+  it('answers an /api/v1 request without credentials with the authentication error, spectators or not', () => {
+    // Zulip's rest_dispatch serves spectators on /json only; /api gets json_unauthorized().
+    expectError(wire(state, null, 'GET', '/users'), state, 401, {
+      result: 'error',
+      msg: 'Not logged in: API authentication or user session required',
+      code: 'UNAUTHORIZED',
+    });
   });
 
   it('refuses spectators without public access', () => {
@@ -278,7 +286,7 @@ describe('getUsers', () => {
     });
     for (const s of [noSpectators, serverOff, noWebPublic, archivedOnly]) {
       expectError(getUsers(s, { anonymous: true }, {}), s, 401, body);
-      expectError(wire(s, null, 'GET', '/users'), s, 401, body);
+      expectError(wire(s, null, 'GET', '/users'), s, 401, { ...body, code: 'UNAUTHORIZED' });
     }
   });
 

@@ -143,6 +143,11 @@ describe.each(Object.entries(paths))('serveNode (%s path)', (_name, start) => {
     const longUrl = await raw(s, `GET /api/v1/users/me?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(longUrl.status).toBe(431);
     jsonError(longUrl);
+    // RFC 9110: no body in an answer to HEAD, whatever its status.
+    const head = await raw(s, `HEAD /api/v1/users/me?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(head.status).toBe(431);
+    expect(head.headers['content-type']).toBe('application/json');
+    expect(head.body).toBe('');
   });
 
   it('logs a client that disconnects mid-body at debug level only, without authenticating it', async () => {

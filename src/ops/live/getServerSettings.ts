@@ -23,6 +23,7 @@ export const getServerSettings = defineOperation({
   path: '/server_settings',
   operationId: 'get-server-settings',
   allowAnonymous: true,
+  unauthenticatedApi: true,
   reportsIgnored: false,
   params: [],
   handler: ({ state }) => {

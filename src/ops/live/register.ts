@@ -3,6 +3,7 @@ import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { INCLUDE_SUBSCRIBERS } from './include-subscribers';
+import { checkRegisterLimits } from '../../core/register/limits';
 import { checkNarrowForEvents } from '../../core/register/narrow-events';
 import type { RegisterOptions } from '../../core/register/options';
 import { registerState } from '../../core/register/register-state';
@@ -45,6 +46,9 @@ export const register = defineOperation({
     if (user === null) return failure(state, errors.notLoggedIn());
     if (params.all_public_streams === true && user.role === 600)
       return failure(state, errors.badRequest('User not authorized for this query'));
+    // Bounded lists first: nothing of an oversized request is looked at further (limits.ts).
+    const tooLarge = checkRegisterLimits(params);
+    if (tooLarge) return failure(state, tooLarge);
     const narrowError = checkNarrowForEvents(params.narrow ?? []);
     if (narrowError) return failure(state, narrowError);
     const options: RegisterOptions = {

@@ -61,6 +61,7 @@ export const getMessage = defineOperation({
         applyMarkdown: params.apply_markdown ?? true,
         clientGravatar: true,
         allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+        viewer: me,
       },
       flags,
     );

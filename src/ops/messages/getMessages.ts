@@ -105,9 +105,10 @@ export const getMessages = defineOperation({
       applyMarkdown: params.apply_markdown ?? true,
       clientGravatar: params.client_gravatar ?? true,
       allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+      viewer: me,
     };
     const search = (params.narrow ?? []).some((t) => t.operator === 'search' && !t.negated);
-    const cache = new DictCache(state, opts.clientGravatar);
+    const cache = new DictCache(state, opts.clientGravatar, me);
     if (ids !== undefined) {
       const found = [...new Set(ids)]
         .sort((a, b) => a - b)

@@ -3,7 +3,10 @@ import { FLAG_BITS, FLAG_NAMES } from '../../core/messages/flags';
 import type { MessageRecord } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
 import type { RealmState } from '../../core/state';
-import { avatarUrl } from '../../core/users/format';
+import type { User } from '../../core/model/records';
+import { accessibleUserIdsAmong, isUserAccessRestricted } from '../../core/permissions/user-access';
+import { avatarUrl, fakeEmailDomain } from '../../core/users/format';
+import { INACCESSIBLE_USER_AVATAR_URL, INACCESSIBLE_USER_NAME } from '../../core/users/inaccessible-user';
 
 /**
  * A message in Zulip's API shape (`MessageDict.wide_dict` then `finalize_payload`), for GET
@@ -20,6 +23,11 @@ export interface DictOptions {
   readonly applyMarkdown: boolean;
   readonly clientGravatar: boolean;
   readonly allowEmptyTopicName: boolean;
+  /**
+   * Who reads the dictionaries: a restricted guest gets senders they cannot access as "Unknown
+   * user" (Zulip's `can_access_sender` in `messages_for_ids`). Absent: every sender as they are.
+   */
+  readonly viewer?: User | null;
 }
 
 /** Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`. */
@@ -56,18 +64,30 @@ export class DictCache {
   private readonly senders = new Map<number, { full_name: string; email: string; avatar: string | null }>();
   private readonly recipients = new Map<string, unknown>();
 
+  /** Set for a restricted guest: senders are checked against what GET /users shows them. */
+  private readonly restricted: User | undefined;
+
   constructor(
     private readonly state: RealmState,
     private readonly clientGravatar: boolean,
-  ) {}
+    viewer?: User | null,
+  ) {
+    if (viewer !== undefined && viewer !== null && isUserAccessRestricted(state, viewer))
+      this.restricted = viewer;
+  }
 
   sender(id: number): { full_name: string; email: string; avatar: string | null } {
     let s = this.senders.get(id);
     if (s === undefined) {
       const u = this.state.users.get(id);
-      s = u
-        ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
-        : { full_name: '', email: '', avatar: null };
+      const hidden =
+        this.restricted !== undefined &&
+        accessibleUserIdsAmong(this.state, this.restricted, [id]).length === 0;
+      s = hidden
+        ? inaccessibleSender(this.state, id)
+        : u
+          ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
+          : { full_name: '', email: '', avatar: null };
       this.senders.set(id, s);
     }
     return s;
@@ -96,7 +116,7 @@ export function messageDict(
   m: MessageRecord,
   opts: DictOptions,
   flags?: readonly string[],
-  cache: DictCache = new DictCache(state, opts.clientGravatar),
+  cache: DictCache = new DictCache(state, opts.clientGravatar, opts.viewer),
 ): Record<string, unknown> {
   const sender = cache.sender(m.sender_id);
   const isStream = m.stream_id !== null;
@@ -125,4 +145,34 @@ export function messageDict(
   };
   if (flags !== undefined) dict['flags'] = flags;
   return dict;
+}
+
+/**
+ * What a restricted guest sees of a sender they cannot access (Zulip's `finalize_payload` with
+ * `can_access_sender=False`): "Unknown user", the fake `user{id}@{fake email domain}` address and
+ * the inaccessible-user avatar, as GET /users shows that user to them.
+ */
+function inaccessibleSender(
+  state: RealmState,
+  id: number,
+): { full_name: string; email: string; avatar: string } {
+  return {
+    full_name: INACCESSIBLE_USER_NAME,
+    email: `user${id}@${fakeEmailDomain(state)}`,
+    avatar: INACCESSIBLE_USER_AVATAR_URL,
+  };
+}
+
+/** A message dictionary as a restricted guest who cannot access its sender receives it. */
+export function withInaccessibleSender(
+  state: RealmState,
+  dict: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const hidden = inaccessibleSender(state, Number(dict['sender_id']));
+  return {
+    ...dict,
+    sender_full_name: hidden.full_name,
+    sender_email: hidden.email,
+    avatar_url: hidden.avatar,
+  };
 }

@@ -24,7 +24,12 @@ import {
 } from '../../core/permissions/setting-rules';
 import { failure, success, type OpResult } from '../../core/result';
 import type { RealmState } from '../../core/state';
-import { flagNames, messageDict } from './message-dict';
+import { flagNames, messageDict, withInaccessibleSender } from './message-dict';
+import {
+  allUsersAccessible,
+  accessibleUserIdsAmong,
+  isUserAccessRestricted,
+} from '../../core/permissions/user-access';
 import { accessGainedEvents } from './send-access-events';
 
 /** A checked addressee: a channel and (truncated) topic, or a conversation's sorted participants. */
@@ -227,12 +232,14 @@ function messageEvents(
   });
   const byFlags = new Map<number, number[]>();
   let senderFlags: number | undefined;
+  const hidesSender = senderHiddenFrom(state, senderId);
   for (const [userId, flags] of rows) {
     if (userId === senderId && opts.queueId !== undefined && opts.localId !== undefined) {
       senderFlags = flags & ~FLAG_BITS.is_private;
       continue;
     }
-    const key = flags & ~FLAG_BITS.is_private;
+    // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
+    const key = (flags & ~FLAG_BITS.is_private) | (hidesSender(userId) ? HIDDEN : 0);
     const list = byFlags.get(key);
     if (list) list.push(userId);
     else byFlags.set(key, [userId]);
@@ -249,15 +256,42 @@ function messageEvents(
   const groups = [...byFlags].sort((a, b) =>
     a[1].includes(senderId) ? -1 : b[1].includes(senderId) ? 1 : a[0] - b[0],
   );
-  for (const [flags, users] of groups)
-    out.push({ ...to(users, { type: 'message', message, flags: flagNames(flags) }), markdown });
+  let anonymous: Record<string, unknown> | undefined;
+  for (const [key, users] of groups) {
+    const flags = flagNames(key & ~HIDDEN);
+    if ((key & HIDDEN) === 0) out.push({ ...to(users, { type: 'message', message, flags }), markdown });
+    else {
+      anonymous ??= withInaccessibleSender(state, message);
+      out.push({ ...to(users, { type: 'message', message: anonymous, flags }), markdown });
+    }
+  }
   // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues.
   const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
-  if (channel !== undefined && !channel.invite_only && out.length > 0) {
+  if (channel !== undefined && !channel.invite_only) {
     const except = rows.map(([userId]) => userId).sort((a, b) => a - b);
+    // A channel without subscribers gives no one a row, but Tornado still offers the message to
+    // every `all_public_streams` queue: an event for those queues alone (no direct recipient).
+    if (out.length === 0) out.push({ ...to([], { type: 'message', message, flags: [] }), markdown });
     out[0] = { ...out[0]!, allPublicStreams: { except } };
   }
   return out;
+}
+
+/** Marks a recipient group whose sender is hidden (flag bits fit in 16). */
+const HIDDEN = 1 << 16;
+
+/**
+ * Whether a recipient is a restricted guest who cannot access the sender: Zulip's Tornado gives
+ * them the message with `can_access_sender=False` ("Unknown user", fake email, placeholder avatar).
+ */
+function senderHiddenFrom(state: RealmState, senderId: number): (userId: number) => boolean {
+  const sender = state.users.get(senderId);
+  if (allUsersAccessible(state) || sender === undefined || sender.is_bot) return () => false;
+  return (userId) => {
+    const viewer = state.users.get(userId);
+    if (viewer === undefined || userId === senderId || !isUserAccessRestricted(state, viewer)) return false;
+    return accessibleUserIdsAmong(state, viewer, [senderId]).length === 0;
+  };
 }
 
 /** Senders of the topic's messages plus this sender (`participants_for_topic`, reactions aside). */

@@ -59,6 +59,8 @@ export interface NewQueue {
   readonly applyMarkdown?: boolean;
   /** Also every message to a public channel, received or not (already checked: no guests). */
   readonly allPublicStreams?: boolean;
+  /** Null `avatar_url` in message events for senders with a Gravatar the client can compute (default true). */
+  readonly clientGravatar?: boolean;
 }
 
 export type GetEventsResult =
@@ -114,6 +116,7 @@ export class EventQueues {
       eventNarrowPredicate(request.narrow ?? []),
       request.applyMarkdown ?? false,
       request.allPublicStreams ?? false,
+      request.clientGravatar ?? true,
     );
     let mine = this.byUser.get(userId);
     if (mine === undefined) this.byUser.set(userId, (mine = new Set()));

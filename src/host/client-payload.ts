@@ -6,11 +6,15 @@
  * - a `message` event's `content` is the Markdown source (`content_type: text/x-markdown`) for
  *   clients registered without `apply_markdown` (register's default), the HTML otherwise
  *   (`MessageDict.finalize_payload`);
+ * - clients registered with `client_gravatar` (register's default) get a null `avatar_url` for a
+ *   sender whose avatar is the Gravatar of the email the message shows (`get_avatar_field`): the
+ *   client computes that URL itself;
  * - clients without `empty_topic_name` see the empty topic as `general chat`, in a message's
  *   `subject` and in the topic fields of `delete_message`, `user_topic`, `typing` and the
  *   `message_details` of a mark-unread `update_message_flags` event.
  */
 import type { AddressedEvent } from '../core/events';
+import { md5Hex } from '../core/md5';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../core/model/realm';
 
 export type Payload = Readonly<Record<string, unknown>> & { readonly type: string };
@@ -18,6 +22,8 @@ export type Payload = Readonly<Record<string, unknown>> & { readonly type: strin
 export interface ClientForm {
   readonly applyMarkdown: boolean;
   readonly emptyTopicName: boolean;
+  /** The register request's `client_gravatar` (Zulip's default: true). */
+  readonly clientGravatar?: boolean;
 }
 
 /**
@@ -30,7 +36,7 @@ export function clientPayload(
   cache: Map<number, Payload>,
 ): Payload {
   const event = addressed.event as Payload;
-  const key = (form.applyMarkdown ? 1 : 0) | (form.emptyTopicName ? 2 : 0);
+  const key = (form.applyMarkdown ? 1 : 0) | (form.emptyTopicName ? 2 : 0) | (form.clientGravatar ? 4 : 0);
   const known = cache.get(key);
   if (known !== undefined) return known;
   const built = build(event, addressed.markdown, form);
@@ -63,14 +69,29 @@ function messageEvent(event: Payload, markdown: string | undefined, form: Client
   if (message === undefined) return event;
   const raw = !form.applyMarkdown && markdown !== undefined;
   const fallback = !form.emptyTopicName && message['type'] === 'stream' && message['subject'] === '';
-  if (!raw && !fallback) return event;
+  const gravatar = form.clientGravatar === true && clientComputesGravatar(message);
+  if (!raw && !fallback && !gravatar) return event;
   const next: Record<string, unknown> = { ...message };
   if (raw) {
     next['content'] = markdown;
     next['content_type'] = 'text/x-markdown';
   }
   if (fallback) next['subject'] = EMPTY_TOPIC_DISPLAY_NAME;
+  if (gravatar) next['avatar_url'] = null;
   return { ...event, message: next };
+}
+
+const GRAVATAR = /^https:\/\/secure\.gravatar\.com\/avatar\/([0-9a-f]{32})\?/;
+
+/**
+ * Whether the sender's avatar is the Gravatar of the email the message shows: Zulip then leaves
+ * `avatar_url` null for `client_gravatar` clients. A sender whose email is hidden from the
+ * recipients (another address shown) keeps the URL, which the client could not compute.
+ */
+function clientComputesGravatar(message: Readonly<Record<string, unknown>>): boolean {
+  const url = message['avatar_url'];
+  const hash = typeof url === 'string' ? GRAVATAR.exec(url)?.[1] : undefined;
+  return hash !== undefined && hash === md5Hex(String(message['sender_email']).toLowerCase());
 }
 
 function withFallbackDetails(event: Payload): Payload {

@@ -59,10 +59,12 @@ export class EventQueue {
     readonly applyMarkdown = false,
     /** The register request's `all_public_streams`: public channels' messages it did not receive too. */
     readonly allPublicStreams = false,
+    /** The register request's `client_gravatar` (Zulip's default: true). */
+    readonly clientGravatar = true,
     /** Where the bytes of every queue of the process are added up. */
     private readonly meter: ByteMeter = { bytes: 0 },
   ) {
-    this.form = { applyMarkdown, emptyTopicName: capabilities.empty_topic_name === true };
+    this.form = { applyMarkdown, emptyTopicName: capabilities.empty_topic_name === true, clientGravatar };
   }
 
   /** How this client wants events finalized (client-payload.ts). */

@@ -82,6 +82,8 @@ export interface NewQueue {
   readonly applyMarkdown?: boolean;
   /** Also every message to a public channel, received or not (already checked: no guests). */
   readonly allPublicStreams?: boolean;
+  /** Null `avatar_url` in message events for senders with a Gravatar the client can compute (default true). */
+  readonly clientGravatar?: boolean;
 }
 
 export type GetEventsResult =
@@ -148,6 +150,7 @@ export class EventQueues {
       eventNarrowPredicate(request.narrow ?? []),
       request.applyMarkdown ?? false,
       request.allPublicStreams ?? false,
+      request.clientGravatar ?? true,
       this.meter,
     );
     let mine = this.byUser.get(userId);

@@ -156,6 +156,7 @@ function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
   const narrow = json('narrow');
   const markdown = json('apply_markdown');
   const allPublic = json('all_public_streams');
+  const gravatar = json('client_gravatar');
   return {
     eventTypes: Array.isArray(types) ? types.map(String) : null,
     lifespanSecs: typeof lifespan === 'number' ? lifespan : 0,
@@ -163,6 +164,7 @@ function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
     narrow: Array.isArray(narrow) ? (narrow as EventNarrowTerm[]) : [],
     applyMarkdown: markdown === true,
     allPublicStreams: allPublic === true,
+    clientGravatar: gravatar !== false,
   };
 }
 

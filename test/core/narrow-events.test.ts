@@ -35,10 +35,11 @@ describe('the register narrow for message events', () => {
     expect(matches([['channel', 'Verona']], direct)).toBe(false);
   });
 
-  it('topic: the whole topic or one of its words, case-insensitive; exact-topic: exactly', () => {
+  it('topic: the whole topic, case-insensitive, never one of its words; exact-topic: exactly', () => {
     expect(matches([['topic', 'Lunch plans']], stream('lunch PLANS'))).toBe(true);
-    expect(matches([['topic', 'plans']], stream('lunch  plans\u0085today'))).toBe(true);
-    expect(matches([['topic', 'plans']], stream('lunch\u001cplans'))).toBe(true);
+    expect(matches([['topic', 'plans']], stream('lunch  plans\u0085today'))).toBe(false);
+    expect(matches([['topic', 'plans']], stream('lunch\u001cplans'))).toBe(false);
+    expect(matches([['topic', 'lunch']], stream('lunch plans'))).toBe(false);
     expect(matches([['topic', 'plan']], stream('lunch plans'))).toBe(false);
     expect(matches([['topic', 'ch pl']], stream('lunch plans'))).toBe(false);
     expect(matches([['topic', '']], direct)).toBe(false);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventQueues, type QueueClock } from '../../src/host/event-queues';
 import type { AddressedEvent } from '../../src/core/events';
+import { md5Hex } from '../../src/core/md5';
 
 const clock = (): QueueClock & { t: number } => {
   const c = { t: 0, now: () => c.t, setTimer: () => 0, clearTimer: () => undefined };
@@ -112,6 +113,40 @@ describe('EventQueues', () => {
     expect(narrowed.events).toHaveLength(1);
     // The operation's event is left as it was.
     expect(sent.event).toEqual({ type: 'message', message, flags: [] });
+  });
+
+  it('gives client_gravatar clients (the default) a null avatar_url for a Gravatar they can compute', () => {
+    const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
+    const computing = q.create(1, { eventTypes: null });
+    const urls = q.create(1, { eventTypes: null, clientGravatar: false });
+    const gravatar = (email: string) =>
+      `https://secure.gravatar.com/avatar/${md5Hex(email)}?d=identicon&version=1`;
+    const message = (sender_email: string, avatar_url: string): AddressedEvent => ({
+      event: {
+        type: 'message',
+        message: { id: 9, type: 'stream', subject: 'x', sender_email, avatar_url },
+        flags: [],
+      } as const,
+      users: [1],
+    });
+    q.deliver([
+      message('Hamlet@zulip.com', gravatar('hamlet@zulip.com')),
+      // The email shown is not the one hashed (a hidden email): the client could not compute it.
+      message('user4@zulip.invalid', gravatar('hamlet@zulip.com')),
+      message('iago@zulip.com', '/user_avatars/1/abc.png?version=2'),
+    ]);
+    const avatars = (queue: typeof urls) =>
+      queue.events.map((e) => (e as unknown as { message: { avatar_url: unknown } }).message.avatar_url);
+    expect(avatars(computing)).toEqual([
+      null,
+      gravatar('hamlet@zulip.com'),
+      '/user_avatars/1/abc.png?version=2',
+    ]);
+    expect(avatars(urls)).toEqual([
+      gravatar('hamlet@zulip.com'),
+      gravatar('hamlet@zulip.com'),
+      '/user_avatars/1/abc.png?version=2',
+    ]);
   });
 
   it('gives the empty topic as general chat in other events to clients without empty_topic_name', () => {

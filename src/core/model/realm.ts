@@ -74,7 +74,41 @@ export type RealmSettings = {
   readonly message_retention_days: number;
   readonly default_language: string;
   readonly password_auth_enabled: boolean;
-} & { readonly [K in RealmGroupSettingName]: GroupSettingValue };
+} & RealmMessageSettings & { readonly [K in RealmGroupSettingName]: GroupSettingValue };
+
+/**
+ * The realm settings POST /register reads that no operation changes yet (message editing limits,
+ * read receipts, edit history...): a host sets them in the snapshot. Limits in seconds, null for
+ * no limit.
+ */
+export interface RealmMessageSettings {
+  readonly description: string;
+  readonly allow_message_editing: boolean;
+  readonly message_content_edit_limit_seconds: number | null;
+  readonly message_content_delete_limit_seconds: number | null;
+  readonly move_messages_within_stream_limit_seconds: number | null;
+  readonly move_messages_between_streams_limit_seconds: number | null;
+  readonly message_edit_history_visibility_policy: 'all' | 'moderators' | 'none';
+  readonly enable_read_receipts: boolean;
+  readonly enable_guest_user_indicator: boolean;
+  readonly enable_guest_user_dm_warning: boolean;
+  readonly presence_disabled: boolean;
+}
+
+/** Zulip's values for a new organization (`Realm` model defaults, `do_create_realm`). */
+export const REALM_MESSAGE_SETTING_DEFAULTS: RealmMessageSettings = {
+  description: '',
+  allow_message_editing: true,
+  message_content_edit_limit_seconds: 600,
+  message_content_delete_limit_seconds: null,
+  move_messages_within_stream_limit_seconds: 604800,
+  move_messages_between_streams_limit_seconds: 604800,
+  message_edit_history_visibility_policy: 'all',
+  enable_read_receipts: true,
+  enable_guest_user_indicator: true,
+  enable_guest_user_dm_warning: true,
+  presence_disabled: false,
+};
 
 /** The realm's display name for the empty topic (Zulip's `realm_empty_topic_display_name`). */
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';

@@ -3,6 +3,7 @@ import type { Channel, Subscription, User } from '../model/records';
 import { hasMetadataAccess, subscriberIds } from '../permissions/channels';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
 import type { RealmState } from '../state';
+import { compareCodePoints } from '../text/code-points';
 
 type Dict = Record<string, unknown>;
 
@@ -36,7 +37,7 @@ export interface SubscriptionLists {
 
 /**
  * Zulip's `gather_subscriptions_helper`: the user's active subscriptions, the channels they left
- * (while they can still see them), and the channels they can see but were never subscribed to, each sorted by name (Zulip's order)
+ * (while they can still see them), and the channels they can see but were never subscribed to, each sorted by name (Zulip's order: Python's, by code point)
  * and, on request, with `subscribers`. Archived channels are left out unless `archived` (the
  * `archived_channels` capability).
  */
@@ -63,7 +64,8 @@ export function subscriptionLists(
   for (const list of Object.values(out) as Dict[][])
     list.sort(
       (a, b) =>
-        String(a['name']).localeCompare(String(b['name'])) || Number(a['stream_id']) - Number(b['stream_id']),
+        compareCodePoints(String(a['name']), String(b['name'])) ||
+        Number(a['stream_id']) - Number(b['stream_id']),
     );
   return out;
 }
@@ -81,7 +83,7 @@ export interface StreamsQuery {
 
 /**
  * Zulip's `do_get_streams` (GET /streams and register's `streams`): the channels the query asks for
- * that the user may see, by id. `include_all` (formerly `include_all_active`) is every channel the
+ * that the user may see, by name (Python's code-point order). `include_all` (formerly `include_all_active`) is every channel the
  * user has metadata access to; guests never get public channels they are not subscribed to.
  */
 export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: number): Dict[] {
@@ -102,5 +104,10 @@ export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: 
     if (!wanted) continue;
     out.push(streamToDict(state, channel, now));
   }
-  return out;
+  // Zulip sorts by name (Python's code-point order); ids break ties between equal names.
+  return out.sort(
+    (a, b) =>
+      compareCodePoints(String(a['name']), String(b['name'])) ||
+      Number(a['stream_id']) - Number(b['stream_id']),
+  );
 }

@@ -4,7 +4,6 @@
  * tested against the message dictionary and flags the event carries, not against the database.
  */
 import { errors, type ZulipError } from '../errors';
-import { pythonSplit } from '../text/whitespace';
 
 /** One `[operator, operand]` pair, as the register request sends it (checked to have two). */
 export type EventNarrowTerm = readonly string[];
@@ -54,11 +53,8 @@ function satisfies(
     return isStream && operand.toLowerCase() === String(message.display_recipient).toLowerCase();
   switch (operator) {
     case 'topic': {
-      // A whole-topic match, or one of the topic's words (`operand in topic.split()`).
-      if (!isStream) return false;
-      const folded = topic.toLowerCase();
-      const wanted = operand.toLowerCase();
-      return wanted === folded || pythonSplit(folded).includes(wanted);
+      // The whole topic, case-insensitively (Zulip's narrow_predicate.py), never one of its words.
+      return isStream && operand.toLowerCase() === topic.toLowerCase();
     }
     case 'exact-topic':
       return isStream && operand === topic;

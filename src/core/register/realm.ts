@@ -3,6 +3,14 @@ import type { User } from '../model/records';
 import { settingApiValue } from '../permissions/groups';
 import type { RealmState } from '../state';
 import { ENGINE_VERSION } from './version';
+import {
+  DEFAULT_EXTERNAL_ACCOUNTS,
+  EMOJI_DATA_PATH,
+  GIPHY_RATING_OPTIONS,
+  SERVER_CONSTANTS,
+  supportedPermissionSettings,
+  VIDEO_CHAT_PROVIDERS,
+} from './server-constants';
 
 type Dict = Record<string, unknown>;
 
@@ -41,7 +49,7 @@ export function realmSection(state: RealmState, _user: User): Dict {
   const r = state.realm;
   const out: Dict = {
     realm_name: r.name,
-    realm_description: '',
+    realm_description: r.description,
     realm_url: r.uri,
     realm_uri: r.uri,
     realm_default_language: r.default_language,
@@ -61,8 +69,8 @@ export function realmSection(state: RealmState, _user: User): Dict {
     },
     realm_push_notifications_enabled: state.server.push_notifications !== 'off',
     realm_push_notifications_enabled_end_timestamp: null,
-    realm_allow_message_editing: true,
-    realm_presence_disabled: false,
+    realm_allow_message_editing: r.allow_message_editing,
+    realm_presence_disabled: r.presence_disabled,
     realm_icon_url: '',
     realm_icon_source: 'G',
     realm_logo_source: 'D',
@@ -95,7 +103,60 @@ export function realmSection(state: RealmState, _user: User): Dict {
     zulip_plan_is_not_limited: true,
     event_queue_longpoll_timeout_seconds: 90,
     zulip_version: ENGINE_VERSION,
+    ...realmMessageSettings(state),
+    ...SERVER_CONSTANTS,
+    ...realmConstants(r.uri),
+    server_supported_permission_settings: supportedPermissionSettings(),
   };
   for (const name of REALM_GROUP_SETTING_NAMES) out[`realm_${name}`] = settingApiValue(state, r[name]);
   return out;
+}
+
+/** The message editing, read receipt and guest settings of the realm (snapshot `realm`). */
+function realmMessageSettings(state: RealmState): Dict {
+  const r = state.realm;
+  return {
+    realm_message_content_edit_limit_seconds: r.message_content_edit_limit_seconds,
+    realm_message_content_delete_limit_seconds: r.message_content_delete_limit_seconds,
+    realm_move_messages_within_stream_limit_seconds: r.move_messages_within_stream_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds: r.move_messages_between_streams_limit_seconds,
+    realm_message_edit_history_visibility_policy: r.message_edit_history_visibility_policy,
+    // Zulip's deprecated boolean, kept beside the policy that replaced it.
+    realm_allow_edit_history: r.message_edit_history_visibility_policy !== 'none',
+    realm_enable_read_receipts: r.enable_read_receipts,
+    realm_enable_guest_user_indicator: r.enable_guest_user_indicator,
+    realm_enable_guest_user_dm_warning: r.enable_guest_user_dm_warning,
+  };
+}
+
+/**
+ * Realm settings the model does not hold, with the values of a new Zulip organization on a
+ * default server (docs/differences/register.md).
+ */
+function realmConstants(uri: string): Dict {
+  return {
+    realm_avatar_changes_disabled: false,
+    realm_default_code_block_language: '',
+    realm_digest_emails_enabled: false,
+    realm_digest_weekday: 1,
+    realm_disallow_disposable_email_addresses: true,
+    realm_emails_restricted_to_domains: false,
+    realm_giphy_rating: GIPHY_RATING_OPTIONS.g.id,
+    realm_inline_image_preview: true,
+    realm_inline_url_embed_preview: false,
+    realm_invite_required: true,
+    realm_is_zephyr_mirror_realm: false,
+    realm_jitsi_server_url: null,
+    realm_message_content_allowed_in_email_notifications: true,
+    realm_send_welcome_emails: true,
+    realm_upload_quota_mib: null,
+    realm_video_chat_provider: VIDEO_CHAT_PROVIDERS.jitsi_meet.id,
+    realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
+    realm_want_advertise_in_communities_directory: false,
+    realm_billing: { has_pending_sponsorship_request: false },
+    realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
+    giphy_rating_options: GIPHY_RATING_OPTIONS,
+    jitsi_server_url: SERVER_CONSTANTS.server_jitsi_server_url,
+    server_emoji_data_url: `${uri.replace(/\/+$/, '')}${EMOJI_DATA_PATH}`,
+  };
 }

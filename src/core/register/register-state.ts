@@ -17,6 +17,10 @@ import { unreadMsgs } from './unread';
 import { realmBots, realmUserSection } from './users';
 import { ENGINE_FEATURE_LEVEL } from '../model/realm';
 import { ENGINE_MERGE_BASE, ENGINE_VERSION } from './version';
+import { otherState } from './other-state';
+
+/** The feature level at which Zulip removed the legacy top-level user settings from register. */
+export const LEGACY_SETTINGS_REMOVED = 439;
 
 type Dict = Record<string, unknown>;
 
@@ -192,12 +196,16 @@ export function registerState(
     );
   if (want('default_streams'))
     out['realm_default_streams'] = isGuest(me) ? [] : [...state.defaultChannelIds.keys()];
-  if (want('update_display_settings') && !caps.user_settings_object) {
+  // Zulip stopped sending the legacy top-level settings at feature level 439 (zulip-terminal's
+  // model.py: "removed from the top-level object in ZFL 439"); older levels keep Zulip's rule.
+  const legacySettings =
+    !caps.user_settings_object && (out['zulip_feature_level'] as number) < LEGACY_SETTINGS_REMOVED;
+  if (want('update_display_settings') && legacySettings) {
     for (const p of LEGACY_DISPLAY) out[p] = me.settings[p];
     out['emojiset_choices'] = EMOJISET_CHOICES;
     out['timezone'] = canonicalizeTimezone(me.timezone);
   }
-  if (want('update_global_notifications') && !caps.user_settings_object) {
+  if (want('update_global_notifications') && legacySettings) {
     for (const p of LEGACY_NOTIFICATIONS) out[p] = me.settings[p];
     out['available_notification_sounds'] = NOTIFICATION_SOUNDS;
   }
@@ -209,6 +217,7 @@ export function registerState(
     settings['available_notification_sounds'] = NOTIFICATION_SOUNDS;
     out['user_settings'] = settings;
   }
+  Object.assign(out, otherState(state, me, want));
   if (want('user_topic'))
     out['user_topics'] = (state.userTopics.get(userId) ?? []).map((t) => ({
       stream_id: t.stream_id,

@@ -54,6 +54,7 @@ export function realmUserSection(
     can_create_public_streams: canCreatePublic,
     can_create_web_public_streams: canCreateWebPublic,
     can_create_streams: canCreatePrivate || canCreatePublic || canCreateWebPublic,
+    can_subscribe_other_users: hasRealmPermission(state, me, 'can_add_subscribers_group'),
     can_invite_others_to_realm: hasRealmPermission(state, me, 'can_invite_users_group'),
     is_admin: isRealmAdmin(me),
     is_owner: isRealmOwner(me),

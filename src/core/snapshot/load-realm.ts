@@ -1,7 +1,9 @@
 import {
   REALM_GROUP_SETTING_DEFAULTS,
   REALM_GROUP_SETTING_NAMES,
+  REALM_MESSAGE_SETTING_DEFAULTS,
   SERVER_DEFAULTS,
+  type RealmMessageSettings,
   type RealmSettings,
   type ServerSettings,
 } from '../model/realm';
@@ -33,6 +35,8 @@ export function loadRealm(s: SnapshotInput, loader: Loader): RealmSettings {
     default_language: r.default_language ?? 'en',
     password_auth_enabled: r.password_auth_enabled ?? true,
   };
+  for (const [k, v] of Object.entries(REALM_MESSAGE_SETTING_DEFAULTS))
+    settings[k] = r[k as keyof RealmMessageSettings] === undefined ? v : r[k as keyof RealmMessageSettings];
   // Unknown keys are refused by the schema (strict).
   for (const name of REALM_GROUP_SETTING_NAMES) {
     settings[name] = loader.setting(
@@ -41,5 +45,5 @@ export function loadRealm(s: SnapshotInput, loader: Loader): RealmSettings {
       loader.systemIds[REALM_GROUP_SETTING_DEFAULTS[name]],
     );
   }
-  return settings as RealmSettings;
+  return settings as unknown as RealmSettings;
 }

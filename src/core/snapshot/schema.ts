@@ -59,6 +59,9 @@ const retentionDays = z.union([z.literal(-1), z.int().check(z.positive())], {
   error: 'must be -1 or positive',
 });
 
+/** A time limit in seconds (null in the snapshot: no limit). */
+const limitSeconds = z.int().check(z.positive());
+
 export const serverSchema = z.strictObject({
   feature_level: z.optional(z.int().check(z.positive())),
   web_public_streams_enabled: z.optional(z.boolean()),
@@ -84,6 +87,17 @@ export const realmSchema = z.strictObject({
   message_retention_days: z.optional(retentionDays),
   default_language: z.optional(z.string()),
   password_auth_enabled: z.optional(z.boolean()),
+  description: z.optional(z.string()),
+  allow_message_editing: z.optional(z.boolean()),
+  message_content_edit_limit_seconds: z.optional(z.nullable(limitSeconds)),
+  message_content_delete_limit_seconds: z.optional(z.nullable(limitSeconds)),
+  move_messages_within_stream_limit_seconds: z.optional(z.nullable(limitSeconds)),
+  move_messages_between_streams_limit_seconds: z.optional(z.nullable(limitSeconds)),
+  message_edit_history_visibility_policy: z.optional(z.enum(['all', 'moderators', 'none'])),
+  enable_read_receipts: z.optional(z.boolean()),
+  enable_guest_user_indicator: z.optional(z.boolean()),
+  enable_guest_user_dm_warning: z.optional(z.boolean()),
+  presence_disabled: z.optional(z.boolean()),
   ...optionalFields(REALM_GROUP_SETTING_NAMES, groupSettingInput),
 });
 

@@ -12,7 +12,7 @@ import { failure, success } from '../../core/result';
  * The channels the caller asks for and may see (Zulip's `do_get_streams`): public (not for guests)
  * and subscribed by default; `include_web_public`, `include_default`, `include_owner_subscribed`
  * (bots), `include_all` (every channel one has metadata access to; `include_all_active` is its
- * old name) and `exclude_archived` (default true). By id.
+ * old name) and `exclude_archived` (default true). By name, in Python's code-point order (Zulip sorts by name).
  *
  * @example
  * ```ts

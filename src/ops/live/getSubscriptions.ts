@@ -1,6 +1,6 @@
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
-import { param } from '../../core/params';
+import { rawParam } from '../../core/params';
 import { INCLUDE_SUBSCRIBERS } from './include-subscribers';
 import { subscriptionLists } from '../../core/register/channels';
 import { failure, success } from '../../core/result';
@@ -23,12 +23,13 @@ export const getSubscriptions = defineOperation({
   method: 'GET',
   path: '/users/me/subscriptions',
   operationId: 'get-subscriptions',
-  params: [param('include_subscribers', INCLUDE_SUBSCRIBERS)],
+  params: [rawParam('include_subscribers', INCLUDE_SUBSCRIBERS)],
   handler: ({ state, user, params, ctx, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
     const { subscriptions } = subscriptionLists(state, user, {
       includeSubscribers: (params.include_subscribers ?? false) !== false,
-      archived: true,
+      // Zulip's `gather_subscriptions` leaves archived channels out of GET /users/me/subscriptions.
+      archived: false,
       now: ctx.now,
     });
     return success(state, { data: { subscriptions }, ignored });

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
-import { param } from '../../core/params';
+import { param, rawParam } from '../../core/params';
 import { INCLUDE_SUBSCRIBERS } from './include-subscribers';
 import { checkRegisterLimits } from '../../core/register/limits';
 import { checkNarrowForEvents } from '../../core/register/narrow-events';
@@ -35,7 +35,7 @@ export const register = defineOperation({
     param('slim_presence', z.boolean()),
     param('presence_history_limit_days', z.int()),
     param('all_public_streams', z.boolean()),
-    param('include_subscribers', INCLUDE_SUBSCRIBERS),
+    rawParam('include_subscribers', INCLUDE_SUBSCRIBERS),
     param('client_capabilities', z.record(z.string(), z.boolean())),
     param('event_types', z.array(z.string())),
     param('fetch_event_types', z.array(z.string())),

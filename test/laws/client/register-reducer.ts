@@ -138,6 +138,8 @@ function apply(state: State, e: Dict, meId: number): void {
         state['max_message_id'] = Math.max(num(state['max_message_id']), num(m['id']));
       const flags = (e['flags'] as string[] | undefined) ?? [];
       if (!flags.includes('read')) newUnread(state, m, flags, meId);
+      if (m['type'] === 'private' && Array.isArray(state['recent_private_conversations']))
+        recentConversation(state, m, meId);
       return;
     }
     case 'realm': {
@@ -404,4 +406,23 @@ function newUnread(state: State, m: Dict, flags: readonly string[], meId: number
   }
   const wildcard = flags.includes('stream_wildcard_mentioned') || flags.includes('topic_wildcard_mentioned');
   if (flags.includes('mentioned') || (wildcard && !muted)) u.mentions = add(u.mentions);
+}
+
+/**
+ * Zulip's `recent_private_conversations` upkeep on a direct message: the conversation (the other
+ * participants, sorted) gets the message as its newest and moves to the front.
+ */
+function recentConversation(state: State, m: Dict, meId: number): void {
+  const others = (m['display_recipient'] as Dict[])
+    .map((u) => num(u['id']))
+    .filter((id) => id !== meId)
+    .sort((a, b) => a - b);
+  const key = others.join(',');
+  const list = arr(state['recent_private_conversations']).filter(
+    (c) => (c['user_ids'] as number[]).join(',') !== key,
+  );
+  list.push({ max_message_id: m['id'], user_ids: others });
+  state['recent_private_conversations'] = list.sort(
+    (a, b) => num(b['max_message_id']) - num(a['max_message_id']),
+  );
 }

@@ -22,6 +22,13 @@ import { reorderChannelFolders } from './channels/reorderChannelFolders';
 import { sendMessage } from './messages/sendMessage';
 import { getMessages } from './messages/getMessages';
 import { getMessage } from './messages/getMessage';
+// Issue 24, reads: bot storage, flags by id, the mark-as-read family, read endpoints.
+import { getBotStorage } from './bots/getBotStorage';
+import { updateBotStorage } from './bots/updateBotStorage';
+import { updateMessageFlags } from './messages/updateMessageFlags';
+import { markAllAsRead } from './messages/markAllAsRead';
+import { markStreamAsRead } from './messages/markStreamAsRead';
+import { markTopicAsRead } from './messages/markTopicAsRead';
 
 export {
   updateSettings,
@@ -47,6 +54,12 @@ export {
   sendMessage,
   getMessages,
   getMessage,
+  getBotStorage,
+  updateBotStorage,
+  updateMessageFlags,
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
 };
 
 /**
@@ -85,6 +98,12 @@ export const OPERATIONS = [
   sendMessage,
   getMessages,
   getMessage,
+  getBotStorage,
+  updateBotStorage,
+  updateMessageFlags,
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

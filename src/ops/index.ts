@@ -29,6 +29,17 @@ import { updateMessageFlags } from './messages/updateMessageFlags';
 import { markAllAsRead } from './messages/markAllAsRead';
 import { markStreamAsRead } from './messages/markStreamAsRead';
 import { markTopicAsRead } from './messages/markTopicAsRead';
+import { getStreamId } from './channels/getStreamId';
+import { getStreamById } from './channels/getStreamById';
+import { getSubscribers } from './channels/getSubscribers';
+import { getStreamTopics } from './channels/getStreamTopics';
+import { getUser } from './users/getUser';
+import { getUserByEmail } from './users/getUserByEmail';
+import { getUserGroups } from './groups/getUserGroups';
+import { getUserGroupMembers } from './groups/getUserGroupMembers';
+import { getIsUserGroupMember } from './groups/getIsUserGroupMember';
+import { getCustomProfileFields } from './users/getCustomProfileFields';
+import { renderMessage } from './messages/renderMessage';
 
 export {
   updateSettings,
@@ -60,6 +71,17 @@ export {
   markAllAsRead,
   markStreamAsRead,
   markTopicAsRead,
+  getStreamId,
+  getStreamById,
+  getSubscribers,
+  getStreamTopics,
+  getUser,
+  getUserByEmail,
+  getUserGroups,
+  getUserGroupMembers,
+  getIsUserGroupMember,
+  getCustomProfileFields,
+  renderMessage,
 };
 
 /**
@@ -104,6 +126,17 @@ export const OPERATIONS = [
   markAllAsRead,
   markStreamAsRead,
   markTopicAsRead,
+  getStreamId,
+  getStreamById,
+  getSubscribers,
+  getStreamTopics,
+  getUser,
+  getUserByEmail,
+  getUserGroups,
+  getUserGroupMembers,
+  getIsUserGroupMember,
+  getCustomProfileFields,
+  renderMessage,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

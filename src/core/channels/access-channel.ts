@@ -1,6 +1,7 @@
 import { errors, type ZulipError } from '../errors';
 import type { Channel, User } from '../model/records';
-import { hasContentAccess, hasMetadataAccess } from '../permissions/channels';
+import { hasContentAccess, hasMetadataAccess, isSubscribed } from '../permissions/channels';
+import { isGuest } from '../permissions/roles';
 import type { RealmState } from '../state';
 
 /**
@@ -26,4 +27,18 @@ export function accessChannelById(
 /** Whether `accessChannelById` answered an error. */
 export function isAccessError(r: Channel | ZulipError): r is ZulipError {
   return 'msg' in r;
+}
+
+/**
+ * Zulip's `validate_user_access_to_subscribers_helper`: who may read a channel's subscriber list.
+ * Web-public channels: anyone. Guests: only where subscribed. Public channels: every member.
+ * Private channels: subscribers, and whoever has metadata access (administrators, channel
+ * administrators, holders of the subscribe / add-subscribers settings).
+ */
+export function canReadSubscribers(state: RealmState, user: User, channel: Channel): boolean {
+  if (channel.is_web_public) return true;
+  if (isSubscribed(state, channel.stream_id, user.user_id)) return true;
+  if (isGuest(user)) return false;
+  if (!channel.invite_only) return true;
+  return hasMetadataAccess(state, user, channel);
 }

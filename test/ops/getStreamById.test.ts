@@ -12,7 +12,7 @@ const state = devRealm();
 describe('getStreamById', () => {
   it('answers the channel as GET /streams lists it (test_subs.py: test_get_stream_by_id)', () => {
     const body = expectRead(OP, wire(state, 'hamlet', 'GET', '/streams/1'), state);
-    const listed = getStreams(state, as('hamlet'), {}, testCtx()).body as {
+    const listed = getStreams(state, as('hamlet'), {}, testCtx()).body as unknown as {
       streams: Array<{ stream_id: number }>;
     };
     expect(body['stream']).toEqual(listed.streams.find((s) => s.stream_id === 1));

@@ -36,7 +36,7 @@ describe('getStreamTopics', () => {
       testCtx(),
     );
     expect(sent.status).toBe(200);
-    const id = (sent.body as { id: number }).id;
+    const id = (sent.body as unknown as { id: number }).id;
     const topics = (getStreamTopics(sent.state, as('iago'), { stream_id: 1 }).body as { topics: unknown[] })
       .topics;
     expect(topics[0]).toEqual({ name: 'LUNCH', max_id: id });

@@ -24,7 +24,8 @@ describe('getUserGroups', () => {
 
   it('serves guests too, and deactivated groups only on request', () => {
     const guest = expectRead(OP, getUserGroups(state, as('polonius'), {}), state) as unknown as Groups;
-    const all = getUserGroups(state, as('polonius'), { include_deactivated_groups: true }).body as Groups;
+    const all = getUserGroups(state, as('polonius'), { include_deactivated_groups: true })
+      .body as unknown as Groups;
     expect(guest.user_groups.every((g) => !g.deactivated)).toBe(true);
     expect(all.user_groups.length).toBeGreaterThanOrEqual(guest.user_groups.length);
   });

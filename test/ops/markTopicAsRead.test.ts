@@ -17,7 +17,7 @@ describe('markTopicAsRead', () => {
   it('marks the topic read, its name compared case-insensitively (test_message_flags.py: test_mark_topic_as_read)', () => {
     const r = wire(state, 'hamlet', 'POST', PATH, { stream_id: '1', topic_name: 'WEATHER' });
     expect(expectOk(OP, r)).toEqual({ result: 'success', msg: '' });
-    const event = r.events[0]!.event as { messages: number[] };
+    const event = r.events[0]!.event as unknown as { messages: number[] };
     expect(event.messages.length).toBeGreaterThan(0);
     expect(r.events[0]!.users).toEqual([cast.hamlet]);
     expect(r.events[0]!.event).toMatchObject({

@@ -39,8 +39,8 @@ describe('renderMessage', () => {
             { type: 'stream', to: 1, topic: 't', content },
             testCtx(),
           );
-          const id = (sent.body as { id: number }).id;
-          const got = getMessage(sent.state, as('hamlet'), { message_id: id }, testCtx()).body as {
+          const id = (sent.body as unknown as { id: number }).id;
+          const got = getMessage(sent.state, as('hamlet'), { message_id: id }, testCtx()).body as unknown as {
             message: { content: string };
           };
           expect(renderMessage(state, as('hamlet'), { content }).body).toMatchObject({

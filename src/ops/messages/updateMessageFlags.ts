@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS } from '../../core/messages/flags';
-import { EMPTY_ROWS, getRowFlags, updateRowFlags } from '../../core/messages/rows';
+import { lookUpRowFlags } from '../../core/messages/row-lookup';
+import { EMPTY_ROWS, updateRowFlags } from '../../core/messages/rows';
 import { MessageCursor } from '../../core/messages/store';
 import {
   commitRows,
@@ -68,27 +69,45 @@ export const updateMessageFlags = defineOperation({
     const markUnread = bit === FLAG_BITS.read && !add;
     const target = add ? bit : 0;
 
+    // Each listed message's row flags, found once (one forward walk when the ids ascend).
+    const listed = params.messages;
+    const looked = new Int32Array(listed.length);
+    const ascending = lookUpRowFlags(rows, listed, looked);
+
     // Zulip's filters, in its order: unsubscribed channels (marking unread), then the target state.
     const messages: number[] = [];
-    for (const id of params.messages) {
+    const keptFlags: number[] = [];
+    for (let k = 0; k < listed.length; k++) {
+      const id = listed[k]!;
       if (markUnread) {
         const channel = cursor.channelOf(id);
         if (channel > 0 && !isSubscribed(state, channel, me.user_id)) continue;
       }
-      const flags = getRowFlags(rows, id) ?? DEFAULT_HISTORICAL;
-      if ((flags & bit) !== target) messages.push(id);
+      const f = looked[k]!;
+      if (((f < 0 ? DEFAULT_HISTORICAL : f) & bit) === target) continue;
+      messages.push(id);
+      keptFlags.push(f);
     }
 
-    const unique = [...new Set(messages)].sort((a, b) => a - b);
+    // The changed messages ascending and distinct, with their flags (-1: no row yet).
+    let unique = messages;
+    let uniqueFlags = keptFlags;
+    if (!ascending) {
+      const flagsById = new Map<number, number>();
+      for (let k = 0; k < messages.length; k++) flagsById.set(messages[k]!, keptFlags[k]!);
+      unique = [...flagsById.keys()].sort((a, b) => a - b);
+      uniqueFlags = unique.map((id) => flagsById.get(id)!);
+    }
     const held: number[] = [];
     const heldFlags: number[] = [];
     const created: number[] = [];
     const createdFlags: number[] = [];
-    for (const id of unique) {
-      const flags = getRowFlags(rows, id);
-      if (flags !== undefined) {
+    for (let k = 0; k < unique.length; k++) {
+      const id = unique[k]!;
+      const f = uniqueFlags[k]!;
+      if (f >= 0) {
         held.push(id);
-        heldFlags.push(flags);
+        heldFlags.push(f);
         continue;
       }
       // Only reached when the target differs from the defaults (else the id was filtered out).

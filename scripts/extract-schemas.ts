@@ -56,10 +56,34 @@ export const LIVE_OPERATION_IDS = [
   'get-streams',
 ] as const;
 
+/** Issue 24's read endpoints, flags by id, the mark-as-read family and bot storage. */
+export const READ_OPERATION_IDS = [
+  'update-message-flags',
+  'mark-all-as-read',
+  'mark-stream-as-read',
+  'mark-topic-as-read',
+  'get-stream-id',
+  'get-stream-by-id',
+  'get-subscribers',
+  'get-stream-topics',
+  'get-user',
+  'get-user-by-email',
+  'get-user-groups',
+  'get-user-group-members',
+  'get-is-user-group-member',
+  'get-custom-profile-fields',
+  'render-message',
+] as const;
+
 /** Zulip's pseudo-operation documenting the errors common to many endpoints; extracted too. */
 export const COMMON_ERRORS_ID = 'rest-error-handling';
 
-const EXTRACTED_IDS: readonly string[] = [...OPERATION_IDS, ...LIVE_OPERATION_IDS, COMMON_ERRORS_ID];
+const EXTRACTED_IDS: readonly string[] = [
+  ...OPERATION_IDS,
+  ...LIVE_OPERATION_IDS,
+  ...READ_OPERATION_IDS,
+  COMMON_ERRORS_ID,
+];
 
 /** JSON Schema keywords we keep; everything else (prose, examples, x-*, deprecated, default) is dropped. */
 const KEPT = new Set(['type', 'enum', 'required', 'additionalProperties', 'properties', 'items']);

@@ -22,6 +22,24 @@ import { reorderChannelFolders } from './channels/reorderChannelFolders';
 import { sendMessage } from './messages/sendMessage';
 import { getMessages } from './messages/getMessages';
 import { getMessage } from './messages/getMessage';
+// Issue 24, reads: bot storage, flags by id, the mark-as-read family, read endpoints.
+import { getBotStorage } from './bots/getBotStorage';
+import { updateBotStorage } from './bots/updateBotStorage';
+import { updateMessageFlags } from './messages/updateMessageFlags';
+import { markAllAsRead } from './messages/markAllAsRead';
+import { markStreamAsRead } from './messages/markStreamAsRead';
+import { markTopicAsRead } from './messages/markTopicAsRead';
+import { getStreamId } from './channels/getStreamId';
+import { getStreamById } from './channels/getStreamById';
+import { getSubscribers } from './channels/getSubscribers';
+import { getStreamTopics } from './channels/getStreamTopics';
+import { getUser } from './users/getUser';
+import { getUserByEmail } from './users/getUserByEmail';
+import { getUserGroups } from './groups/getUserGroups';
+import { getUserGroupMembers } from './groups/getUserGroupMembers';
+import { getIsUserGroupMember } from './groups/getIsUserGroupMember';
+import { getCustomProfileFields } from './users/getCustomProfileFields';
+import { renderMessage } from './messages/renderMessage';
 
 export {
   updateSettings,
@@ -47,6 +65,23 @@ export {
   sendMessage,
   getMessages,
   getMessage,
+  getBotStorage,
+  updateBotStorage,
+  updateMessageFlags,
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
+  getStreamId,
+  getStreamById,
+  getSubscribers,
+  getStreamTopics,
+  getUser,
+  getUserByEmail,
+  getUserGroups,
+  getUserGroupMembers,
+  getIsUserGroupMember,
+  getCustomProfileFields,
+  renderMessage,
 };
 
 /**
@@ -85,6 +120,23 @@ export const OPERATIONS = [
   sendMessage,
   getMessages,
   getMessage,
+  getBotStorage,
+  updateBotStorage,
+  updateMessageFlags,
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
+  getStreamId,
+  getStreamById,
+  getSubscribers,
+  getStreamTopics,
+  getUser,
+  getUserByEmail,
+  getUserGroups,
+  getUserGroupMembers,
+  getIsUserGroupMember,
+  getCustomProfileFields,
+  renderMessage,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -10,7 +10,12 @@ export interface Route {
 
 function compile(path: string): RegExp {
   // Zulip's URL patterns take path ids as digits only: /streams/abc is a 404, not a 400.
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[0-9]+)');
+  // The one exception, GET /users/{email}, takes any segment (listed after /users/{user_id}).
+  const source = path
+    .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+    .replace(/\{(\w+)\}/g, (_m, name: string) =>
+      name === 'email' ? '(?<email>[^/]+)' : `(?<${name}>[0-9]+)`,
+    );
   return new RegExp(`^${source}$`);
 }
 

@@ -22,8 +22,18 @@ declare module 'zulip-js' {
         readonly subscriptions: { add(params: Params): Reply; remove(params: Params): Reply };
       };
     };
-    readonly streams: { retrieve(params?: Params): Reply; deleteById(params: Params): Reply };
-    readonly messages: { retrieve(params?: Params): Reply; send(params: Params): Reply };
+    readonly streams: {
+      retrieve(params?: Params): Reply;
+      deleteById(params: Params): Reply;
+      getStreamId(params: Params | string): Reply;
+      readonly topics: { retrieve(params: Params): Reply };
+    };
+    readonly messages: {
+      retrieve(params?: Params): Reply;
+      send(params: Params): Reply;
+      render(params: Params | string): Reply;
+      readonly flags: { add(params: Params): Reply; remove(params: Params): Reply };
+    };
     readonly filters: { retrieve(params?: Params): Reply };
     readonly queues: { register(params?: Params): Reply; deregister(params: Params): Reply };
     readonly events: { retrieve(params: Params): Reply };

@@ -267,6 +267,125 @@ const ROWS: readonly Row[] = [
     params: { message_id: VERONA_MESSAGE },
     allowed: ALL_ACTIVE,
     why: 'access_message: a public channel readable by everyone (the guest is subscribed)',
+  }, // Issue 24: read endpoints, flags by id, the mark-as-read family, bot storage.
+  {
+    title: 'bot storage read',
+    op: ops.getBotStorage,
+    params: {},
+    allowed: ['bot'],
+    why: 'FL 494: BotRequiredError on every /bot_storage route',
+  },
+  {
+    title: 'bot storage write',
+    op: ops.updateBotStorage,
+    params: { storage: { k: 'v' } },
+    allowed: ['bot'],
+    why: 'FL 494: BotRequiredError on every /bot_storage route',
+  },
+  {
+    title: 'flags by id',
+    op: ops.updateMessageFlags,
+    params: { messages: [VERONA_MESSAGE], op: 'add', flag: 'starred' },
+    allowed: ALL_ACTIVE,
+    why: 'do_update_message_flags: any user; a public channel with shared history gives a historical row',
+  },
+  {
+    title: 'mark all read',
+    op: ops.markAllAsRead,
+    params: {},
+    allowed: ALL_ACTIVE,
+    why: 'mark_all_as_read: any authenticated user',
+  },
+  {
+    title: 'mark channel read',
+    op: ops.markStreamAsRead,
+    params: { stream_id: 1 },
+    allowed: ALL_ACTIVE,
+    why: 'access_stream_by_id: #Verona, the guest is subscribed',
+  },
+  {
+    title: 'mark channel read through the empty topic',
+    op: ops.markTopicAsRead,
+    params: { stream_id: 1, topic_name: '' },
+    allowed: ALL_ACTIVE,
+    why: 'access_stream_by_id; an empty topic name skips the topic check',
+  },
+  {
+    title: 'channel id by name',
+    op: ops.getStreamId,
+    params: { stream: 'Verona' },
+    allowed: ALL_ACTIVE,
+    why: 'access_stream_by_name: #Verona, the guest is subscribed',
+  },
+  {
+    title: 'channel by id',
+    op: ops.getStreamById,
+    params: { stream_id: 1 },
+    allowed: ALL_ACTIVE,
+    why: 'access_stream_by_id (metadata): #Verona',
+  },
+  {
+    title: 'channel subscribers',
+    op: ops.getSubscribers,
+    params: { stream_id: 1 },
+    allowed: ALL_ACTIVE,
+    why: 'validate_user_access_to_subscribers_helper: the guest is subscribed',
+  },
+  {
+    title: 'channel topics',
+    op: ops.getStreamTopics,
+    params: { stream_id: 1 },
+    allowed: ALL_ACTIVE,
+    why: 'get_topics_backend: access_stream_by_id',
+  },
+  {
+    title: 'user by id',
+    op: ops.getUser,
+    params: { user_id: 2 },
+    allowed: ALL_ACTIVE,
+    why: 'access_user_by_id: everyone may see everyone in the dev realm',
+  },
+  {
+    title: 'user by email',
+    op: ops.getUserByEmail,
+    params: { email: 'iago@zulip.com' },
+    allowed: ALL_ACTIVE,
+    why: 'access_user_by_email: everyone may see everyone in the dev realm',
+  },
+  {
+    title: 'user groups',
+    op: ops.getUserGroups,
+    params: {},
+    allowed: ALL_ACTIVE,
+    why: 'get_user_groups: no role check',
+  },
+  {
+    title: 'user group members',
+    op: ops.getUserGroupMembers,
+    params: { user_group_id: 103 },
+    allowed: ALL_ACTIVE,
+    why: 'get_user_group_members: no role check',
+  },
+  {
+    title: 'user group membership',
+    op: ops.getIsUserGroupMember,
+    params: { user_group_id: 103, user_id: 2 },
+    allowed: ALL_ACTIVE,
+    why: 'get_is_user_group_member: no role check',
+  },
+  {
+    title: 'custom profile fields',
+    op: ops.getCustomProfileFields,
+    params: {},
+    allowed: ALL_ACTIVE,
+    why: 'list_realm_custom_profile_fields: no role check',
+  },
+  {
+    title: 'render a message',
+    op: ops.renderMessage,
+    params: { content: '**x**' },
+    allowed: ALL_ACTIVE,
+    why: 'render_message_backend: any authenticated user',
   },
 ];
 
@@ -332,7 +451,7 @@ describe('permission matrix (dev realm)', () => {
 describe('permission matrix (arbitrary realms)', () => {
   /**
    * On any realm, role gates that do not depend on the data hold for every user: bots never pass a
-   * humans-only operation, only administrators pass an admin-only one, spectators pass only GET /users,
+   * humans-only operation, only administrators pass an admin-only one, spectators pass only GET /users and web-public topic lists,
    * deactivated users pass nothing; and a refused call never changes the state.
    */
   const HUMANS_ONLY = new Set([
@@ -359,11 +478,11 @@ describe('permission matrix (arbitrary realms)', () => {
         if (r.body.result === 'success') {
           expect(kind).not.toBe('deactivated');
           expect(kind).not.toBe('unknown');
-          if (kind === 'anonymous') expect(row.op.def.name).toBe('getUsers');
+          if (kind === 'anonymous') expect(['getUsers', 'getStreamTopics']).toContain(row.op.def.name);
           if (HUMANS_ONLY.has(row.op.def.name)) expect(kind).not.toBe('bot');
           // Bots may hold a role too: an administrator bot passes an admin-only gate, as in Zulip.
           if (ADMIN_ONLY.has(row.op.def.name)) expect(user !== undefined && user.role <= 200).toBe(true);
-          if (row.op.def.name === 'deleteBotStorage') expect(kind).toBe('bot');
+          if (row.op.def.name.endsWith('BotStorage')) expect(kind).toBe('bot');
         } else {
           expect(r.state).toBe(s);
           expect(r.events).toEqual([]);

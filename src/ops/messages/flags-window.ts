@@ -163,7 +163,7 @@ function keepSubscribed(
  * content access; a private channel with protected history needs an existing row, so never here.
  * `channel` is 0 for a direct message and -1 for a missing message.
  */
-function canAccessWithoutRow(state: RealmState, user: User, channel: number): boolean {
+export function canAccessWithoutRow(state: RealmState, user: User, channel: number): boolean {
   if (channel <= 0) return false;
   const c = state.channels.get(channel);
   if (c === undefined) return false;

@@ -1,38 +1,19 @@
 import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
-import { FLAG_BITS } from '../../core/messages/flags';
 import { defineOperation } from '../../core/operation';
 import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor } from '../../narrow';
 import { parseNarrow } from '../../narrow/terms';
+import { checkFlagUpdate } from './flag-names';
 import { updateWindow } from './flags-window';
 import { messageDetails } from './message-details';
 import { renameGeneralChat, resolveAnchor, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
-
-const ALL_FLAGS = new Set([
-  'read',
-  'starred',
-  'collapsed',
-  'mentioned',
-  'stream_wildcard_mentioned',
-  'topic_wildcard_mentioned',
-  'group_mentioned',
-  'force_expand',
-  'force_collapse',
-  'has_alert_word',
-  'historical',
-]);
-const EDITABLE: Readonly<Record<string, number>> = {
-  read: FLAG_BITS.read,
-  starred: FLAG_BITS.starred,
-  collapsed: FLAG_BITS.collapsed,
-};
 
 const narrowSchema = accepts<readonly NarrowInput[]>()(
   z.pipe(
@@ -110,12 +91,11 @@ export const updateMessageFlagsForNarrow = defineOperation({
 
     // Checked before the window is selected (the flip happens during the selection); selecting
     // cannot fail, so the errors come in Zulip's order all the same.
-    const { flag, op } = params;
-    if (!ALL_FLAGS.has(flag)) return failure(state, zulipError(`Invalid flag: '${flag}'`));
-    const bit = Object.hasOwn(EDITABLE, flag) ? EDITABLE[flag] : undefined;
-    if (bit === undefined) return failure(state, zulipError(`Flag not editable: '${flag}'`));
-    if (op !== 'add' && op !== 'remove')
-      return failure(state, zulipError(`Invalid message flag operation: '${op}'`));
+    const { flag } = params;
+    const checked = checkFlagUpdate(flag, params.op);
+    if ('msg' in checked) return failure(state, checked);
+    const { bit } = checked;
+    const op = checked.add ? 'add' : 'remove';
 
     const anchor = anchorValue ?? firstUnreadAnchor(plan);
     const w = updateWindow(

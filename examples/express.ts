@@ -6,6 +6,7 @@
  */
 import express, { type Express } from 'express';
 import type { AddressInfo } from 'node:net';
+import { withEventQueues, type RealmHandle } from 'chat-realm/host';
 import { createFetchHandler, createNodeHandler, type RequestHandler } from 'chat-realm/server';
 import { startExample, type RunningExample } from './shared';
 
@@ -22,16 +23,23 @@ export function expressApp(realm: RequestHandler): Express {
   return app;
 }
 
-export function startExpress(realm: RequestHandler, port = 0, host = '127.0.0.1'): Promise<RunningExample> {
-  const app = expressApp(realm);
+export function startExpress(realm: RealmHandle, port = 0, host = '127.0.0.1'): Promise<RunningExample> {
+  // Event queues beside the handle: without them POST /register answers queue_id null and
+  // GET /events is a 404, so Zulip's clients cannot stay live.
+  const live = withEventQueues(realm);
+  const app = expressApp(live);
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (error?: Error) => {
-      if (error) return reject(error);
+      if (error) {
+        live.close();
+        return reject(error);
+      }
       const bound = (server.address() as AddressInfo).port;
       resolve({
         url: `http://${host}:${bound}`,
         close: () =>
           new Promise<void>((done, fail) => {
+            live.close(); // answers waiting long-polls first
             server.close((e) => (e ? fail(e) : done()));
             server.closeIdleConnections();
           }),

@@ -6,6 +6,7 @@
  * In your own code import from 'chat-realm/server', 'chat-realm/host' and 'chat-realm/stores/memory'.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { withEventQueues, type RealmHandle } from 'chat-realm/host';
 import { createFetchHandler, toFetchRequest, type RequestHandler } from 'chat-realm/server';
 import { startExample, type RunningExample } from './shared';
 
@@ -24,13 +25,24 @@ export function fastifyApp(realm: RequestHandler): FastifyInstance {
   return app;
 }
 export async function startFastify(
-  realm: RequestHandler,
+  realm: RealmHandle,
   port = 0,
   host = '127.0.0.1',
 ): Promise<RunningExample> {
-  const app = fastifyApp(realm);
-  const url = await app.listen({ port, host });
-  return { url, close: () => app.close() };
+  // Event queues beside the handle: POST /register, GET /events (long-poll), DELETE /events.
+  const live = withEventQueues(realm);
+  const app = fastifyApp(live);
+  const url = await app.listen({ port, host }).catch((error: unknown) => {
+    live.close();
+    throw error;
+  });
+  return {
+    url,
+    close: () => {
+      live.close(); // answers waiting long-polls first
+      return app.close();
+    },
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await startExample('Fastify', startFastify);

@@ -6,6 +6,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
+import { withEventQueues, type RealmHandle } from 'chat-realm/host';
 import { createFetchHandler, type RequestHandler } from 'chat-realm/server';
 import { startExample, type RunningExample } from './shared';
 
@@ -18,13 +19,18 @@ export function honoApp(realm: RequestHandler): Hono {
   return app;
 }
 
-export function startHono(realm: RequestHandler, port = 0, host = '127.0.0.1'): Promise<RunningExample> {
-  const app = honoApp(realm);
+export function startHono(realm: RealmHandle, port = 0, host = '127.0.0.1'): Promise<RunningExample> {
+  // Event queues beside the handle: POST /register, GET /events (long-poll), DELETE /events.
+  const live = withEventQueues(realm);
+  const app = honoApp(live);
   return new Promise((resolve) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }, (info: AddressInfo) => {
       resolve({
         url: `http://${host}:${info.port}`,
-        close: () => new Promise<void>((done, fail) => server.close((e) => (e ? fail(e) : done()))),
+        close: () => {
+          live.close(); // answers waiting long-polls first
+          return new Promise<void>((done, fail) => server.close((e) => (e ? fail(e) : done())));
+        },
       });
     });
   });

@@ -1,9 +1,14 @@
-/** What the examples share: starting one from the command line on the dev organization. */
+/**
+ * What the examples share: starting one from the command line on the dev organization. Each
+ * example wraps the realm handle in `withEventQueues` itself (POST /register, GET /events,
+ * DELETE /events: what keeps Zulip's clients live) and closes the queues before its server, so
+ * waiting long-polls are answered and the server can stop at once.
+ */
 import { readFileSync } from 'node:fs';
 import { parseRealm } from 'chat-realm';
 import { openRealm } from 'chat-realm/host';
 import { memoryStore } from 'chat-realm/stores/memory';
-import type { RequestHandler } from 'chat-realm/server';
+import type { RealmHandle } from 'chat-realm/host';
 
 export interface RunningExample {
   readonly url: string;
@@ -12,7 +17,7 @@ export interface RunningExample {
 
 export async function startExample(
   name: string,
-  start: (realm: RequestHandler, port: number, host: string) => Promise<RunningExample>,
+  start: (realm: RealmHandle, port: number, host: string) => Promise<RunningExample>,
 ): Promise<void> {
   // A file's content is of unknown type: parseRealm checks it (createRealm's checks) into a realm.
   const parsed = parseRealm(

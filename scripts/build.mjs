@@ -40,6 +40,26 @@ if (process.argv.includes('--if-changed') && existsSync(STAMP) && readFileSync(S
     console.error('building dist/ needs the dev dependencies: run `npm ci` in this folder first');
     process.exit(1);
   }
-  execFileSync(process.execPath, [tsup], { stdio: 'inherit' });
+  // Under `prepare` (npm ci, npm install) the thousand lines of tsup's file listings would bury
+  // npm's own output: they are kept back, and printed only when the build fails.
+  const quiet = process.argv.includes('--if-changed');
+  const started = Date.now();
+  try {
+    execFileSync(process.execPath, [tsup], {
+      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    if (quiet) {
+      process.stdout.write(error.stdout ?? '');
+      process.stderr.write(error.stderr ?? '');
+    }
+    console.error("building dist/ failed (the output above is tsup's)");
+    process.exit(1);
+  }
   writeFileSync(STAMP, before);
+  if (quiet)
+    console.log(
+      `built dist/ in ${Math.round((Date.now() - started) / 1000)} s (npm run build shows the files)`,
+    );
 }

@@ -4,7 +4,8 @@
  * esbuild for the browser and for a neutral platform (workers, Deno): an entry meant for those
  * runtimes must import nothing from Node. Bundles each operation of the core alone and fails if one
  * costs a third of the whole core or more (minified); prints minified and gzipped sizes of a few
- * operations, the largest one and the whole core.
+ * operations, the largest one and the whole core; checks that `ChatRealm.op` after
+ * `import * as ChatRealm from 'chat-realm'` bundles what `import { op }` does.
  *
  * Usage: node scripts/check-bundle.mjs [package dir, default: .] [--json]
  */
@@ -72,6 +73,21 @@ for (const op of operations) {
   const r = await bundle(`import { ${op} } from ${JSON.stringify(core)}; globalThis.f = ${op};`, 'browser');
   opSizes[op] = { min: r.min, gzip: r.gzip };
 }
+// The ChatRealm core as a namespace (README: `import * as ChatRealm from 'chat-realm'`): a member
+// access must bundle exactly what the named import does (a named namespace *export* would not:
+// esbuild keeps the whole namespace object, about the whole core, so the package exports none).
+const viaNamespace = {};
+for (const op of SHOWN) {
+  const r = await bundle(
+    `import * as ChatRealm from ${JSON.stringify(core)}; globalThis.f = ChatRealm.${op};`,
+    'browser',
+  );
+  viaNamespace[op] = { min: r.min, gzip: r.gzip };
+  if (r.min > opSizes[op].min + 64)
+    failures.push(
+      `ChatRealm.${op} bundles ${r.min} bytes, import { ${op} } ${opSizes[op].min}: not tree-shaken`,
+    );
+}
 const wholeBundle = await bundle(`import * as m from ${JSON.stringify(core)}; globalThis.m = m;`, 'browser');
 const whole = wholeBundle.min;
 // One operation must cost less than a third of the whole (minified): it bundles its own code, not
@@ -87,9 +103,10 @@ const largest = operations.reduce((a, b) => (opSizes[b].min > opSizes[a].min ? b
 const sizes = {};
 for (const op of SHOWN) sizes[op] = opSizes[op];
 if (!SHOWN.includes(largest)) sizes[`${largest} (largest operation)`] = opSizes[largest];
+sizes['ChatRealm.editChannel (import * as ChatRealm)'] = viaNamespace.editChannel;
 sizes['whole package'] = { min: wholeBundle.min, gzip: wholeBundle.gzip };
 
-if (json) console.log(JSON.stringify({ ...sizes, operations: opSizes }));
+if (json) console.log(JSON.stringify({ ...sizes, operations: opSizes, namespace: viaNamespace }));
 else {
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   for (const [label, s] of Object.entries(sizes)) {

@@ -101,9 +101,11 @@ async function serveUntilSignal(argv: readonly string[], io: CliIO): Promise<num
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const orphaned = watchParent(() => onSignal('SIGTERM'));
   const stopListening = () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    orphaned.stop();
   };
   let serving: Awaited<ReturnType<typeof startServe>>;
   try {
@@ -137,6 +139,24 @@ async function serveUntilSignal(argv: readonly string[], io: CliIO): Promise<num
     // A signal that came while starting.
     if (signals > 0) requested('SIGTERM');
   });
+}
+
+/**
+ * Under npm (`npm start`, `npx chat-realm serve`), npm passes a SIGTERM on to the shell that runs
+ * the command, not to this process: the shell exits and this process is left running, adopted by
+ * another parent. So under npm a change of parent counts as SIGTERM. (Elsewhere it does not: a
+ * server started with `nohup … &` outlives its shell on purpose.)
+ */
+function watchParent(onOrphaned: () => void): { stop(): void } {
+  if (process.env['npm_lifecycle_event'] === undefined) return { stop: () => undefined };
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onOrphaned();
+  }, 250);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** `simulate` is written separately (./simulate.ts); its errors are reported like the others'. */

@@ -13,6 +13,7 @@ import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/node';
 import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
+import { liveDemo } from './live-demo';
 import {
   databaseUrlOf,
   DEFAULT_DB,
@@ -246,35 +247,69 @@ function chooseUser(state: RealmState, email: string | undefined): User {
   return user;
 }
 
+/**
+ * What `serve` prints once it listens: where, a zuliprc, and commands to copy: a live event seen
+ * three ways (curl, Zulip's Python client, zulip-js). test/cli/instructions.test.ts runs them.
+ */
 function banner(realm: RealmHandle, user: User, server: NodeServer, where: string, origin: string): string {
   const r = realm.state.realm;
   const site = server.url;
+  const as = (u: User) => `curl -sSu ${shellQuote(`${u.delivery_email}:${u.api_key}`)}`;
+  const demo = liveDemo(realm.state, user, Math.floor(Date.now() / 1000));
+  const send =
+    demo === undefined
+      ? undefined
+      : [
+          `${as(demo.sender)} ${site}/api/v1/messages -d type=${demo.type}`,
+          shellQuote(`to=${demo.to}`),
+          ...(demo.topic === undefined ? [] : [shellQuote(`topic=${demo.topic}`)]),
+          shellQuote(`content=${demo.content}`),
+        ].join(' -d ');
+  const watch =
+    demo === undefined || send === undefined
+      ? []
+      : [
+          `Watch a live event: paste these three lines into a shell. They register an event queue as`,
+          `${user.full_name}, send a message as ${demo.sender.full_name}${demo.type === 'stream' ? ` to #${demo.to}` : ''}, and read ${user.full_name}'s queue:`,
+          'it holds the message event.',
+          '',
+          `  Q=$(${as(user)} ${site}/api/v1/register -d 'event_types=["message"]' | sed -E 's/.*"queue_id":"([^"]+)".*/\\1/')`,
+          `  ${send}`,
+          `  ${as(user)} -G ${site}/api/v1/events -d "queue_id=$Q" -d last_event_id=-1`,
+          '',
+          `Or keep a real client printing ${user.full_name}'s events (Ctrl+C stops it) and run the second line again`,
+          "in another shell. Zulip's Python client (pip install zulip), with the zuliprc written above:",
+          '',
+          `  python3 -c 'import zulip; zulip.Client(config_file="${ZULIPRC_FILE}").call_on_each_event(print)'`,
+          '',
+          'or zulip-js (npm install zulip-js; CommonJS, as node -e runs it):',
+          '',
+          `  node -e 'require("zulip-js")({ zuliprc: "${ZULIPRC_FILE}" }).then(async (c) => { const q = await c.queues.register({ event_types: ["message"] }); for (let last = q.last_event_id; ; ) { const r = await c.events.retrieve({ queue_id: q.queue_id, last_event_id: last }); for (const e of r.events) { console.log(e); last = e.id; } } })'`,
+          '',
+        ];
   return [
     `chat-realm: serving "${r.name}" (${where}, ${origin}, version ${realm.version}) at ${site}`,
     '',
-    `A zuliprc for ${user.full_name} (save it as ~/.zuliprc, or pass it to zulip-js as { zuliprc: FILE }):`,
+    `A zuliprc for ${user.full_name}, for Zulip's clients. This command writes it as ./${ZULIPRC_FILE}`,
+    `(not ~/.zuliprc, where your own Zulip account's key may be):`,
     '',
+    `  cat > ${ZULIPRC_FILE} <<'EOF'`,
     '[api]',
     `email=${user.delivery_email}`,
     `key=${user.api_key}`,
     `site=${site}`,
+    'EOF',
     '',
     'Try:',
-    `  curl -sSu ${shellQuote(`${user.delivery_email}:${user.api_key}`)} ${site}/api/v1/users/me`,
+    `  ${as(user)} ${site}/api/v1/users/me`,
     '',
-    "Print live events with Zulip's Python client (pip install zulip; save the zuliprc above first):",
-    '',
-    `  python3 -c 'import zulip; zulip.Client(config_file="~/.zuliprc").call_on_each_event(print)'`,
-    '',
-    'or with zulip-js (npm install zulip-js):',
-    '',
-    `  node -e 'require("zulip-js")({ realm: "${site}", username: "${user.delivery_email}", apiKey: "${user.api_key}" }).then(async (c) => { const q = await c.queues.register({}); for (let last = q.last_event_id; ; ) { const r = await c.events.retrieve({ queue_id: q.queue_id, last_event_id: last }); for (const e of r.events) { console.log(e); last = e.id; } } })'`,
-    '',
-    'Then change something as another user (e.g. the curl line above with PATCH /settings) and watch the event arrive.',
-    '',
+    ...watch,
     'Stop with Ctrl+C.',
   ].join('\n');
 }
+
+/** The zuliprc file the printed commands write and read: never ~/.zuliprc (a real account's). */
+const ZULIPRC_FILE = 'chat-realm-zuliprc';
 
 function logRequests(handler: FetchHandler, io: CliIO): FetchHandler {
   return async (request) => {
@@ -295,7 +330,7 @@ function integer(name: string, text: string, min: number, max = Number.MAX_SAFE_
 }
 
 function shellQuote(text: string): string {
-  return /^[A-Za-z0-9@._:+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9@._:+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 export function describeError(error: unknown): string {

@@ -5,9 +5,10 @@
  * its next request, and every process's subscribers (`--verbose` prints them) get every change, in
  * version order, through notifications.
  *
- * It needs a PostgreSQL server (PGlite cannot be shared by processes): DATABASE_URL, or the local
- * default postgres://postgres@127.0.0.1:5432/postgres. In CI (CI set) a missing server fails this
- * test loudly; elsewhere the test is skipped with a warning, so `npm test` passes without services.
+ * It needs a PostgreSQL server (PGlite cannot be shared by processes), at DATABASE_URL: without it
+ * no server is used, not even a local one (.ci/run sets DATABASE_URL when the local server is up).
+ * In CI (CI set) a missing server fails this test loudly; elsewhere the test is skipped with a
+ * warning, so `npm test` passes without services.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,9 @@ import { openRealm } from '../../src/host/realm-handle';
 import { postgresStore } from '../../src/stores/postgres/index';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const URL_ = process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
+const URL_ = process.env['DATABASE_URL'] ?? '';
+/** For the refusals, which come before any connection: never connected to. */
+const ARGS_URL = URL_ || 'postgres://postgres@127.0.0.1:5432/never-connected';
 const PROCESSES = 3;
 const WRITES_EACH = 40;
 const HAMLET = 'Basic ' + btoa('hamlet@zulip.com:hamletKKKKKKKKKKKKKKKKKKKKApiKey');
@@ -26,6 +29,7 @@ const schema = `chat_realm_cli_${process.pid}_${Date.now().toString(36)}`;
 
 /** Whether the server answers; the reason when it does not. */
 async function reachable(): Promise<string | undefined> {
+  if (URL_ === '') return 'DATABASE_URL is not set';
   const client = new pg.Client({ connectionString: URL_, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
@@ -125,11 +129,11 @@ describe('chat-realm serve --database-url: arguments', () => {
     return { code, stderr };
   };
   it('refuses a second store, --schema without PostgreSQL, and a URL that is not one, before connecting', async () => {
-    expect(await refused(['--database-url', URL_, '--db', 'x.db'])).toEqual({
+    expect(await refused(['--database-url', ARGS_URL, '--db', 'x.db'])).toEqual({
       code: 2,
       stderr: 'chat-realm: --database-url and --db exclude each other',
     });
-    expect((await refused(['--database-url', URL_, '--memory'])).stderr).toMatch(/exclude each other/);
+    expect((await refused(['--database-url', ARGS_URL, '--memory'])).stderr).toMatch(/exclude each other/);
     // --db wins over DATABASE_URL, so --schema has no database to apply to.
     expect(await refused(['--db', 'x.db', '--schema', 's'])).toEqual({
       code: 2,
@@ -139,7 +143,7 @@ describe('chat-realm serve --database-url: arguments', () => {
       code: 2,
       stderr: 'chat-realm: --database-url must be a URL like postgres://user@host:5432/db, got "not a url"',
     });
-    expect((await refused(['--database-url', URL_, '--schema', 'Bad-Name'])).stderr).toMatch(
+    expect((await refused(['--database-url', ARGS_URL, '--schema', 'Bad-Name'])).stderr).toMatch(
       /schema and tablePrefix must be lower-case identifiers/,
     );
   });

@@ -54,6 +54,12 @@ export const LIVE_OPERATION_IDS = [
   'delete-queue',
   'get-subscriptions',
   'get-streams',
+  'update-presence',
+  'get-presence',
+  'get-user-presence',
+  'set-typing-status',
+  'get-realm-emoji',
+  'get-alert-words',
 ] as const;
 
 /** Zulip's pseudo-operation documenting the errors common to many endpoints; extracted too. */

@@ -7,6 +7,7 @@ import type { ZulipEvent } from '../core/events';
 import type { EventNarrowPredicate, NarrowedMessage } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import type { ClientForm } from './client-payload';
+import { presenceForQueue } from './presence-events';
 
 export type QueuedEvent = Readonly<Record<string, unknown>> & { readonly id: number; readonly type: string };
 
@@ -39,6 +40,8 @@ export class EventQueue {
     readonly applyMarkdown = false,
     /** The register request's `all_public_streams`: public channels' messages it did not receive too. */
     readonly allPublicStreams = false,
+    /** The register request's `slim_presence`: presence events without `email`. */
+    readonly slimPresence = false,
   ) {
     this.form = { applyMarkdown, emptyTopicName: capabilities.empty_topic_name === true };
   }
@@ -63,6 +66,9 @@ export class EventQueue {
       (type === 'update_display_settings' || type === 'update_global_notifications')
     )
       return false;
+    // Channel typing notifications only reach clients that declared they handle them.
+    if (type === 'typing' && 'stream_id' in event)
+      return this.capabilities.stream_typing_notifications === true;
     if (type === 'stream') {
       // A client that receives archived channels never stopped seeing an unarchived one (it gets
       // the `is_archived` update instead) and keeps seeing an archived one: no create, no delete.
@@ -94,6 +100,11 @@ export class EventQueue {
       const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
       for (const messageId of ids ?? [])
         this.events.push({ ...rest, message_id: messageId, id: this.nextEventId++ });
+      return;
+    }
+    if (event.type === 'presence') {
+      const simplified = this.capabilities.simplified_presence_events === true;
+      this.events.push({ ...presenceForQueue(event, simplified, this.slimPresence), id: this.nextEventId++ });
       return;
     }
     this.events.push({ ...withoutInternalFields(event), id: this.nextEventId++ });

@@ -59,6 +59,8 @@ export interface NewQueue {
   readonly applyMarkdown?: boolean;
   /** Also every message to a public channel, received or not (already checked: no guests). */
   readonly allPublicStreams?: boolean;
+  /** register's `slim_presence`: presence events without `email`. */
+  readonly slimPresence?: boolean;
 }
 
 export type GetEventsResult =
@@ -114,6 +116,7 @@ export class EventQueues {
       eventNarrowPredicate(request.narrow ?? []),
       request.applyMarkdown ?? false,
       request.allPublicStreams ?? false,
+      request.slimPresence ?? false,
     );
     let mine = this.byUser.get(userId);
     if (mine === undefined) this.byUser.set(userId, (mine = new Set()));

@@ -9,8 +9,12 @@ export interface Route {
 }
 
 function compile(path: string): RegExp {
-  // Zulip's URL patterns take path ids as digits only: /streams/abc is a 404, not a 400.
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[0-9]+)');
+  // Zulip's URL patterns take path ids as digits only: /streams/abc is a 404, not a 400. An
+  // `…_or_email` segment takes anything but `me` (Zulip routes /users/me/… to its own views first).
+  const source = path
+    .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+    .replace(/\{(\w+_or_email)\}/g, '(?<$1>(?!me/)[^/]+)')
+    .replace(/\{(\w+)\}/g, '(?<$1>[0-9]+)');
   return new RegExp(`^${source}$`);
 }
 

@@ -17,6 +17,7 @@ import { unreadMsgs } from './unread';
 import { realmBots, realmUserSection } from './users';
 import { ENGINE_FEATURE_LEVEL } from '../model/realm';
 import { ENGINE_MERGE_BASE, ENGINE_VERSION } from './version';
+import { everydaySection } from './everyday';
 
 type Dict = Record<string, unknown>;
 
@@ -216,6 +217,7 @@ export function registerState(
       visibility_policy: t.visibility_policy,
       last_updated: t.last_updated,
     }));
+  Object.assign(out, everydaySection(state, me, want, options, now));
   return out;
 }
 

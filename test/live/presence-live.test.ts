@@ -131,3 +131,28 @@ describe('presence in an event-queue host', () => {
     });
   });
 });
+
+describe('typing in an event-queue host', () => {
+  it('delivers typing events without a change; channel typing only to stream_typing_notifications clients', async () => {
+    const { store, live: l } = await start();
+    const reg = async (extra: Record<string, string>) =>
+      (await post(l, cast.hamlet, '/register', { event_types: '["typing"]', ...extra })).body[
+        'queue_id'
+      ] as string;
+    const plain = await reg({});
+    const capable = await reg({ client_capabilities: '{"stream_typing_notifications": true}' });
+    expect((await post(l, cast.cordelia, '/typing', { op: 'start', to: `[${cast.hamlet}]` })).status).toBe(
+      200,
+    );
+    expect(
+      (await post(l, cast.iago, '/typing', { type: 'channel', op: 'start', stream_id: '5', topic: 'x' }))
+        .status,
+    ).toBe(200);
+    expect((await events(l, cast.hamlet, plain)).map((e) => e['message_type'])).toEqual(['direct']);
+    expect((await events(l, cast.hamlet, capable)).map((e) => e['message_type'])).toEqual([
+      'direct',
+      'stream',
+    ]);
+    expect(await store.changesSince(0)).toEqual([]);
+  });
+});

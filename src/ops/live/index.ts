@@ -10,9 +10,10 @@ import { register } from './register';
 import { updatePresence } from '../presence/updatePresence';
 import { getRealmPresence } from '../presence/getRealmPresence';
 import { getUserPresence } from '../presence/getUserPresence';
+import { setTypingStatus } from '../typing/setTypingStatus';
 
 export { getServerSettings, getStreams, getSubscriptions, register };
-export { updatePresence, getRealmPresence, getUserPresence };
+export { updatePresence, getRealmPresence, getUserPresence, setTypingStatus };
 
 /**
  * The live-client endpoints, each carrying its definition like `OPERATIONS`.
@@ -31,4 +32,5 @@ export const LIVE_OPERATIONS = [
   updatePresence,
   getRealmPresence,
   getUserPresence,
+  setTypingStatus,
 ] as const;

@@ -58,8 +58,9 @@ export const LIVE_OPERATION_IDS = [
   'get-presence',
   'get-user-presence',
   'set-typing-status',
-  'get-realm-emoji',
+  'get-custom-emoji',
   'get-alert-words',
+  'get-subscription-status',
 ] as const;
 
 /** Zulip's pseudo-operation documenting the errors common to many endpoints; extracted too. */

@@ -11,9 +11,13 @@ import { updatePresence } from '../presence/updatePresence';
 import { getRealmPresence } from '../presence/getRealmPresence';
 import { getUserPresence } from '../presence/getUserPresence';
 import { setTypingStatus } from '../typing/setTypingStatus';
+import { getRealmEmoji } from '../realm/getRealmEmoji';
+import { getAlertWords } from '../users/getAlertWords';
+import { getSubscriptionStatus } from '../channels/getSubscriptionStatus';
 
 export { getServerSettings, getStreams, getSubscriptions, register };
 export { updatePresence, getRealmPresence, getUserPresence, setTypingStatus };
+export { getRealmEmoji, getAlertWords, getSubscriptionStatus };
 
 /**
  * The live-client endpoints, each carrying its definition like `OPERATIONS`.
@@ -33,4 +37,7 @@ export const LIVE_OPERATIONS = [
   getRealmPresence,
   getUserPresence,
   setTypingStatus,
+  getRealmEmoji,
+  getAlertWords,
+  getSubscriptionStatus,
 ] as const;

@@ -87,8 +87,9 @@ export const updatePresence = defineOperation({
  * `{presences: {id: …}}` form and strip it for everyone else (src/host/presence-events.ts).
  */
 function presenceEvents(state: RealmState, user: User, row: PresenceRow, now: number): AddressedEvent[] {
+  // Checked before listing the recipients: a large realm pays nothing per new row.
+  if (!atMostActiveUsers(state, PRESENCE_SETTINGS.userLimitForEvents)) return [];
   const users = activeUserIds(state);
-  if (users.length > PRESENCE_SETTINGS.userLimitForEvents) return [];
   const event = {
     type: 'presence' as const,
     email: user.email,
@@ -109,4 +110,11 @@ function withRow(view: PresenceView, row: PresenceRow): PresenceView {
     },
     lastUpdateId: Math.max(view.lastUpdateId, row.last_update_id),
   };
+}
+
+function atMostActiveUsers(state: RealmState, limit: number): boolean {
+  if (state.users.size <= limit) return true;
+  let n = 0;
+  for (const u of state.users.values()) if (u.is_active && ++n > limit) return false;
+  return true;
 }

@@ -52,3 +52,4 @@ export {
 } from './errors';
 export { withEventQueues, type LiveRealm } from './live-realm';
 export { EventQueues, badEventQueueId, type EventQueueOptions, type QueueClock } from './event-queues';
+export { PresenceTable } from './presence-table';

@@ -54,6 +54,13 @@ export const LIVE_OPERATION_IDS = [
   'delete-queue',
   'get-subscriptions',
   'get-streams',
+  'update-presence',
+  'get-presence',
+  'get-user-presence',
+  'set-typing-status',
+  'get-custom-emoji',
+  'get-alert-words',
+  'get-subscription-status',
 ] as const;
 
 /** Issue 24's read endpoints, flags by id, the mark-as-read family and bot storage. */

@@ -60,3 +60,14 @@ export { simulateTraffic, applyTraffic, type TrafficOptions, type TrafficCall } 
 export { registerState } from './core/register/register-state';
 export type { RegisterOptions, ClientCapabilities } from './core/register/options';
 export { getServerSettings, register, getStreams, getSubscriptions, LIVE_OPERATIONS } from './ops/live/index';
+// Presence, typing and the everyday reads (issue 26); presence rows are host state (`PresenceView`).
+export {
+  updatePresence,
+  getRealmPresence,
+  getUserPresence,
+  setTypingStatus,
+  getRealmEmoji,
+  getAlertWords,
+  getSubscriptionStatus,
+} from './ops/live/index';
+export type { PresenceRow, PresenceView } from './core/presence/presence';

@@ -12,6 +12,8 @@ export interface PasswordHasher {
   verify(password: string, hash: string): boolean;
 }
 
+import { EMPTY_PRESENCE, type PresenceView } from './presence/presence';
+
 export interface DeleteTopicOptions {
   /** Messages deleted per batch (Zulip: 100). */
   readonly batchSize?: number;
@@ -25,6 +27,8 @@ export interface OpContext {
   readonly random?: RandomSource;
   readonly passwords?: PasswordHasher;
   readonly deleteTopic?: DeleteTopicOptions;
+  /** The host's presence rows (volatile host state, never in the realm); absent: none. */
+  readonly presence?: PresenceView;
 }
 
 export interface ResolvedContext {
@@ -36,6 +40,7 @@ export interface ResolvedContext {
    */
   readonly passwords?: PasswordHasher;
   readonly deleteTopic: Required<DeleteTopicOptions>;
+  readonly presence: PresenceView;
 }
 
 /**
@@ -96,6 +101,7 @@ export function resolveContext(ctx: OpContext | undefined, stateNow: number | nu
       batchSize: ctx?.deleteTopic?.batchSize ?? 100,
       maxBatches: ctx?.deleteTopic?.maxBatches ?? Number.POSITIVE_INFINITY,
     },
+    presence: ctx?.presence ?? EMPTY_PRESENCE,
   };
 }
 

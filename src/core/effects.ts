@@ -1,3 +1,5 @@
+import type { PresenceRow } from './presence/presence';
+
 /** Work the host must do outside the realm, returned as data; the core never performs it. */
 export type Effect =
   | {
@@ -40,4 +42,9 @@ export type Effect =
       readonly stream_id: number;
       readonly topic: string;
       readonly content: string;
+    }
+  | {
+      /** Store this presence row (volatile host state: never a change-log record). */
+      readonly type: 'update_presence';
+      readonly row: PresenceRow;
     };

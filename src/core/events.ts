@@ -98,7 +98,9 @@ export type ZulipEvent =
     }
   | ({ readonly type: 'message' } & Extra)
   | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
-  | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra);
+  | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra)
+  | ({ readonly type: 'presence'; readonly user_id: number } & Extra)
+  | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra);
 
 /** An event and the ids of the users who receive it (Zulip's `send_event_on_commit(realm, event, user_ids)`). */
 export interface AddressedEvent {

@@ -7,6 +7,7 @@ import type { ZulipEvent } from '../core/events';
 import type { EventNarrowPredicate, NarrowedMessage } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import type { ClientForm } from './client-payload';
+import { presenceForQueue } from './presence-events';
 
 export type QueuedEvent = Readonly<Record<string, unknown>> & { readonly id: number; readonly type: string };
 
@@ -61,6 +62,8 @@ export class EventQueue {
     readonly allPublicStreams = false,
     /** The register request's `client_gravatar` (Zulip's default: true). */
     readonly clientGravatar = true,
+    /** The register request's `slim_presence`: presence events without `email`. */
+    readonly slimPresence = false,
     /** Where the bytes of every queue of the process are added up. */
     private readonly meter: ByteMeter = { bytes: 0 },
   ) {
@@ -117,6 +120,9 @@ export class EventQueue {
       (type === 'update_display_settings' || type === 'update_global_notifications')
     )
       return false;
+    // Channel typing notifications only reach clients that declared they handle them.
+    if (type === 'typing' && 'stream_id' in event)
+      return this.capabilities.stream_typing_notifications === true;
     if (type === 'stream') {
       // A client that receives archived channels never stopped seeing an unarchived one (it gets
       // the `is_archived` update instead) and keeps seeing an archived one: no create, no delete.
@@ -150,6 +156,12 @@ export class EventQueue {
       const each = jsonBytes(rest) + 24;
       for (const messageId of ids ?? [])
         this.append({ ...rest, message_id: messageId, id: this.nextEventId++ }, each);
+      return;
+    }
+    if (event.type === 'presence') {
+      const simplified = this.capabilities.simplified_presence_events === true;
+      const shaped = presenceForQueue(event, simplified, this.slimPresence);
+      this.append({ ...shaped, id: this.nextEventId++ }, jsonBytes(shaped) + ID_BYTES);
       return;
     }
     const id = this.nextEventId++;

@@ -84,6 +84,8 @@ export interface NewQueue {
   readonly allPublicStreams?: boolean;
   /** Null `avatar_url` in message events for senders with a Gravatar the client can compute (default true). */
   readonly clientGravatar?: boolean;
+  /** register's `slim_presence`: presence events without `email`. */
+  readonly slimPresence?: boolean;
 }
 
 export type GetEventsResult =
@@ -151,6 +153,7 @@ export class EventQueues {
       request.applyMarkdown ?? false,
       request.allPublicStreams ?? false,
       request.clientGravatar ?? true,
+      request.slimPresence ?? false,
       this.meter,
     );
     let mine = this.byUser.get(userId);

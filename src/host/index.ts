@@ -53,3 +53,4 @@ export {
 } from './errors';
 export { withEventQueues, type LiveRealm } from './live-realm';
 export { EventQueues, badEventQueueId, type EventQueueOptions, type QueueClock } from './event-queues';
+export { PresenceTable } from './presence-table';

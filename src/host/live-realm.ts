@@ -18,12 +18,16 @@ import { authenticate } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { EventQueues, type EventQueueOptions, type NewQueue } from './event-queues';
 import type { RealmHandle } from './realm-handle';
+import { PresenceTable } from './presence-table';
+import { isEphemeralRoute } from './ephemeral-routes';
 
 export interface LiveRealm {
   /** Answers a wire request; GET /events may wait (up to the heartbeat) for the next event. */
   request(request: ApiRequest): Promise<OpResult>;
   readonly queues: EventQueues;
   readonly handle: RealmHandle;
+  /** Users' presence: volatile host state, never in the change log (docs/ARCHITECTURE.md). */
+  readonly presence: PresenceTable;
   /** Stops delivering, answers waiting polls, stops the collector (the handle stays open). */
   close(): void;
 }
@@ -50,6 +54,7 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     queues.deliver(events);
   });
   const nowSecs = () => Math.floor((options.clock?.now() ?? Date.now()) / 1000);
+  const presence = new PresenceTable();
 
   async function request(req: ApiRequest): Promise<OpResult> {
     // A halted realm answers nothing from its state, queues included: the handle says why.
@@ -61,13 +66,26 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
       .replace(/\/+$/, '');
     if (path === '/api/v1/register' && method === 'POST') return register(req);
     if (path === '/api/v1/events' && (method === 'GET' || method === 'DELETE')) return events(req, method);
+    if (isEphemeralRoute(method, path)) return ephemeral(req);
     return handle.request(req);
+  }
+
+  /**
+   * Presence and typing: run on the last durable state, outside the handle's batches (they never
+   * change the realm, so nothing is appended and nothing waits for an fsync); their effects go to
+   * the presence table and their events straight to the queues.
+   */
+  function ephemeral(req: ApiRequest): OpResult {
+    const result = handleApiRequest(handle.state, req, { now: nowSecs(), presence });
+    presence.apply(result.effects);
+    queues.deliver(result.events);
+    return result;
   }
 
   function register(req: ApiRequest): OpResult {
     // Read the state and allocate the queue in one synchronous step: no change can fall between.
     const state = handle.state;
-    const result = handleApiRequest(state, req, { now: nowSecs() });
+    const result = handleApiRequest(state, req, { now: nowSecs(), presence });
     if (result.status !== 200) return result;
     const actor = authenticate(state, header(req, 'authorization'));
     if (!('userId' in actor)) return result;
@@ -132,6 +150,7 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     request,
     queues,
     handle,
+    presence,
     close() {
       unsubscribe();
       queues.close();
@@ -157,6 +176,7 @@ function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
   const markdown = json('apply_markdown');
   const allPublic = json('all_public_streams');
   const gravatar = json('client_gravatar');
+  const slimPresence = json('slim_presence');
   return {
     eventTypes: Array.isArray(types) ? types.map(String) : null,
     lifespanSecs: typeof lifespan === 'number' ? lifespan : 0,
@@ -165,6 +185,7 @@ function queueRequest(input: Readonly<Record<string, unknown>>): NewQueue {
     applyMarkdown: markdown === true,
     allPublicStreams: allPublic === true,
     clientGravatar: gravatar !== false,
+    slimPresence: slimPresence === true,
   };
 }
 

@@ -9,10 +9,12 @@ export interface Route {
 }
 
 function compile(path: string): RegExp {
-  // Zulip's URL patterns take path ids as digits only: /streams/abc is a 404, not a 400.
-  // The one exception, GET /users/{email}, takes any segment (listed after /users/{user_id}).
+  // Zulip's URL patterns take path ids as digits only: /streams/abc is a 404, not a 400. An
+  // `…_or_email` segment takes anything but `me` (Zulip routes /users/me/… to its own views first);
+  // GET /users/{email} takes any segment (listed after /users/{user_id}).
   const source = path
     .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+    .replace(/\{(\w+_or_email)\}/g, '(?<$1>(?!me/)[^/]+)')
     .replace(/\{(\w+)\}/g, (_m, name: string) =>
       name === 'email' ? '(?<email>[^/]+)' : `(?<${name}>[0-9]+)`,
     );

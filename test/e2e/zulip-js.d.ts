@@ -38,6 +38,8 @@ declare module 'zulip-js' {
     readonly queues: { register(params?: Params): Reply; deregister(params: Params): Reply };
     readonly events: { retrieve(params: Params): Reply };
     readonly server: { settings(): Reply };
+    readonly typing: { send(params: Params): Reply };
+    readonly emojis: { retrieve(params?: Params): Reply };
   }
   export default function zulip(
     config: { zuliprc: string } | { realm: string; username: string; apiKey?: string; password?: string },

@@ -115,7 +115,7 @@ export function checkChannelSend(
 }
 
 /** `access_stream_for_send_message`. */
-function checkSendAccess(state: RealmState, sender: User, channel: Channel): ZulipError | undefined {
+export function checkSendAccess(state: RealmState, sender: User, channel: Channel): ZulipError | undefined {
   if (!maySendByGroup(state, sender, channel)) {
     const owner =
       sender.is_bot && sender.bot_owner_id !== null ? state.users.get(sender.bot_owner_id) : undefined;

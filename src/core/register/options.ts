@@ -1,3 +1,5 @@
+import type { EverydayRegisterOptions } from './everyday';
+
 /**
  * What a client asks of POST /register, decoded (Zulip's `events_register_backend` parameters and
  * `client_capabilities`). Every field is optional; defaults are Zulip's.
@@ -16,7 +18,7 @@ export interface ClientCapabilities {
   readonly simplified_presence_events?: boolean;
 }
 
-export interface RegisterOptions {
+export interface RegisterOptions extends EverydayRegisterOptions {
   /** Event types the queue receives; also what is fetched unless `fetch_event_types` is given. null: all. */
   readonly event_types?: readonly string[] | null;
   /** Event types whose initial state is fetched. null: `event_types`. */

@@ -18,6 +18,7 @@ import { realmBots, realmUserSection } from './users';
 import { ENGINE_FEATURE_LEVEL } from '../model/realm';
 import { ENGINE_MERGE_BASE, ENGINE_VERSION } from './version';
 import { otherState } from './other-state';
+import { everydaySection } from './everyday';
 
 /** The feature level at which Zulip removed the legacy top-level user settings from register. */
 export const LEGACY_SETTINGS_REMOVED = 439;
@@ -225,6 +226,7 @@ export function registerState(
       visibility_policy: t.visibility_policy,
       last_updated: t.last_updated,
     }));
+  Object.assign(out, everydaySection(state, me, want, options, now));
   return out;
 }
 

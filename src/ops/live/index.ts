@@ -7,8 +7,17 @@ import { getServerSettings } from './getServerSettings';
 import { getStreams } from './getStreams';
 import { getSubscriptions } from './getSubscriptions';
 import { register } from './register';
+import { updatePresence } from '../presence/updatePresence';
+import { getRealmPresence } from '../presence/getRealmPresence';
+import { getUserPresence } from '../presence/getUserPresence';
+import { setTypingStatus } from '../typing/setTypingStatus';
+import { getRealmEmoji } from '../realm/getRealmEmoji';
+import { getAlertWords } from '../users/getAlertWords';
+import { getSubscriptionStatus } from '../channels/getSubscriptionStatus';
 
 export { getServerSettings, getStreams, getSubscriptions, register };
+export { updatePresence, getRealmPresence, getUserPresence, setTypingStatus };
+export { getRealmEmoji, getAlertWords, getSubscriptionStatus };
 
 /**
  * The live-client endpoints, each carrying its definition like `OPERATIONS`.
@@ -19,4 +28,16 @@ export { getServerSettings, getStreams, getSubscriptions, register };
  * expect(routes).toContain('POST /api/v1/register');
  * ```
  */
-export const LIVE_OPERATIONS = [getServerSettings, register, getSubscriptions, getStreams] as const;
+export const LIVE_OPERATIONS = [
+  getServerSettings,
+  register,
+  getSubscriptions,
+  getStreams,
+  updatePresence,
+  getRealmPresence,
+  getUserPresence,
+  setTypingStatus,
+  getRealmEmoji,
+  getAlertWords,
+  getSubscriptionStatus,
+] as const;

@@ -57,6 +57,11 @@ export const register = defineOperation({
       include_subscribers: (params.include_subscribers ?? false) !== false,
       client_gravatar: params.client_gravatar ?? true,
       client_capabilities: params.client_capabilities ?? {},
+      slim_presence: params.slim_presence ?? false,
+      ...(params.presence_history_limit_days === undefined
+        ? {}
+        : { presence_history_limit_days: params.presence_history_limit_days }),
+      presence: ctx.presence,
     };
     const data = registerState(state, user.user_id, options, ctx.now);
     return success(state, { data: { queue_id: null, ...data, last_event_id: -1 }, ignored });

@@ -254,6 +254,10 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     case 'realm':
       // Not sent by the operations.
       return;
+    case 'presence':
+    case 'typing':
+      // Ephemeral: nothing the model view holds (presence is host state).
+      return;
     default:
       return unreachable(event);
   }

@@ -1,0 +1,47 @@
+/**
+ * Register's state types for the everyday features (issue 26): presence, custom emoji, user
+ * status, muted users and alert words. Kept apart from register-state.ts, which calls it once.
+ */
+import type { User } from '../model/records';
+import { EMPTY_PRESENCE, realmPresences, type PresenceView } from '../presence/presence';
+import type { RealmState } from '../state';
+
+export interface EverydayRegisterOptions {
+  /** register's `slim_presence`: the modern presence format, keyed by user id. Default false. */
+  readonly slim_presence?: boolean;
+  /** register's `presence_history_limit_days`; Zulip's default 14. */
+  readonly presence_history_limit_days?: number;
+  /** The host's presence rows (volatile host state); absent: none. */
+  readonly presence?: PresenceView;
+}
+
+/**
+ * Zulip's `fetch_initial_state_data` for `presence` (`presences`, `presence_last_update_id`,
+ * `server_timestamp`), `realm_emoji`, `user_status`, `muted_users` and `alert_words`.
+ */
+export function everydaySection(
+  state: RealmState,
+  _me: User,
+  want: (type: string) => boolean,
+  options: EverydayRegisterOptions,
+  now: number,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (want('presence')) {
+    const { presences, lastUpdateId } = realmPresences(state, options.presence ?? EMPTY_PRESENCE, {
+      slim: options.slim_presence ?? false,
+      lastUpdateId: -1,
+      historyLimitDays: options.presence_history_limit_days,
+      now,
+    });
+    out['presences'] = presences;
+    out['presence_last_update_id'] = lastUpdateId;
+    out['server_timestamp'] = now;
+  }
+  // No custom emoji, statuses, muted users or alert words are held yet: Zulip's empty values.
+  if (want('realm_emoji')) out['realm_emoji'] = {};
+  if (want('user_status')) out['user_status'] = {};
+  if (want('muted_users')) out['muted_users'] = [];
+  if (want('alert_words')) out['alert_words'] = [];
+  return out;
+}

@@ -22,6 +22,7 @@ import { reorderChannelFolders } from './channels/reorderChannelFolders';
 import { sendMessage } from './messages/sendMessage';
 import { getMessages } from './messages/getMessages';
 import { getMessage } from './messages/getMessage';
+import { deleteMessage } from './messages/deleteMessage';
 
 export {
   updateSettings,
@@ -47,6 +48,7 @@ export {
   sendMessage,
   getMessages,
   getMessage,
+  deleteMessage,
 };
 
 /**
@@ -85,6 +87,7 @@ export const OPERATIONS = [
   sendMessage,
   getMessages,
   getMessage,
+  deleteMessage,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -71,7 +71,8 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
   const userIds = [...state.users.keys()];
   const folders = [...state.channelFolders.keys()];
   const topics = [...new Set([...allMessages(state.messages)].map((m) => m.topic))];
-  const messageIds = [...allMessages(state.messages)].map((m) => m.id);
+  const messages = [...allMessages(state.messages)];
+  const messageIds = messages.map((m) => m.id);
   const scheduled = [...state.scheduledMessages.values()];
   const bots = [...state.users.values()].filter((u) => u.is_bot);
   const fields = [...state.customProfileFields.values()];
@@ -376,6 +377,18 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
         : fc.integer({ min: 1, max: 200 })
       ).map((message_id) => ({ message_id })),
     ),
+    // Deleting: an administrator, or the sender (refused past the time limit), one message.
+    ...(messageIds.length > 0
+      ? [
+          fc
+            .constantFrom(...messages)
+            .chain((m) =>
+              fc
+                .oneof(adminish, fc.constant(m.sender_id))
+                .map((userId) => new PlausibleCall(ops.deleteMessage, userId, { message_id: m.id })),
+            ),
+        ]
+      : []),
   ];
   return byOp;
 }

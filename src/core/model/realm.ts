@@ -74,7 +74,30 @@ export type RealmSettings = {
   readonly message_retention_days: number;
   readonly default_language: string;
   readonly password_auth_enabled: boolean;
-} & { readonly [K in RealmGroupSettingName]: GroupSettingValue };
+} & MessageEditSettings & { readonly [K in RealmGroupSettingName]: GroupSettingValue };
+
+/**
+ * Message editing, moving and deletion limits (Zulip's `Realm` fields of the same names); a limit
+ * of `null` means no limit.
+ */
+export interface MessageEditSettings {
+  readonly allow_message_editing: boolean;
+  readonly message_content_edit_limit_seconds: number | null;
+  readonly message_content_delete_limit_seconds: number | null;
+  readonly move_messages_within_stream_limit_seconds: number | null;
+  readonly move_messages_between_streams_limit_seconds: number | null;
+  readonly message_edit_history_visibility_policy: 'all' | 'moves' | 'none';
+}
+
+/** Zulip's defaults for a new organization (10 minutes to edit or delete, a week to move). */
+export const MESSAGE_EDIT_DEFAULTS: MessageEditSettings = {
+  allow_message_editing: true,
+  message_content_edit_limit_seconds: 600,
+  message_content_delete_limit_seconds: 600,
+  move_messages_within_stream_limit_seconds: 604800,
+  move_messages_between_streams_limit_seconds: 604800,
+  message_edit_history_visibility_policy: 'all',
+};
 
 /** The realm's display name for the empty topic (Zulip's `realm_empty_topic_display_name`). */
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';

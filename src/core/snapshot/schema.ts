@@ -84,6 +84,12 @@ export const realmSchema = z.strictObject({
   message_retention_days: z.optional(retentionDays),
   default_language: z.optional(z.string()),
   password_auth_enabled: z.optional(z.boolean()),
+  allow_message_editing: z.optional(z.boolean()),
+  message_content_edit_limit_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
+  message_content_delete_limit_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
+  move_messages_within_stream_limit_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
+  move_messages_between_streams_limit_seconds: z.optional(z.nullable(z.int().check(z.positive()))),
+  message_edit_history_visibility_policy: z.optional(z.enum(['all', 'moves', 'none'])),
   ...optionalFields(REALM_GROUP_SETTING_NAMES, groupSettingInput),
 });
 

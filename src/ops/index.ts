@@ -23,6 +23,7 @@ import { sendMessage } from './messages/sendMessage';
 import { getMessages } from './messages/getMessages';
 import { getMessage } from './messages/getMessage';
 import { deleteMessage } from './messages/deleteMessage';
+import { updateMessage } from './messages/updateMessage';
 
 export {
   updateSettings,
@@ -49,6 +50,7 @@ export {
   getMessages,
   getMessage,
   deleteMessage,
+  updateMessage,
 };
 
 /**
@@ -88,6 +90,7 @@ export const OPERATIONS = [
   getMessages,
   getMessage,
   deleteMessage,
+  updateMessage,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

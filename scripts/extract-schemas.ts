@@ -44,6 +44,9 @@ export const OPERATION_IDS = [
   'send-message',
   'get-messages',
   'get-message',
+  'delete-message',
+  'update-message',
+  'get-message-history',
 ] as const;
 
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */

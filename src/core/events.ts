@@ -97,6 +97,7 @@ export type ZulipEvent =
       readonly person: { readonly user_id: number; readonly full_name: string };
     }
   | ({ readonly type: 'message' } & Extra)
+  | ({ readonly type: 'update_message' } & Extra)
   | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra)
   | ({ readonly type: 'presence'; readonly user_id: number } & Extra)

@@ -40,6 +40,8 @@ import { getUserGroupMembers } from './groups/getUserGroupMembers';
 import { getIsUserGroupMember } from './groups/getIsUserGroupMember';
 import { getCustomProfileFields } from './users/getCustomProfileFields';
 import { renderMessage } from './messages/renderMessage';
+import { deleteMessage } from './messages/deleteMessage';
+import { updateMessage } from './messages/updateMessage';
 
 export {
   updateSettings,
@@ -82,6 +84,8 @@ export {
   getIsUserGroupMember,
   getCustomProfileFields,
   renderMessage,
+  deleteMessage,
+  updateMessage,
 };
 
 /**
@@ -137,6 +141,8 @@ export const OPERATIONS = [
   getIsUserGroupMember,
   getCustomProfileFields,
   renderMessage,
+  deleteMessage,
+  updateMessage,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -157,6 +157,20 @@ const ROWS: readonly Row[] = [
     why: 'op 10.2: organization administrator, with content access (both are on Verona)',
   },
   {
+    title: "delete another user's message",
+    op: ops.deleteMessage,
+    params: { message_id: 112 },
+    allowed: ADMINS,
+    why: "can_delete_any_message_group (administrators); the sender is past the 10 minutes' limit",
+  },
+  {
+    title: "move another user's message to another topic",
+    op: ops.updateMessage,
+    params: { message_id: 112, topic: 'moved' },
+    allowed: ['owner', 'admin', 'moderator'],
+    why: 'can_move_messages_between_topics_group (everyone), but the week-long limit binds all below moderators',
+  },
+  {
     title: 'own editable profile field',
     op: ops.updateProfileData,
     params: { data: [{ id: 1, value: '+1-555-0199' }] },

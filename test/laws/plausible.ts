@@ -71,7 +71,8 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
   const userIds = [...state.users.keys()];
   const folders = [...state.channelFolders.keys()];
   const topics = [...new Set([...allMessages(state.messages)].map((m) => m.topic))];
-  const messageIds = [...allMessages(state.messages)].map((m) => m.id);
+  const messages = [...allMessages(state.messages)];
+  const messageIds = messages.map((m) => m.id);
   const scheduled = [...state.scheduledMessages.values()];
   const bots = [...state.users.values()].filter((u) => u.is_bot);
   const fields = [...state.customProfileFields.values()];
@@ -376,6 +377,43 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
         : fc.integer({ min: 1, max: 200 })
       ).map((message_id) => ({ message_id })),
     ),
+    // Editing: the sender's content, or a topic (rename, resolve, each propagate mode), or a
+    // move to another channel; by the sender or an administrator.
+    ...(messageIds.length > 0
+      ? [
+          fc.constantFrom(...messages).chain((m) =>
+            fc
+              .tuple(
+                fc.oneof(adminish, fc.constant(m.sender_id)),
+                fc.oneof(
+                  fc.record({ content: fc.constantFrom('Edited', 'Hi @**all**', '@*support* look') }),
+                  fc.record({
+                    topic: fc.constantFrom('renamed', `✔ ${m.topic}`, 'lunch', ''),
+                    propagate_mode: fc.constantFrom('change_one', 'change_later', 'change_all'),
+                    send_notification_to_old_thread: fc.boolean(),
+                  }),
+                  fc.record({
+                    stream_id: channelIds,
+                    propagate_mode: fc.constantFrom('change_one', 'change_all'),
+                  }),
+                ),
+              )
+              .map(([userId, p]) => new PlausibleCall(ops.updateMessage, userId, { message_id: m.id, ...p })),
+          ),
+        ]
+      : []),
+    // Deleting: an administrator, or the sender (refused past the time limit), one message.
+    ...(messageIds.length > 0
+      ? [
+          fc
+            .constantFrom(...messages)
+            .chain((m) =>
+              fc
+                .oneof(adminish, fc.constant(m.sender_id))
+                .map((userId) => new PlausibleCall(ops.deleteMessage, userId, { message_id: m.id })),
+            ),
+        ]
+      : []),
   ];
   return byOp;
 }

@@ -336,7 +336,7 @@ describe('POST /register as the real clients send it', () => {
     const defaults = post(realm, cast.hamlet, { fetch_event_types: ['realm'] });
     expect(defaults).toMatchObject({
       realm_message_content_edit_limit_seconds: 600,
-      realm_message_content_delete_limit_seconds: null,
+      realm_message_content_delete_limit_seconds: 600,
       realm_enable_read_receipts: true,
       realm_allow_edit_history: true,
     });

@@ -189,3 +189,15 @@ function recipientCursor(chunks: readonly MessageChunk[]): (id: number) => numbe
     return ids[pos] === id ? c.recipient[pos]! : 0;
   };
 }
+
+/**
+ * Adds `userIds` to the possible holders of rows in `recipient` for `store`'s rows (and so for
+ * every store sharing them): messages moved to another channel keep their rows, which the index
+ * must then find under the new channel. Growing a superset is always safe.
+ */
+export function growRowHolders(store: MessageStore, recipient: number, userIds: Iterable<number>): void {
+  const index = cache.get(store.rows);
+  if (index === undefined) return;
+  const holders = holdersFor(index, recipient);
+  for (const u of userIds) holders.add(u);
+}

@@ -7,7 +7,7 @@ import { buildRows } from './rows';
 import { buildIdList, type IdList } from './idlist';
 import { pushTo } from './multimap';
 import { allocChunk } from './store-chunks';
-import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
+import { MESSAGE_CHUNK, type MessageChunk, type MessageEdits, type MessageStore } from './store-types';
 
 /** Each user's rows as parallel arrays sorted by message id. */
 export type RowsInput = ReadonlyMap<number, { ids: ArrayLike<number>; flags: ArrayLike<number> }>;
@@ -118,6 +118,7 @@ export function buildMessageStoreFromColumns(
     byTopic: IntMap.from([...byTopic].sort((a, b) => a[0] - b[0]).map(([s, m]) => [s, idLists(m)] as const)),
     byConversation: idLists(byConversation),
     bySender: idLists(bySender),
+    edits: IntMap.empty<MessageEdits>(),
   });
 }
 

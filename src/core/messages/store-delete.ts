@@ -4,6 +4,7 @@ import { removeIds, type IdList } from './idlist';
 import { carryRowHolders, rowHolderCandidates } from './row-holders';
 import { addTo, pushTo } from './multimap';
 import { chunkIndexOf, withoutPositions } from './store-chunks';
+import { messagesChanged } from './store-hooks';
 import type { MessageStore } from './store-types';
 
 /**
@@ -71,7 +72,7 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   for (const [cid, convIds] of conversations) byConversation = shrink(byConversation, cid, convIds);
   let bySender = store.bySender;
   for (const [sender, senderIds] of senders) bySender = shrink(bySender, sender, senderIds);
-  return Object.freeze({
+  const after = Object.freeze({
     ...store,
     chunks,
     count: store.count - found,
@@ -82,6 +83,12 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
     byConversation,
     bySender,
   });
+  return messagesChanged(
+    store,
+    after,
+    [...ids].sort((a, b) => a - b),
+    'delete',
+  );
 }
 
 /** `map` with `ids` removed from the list under `key`; an emptied list is dropped. */

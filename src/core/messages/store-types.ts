@@ -49,6 +49,30 @@ export interface MessageStore {
   readonly byConversation: IntMap<IdList>;
   /** sender id → ids of the messages they sent. */
   readonly bySender: IntMap<IdList>;
+  /** message id → its edit history and edit/move times (only messages ever edited or moved). */
+  readonly edits: IntMap<MessageEdits>;
+}
+
+/**
+ * One entry of a message's edit history, as Zulip stores it (`EditHistoryEvent`): who and when,
+ * plus the fields the edit changed (previous and new topic and channel, previous content).
+ */
+export interface EditHistoryEntry {
+  readonly user_id: number | null;
+  readonly timestamp: number;
+  readonly prev_content?: string;
+  readonly prev_rendered_content?: string;
+  readonly prev_topic?: string;
+  readonly topic?: string;
+  readonly prev_stream?: number;
+  readonly stream?: number;
+}
+
+/** A message's edits: the history newest first, and Zulip's `last_edit_time` / `last_moved_time`. */
+export interface MessageEdits {
+  readonly history: readonly EditHistoryEntry[];
+  readonly last_edit_timestamp?: number;
+  readonly last_moved_timestamp?: number;
 }
 
 export const EMPTY_STORE: MessageStore = {
@@ -64,4 +88,5 @@ export const EMPTY_STORE: MessageStore = {
   byTopic: IntMap.empty(),
   byConversation: IntMap.empty(),
   bySender: IntMap.empty(),
+  edits: IntMap.empty(),
 };

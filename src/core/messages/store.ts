@@ -8,7 +8,14 @@
  * - `store-delete.ts`: removing messages with their rows and index entries;
  * - `query.ts`: answers from the indexes, `usersWithRow` among them.
  */
-export { EMPTY_STORE, MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
+export {
+  EMPTY_STORE,
+  MESSAGE_CHUNK,
+  type EditHistoryEntry,
+  type MessageChunk,
+  type MessageEdits,
+  type MessageStore,
+} from './store-types';
 export { buildMessageStoreFromColumns, type MessageColumnsInput } from './store-build';
 export { buildMessageStore, type MessageInput } from './store-build-messages';
 export { allMessages, getMessage, locateMessage, type MessageRecord } from './store-read';

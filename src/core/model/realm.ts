@@ -77,33 +77,44 @@ export type RealmSettings = {
 } & RealmMessageSettings & { readonly [K in RealmGroupSettingName]: GroupSettingValue };
 
 /**
- * The realm settings POST /register reads that no operation changes yet (message editing limits,
- * read receipts, edit history...): a host sets them in the snapshot. Limits in seconds, null for
- * no limit.
+ * Message editing, moving and deletion limits (Zulip's `Realm` fields of the same names); a limit
+ * of `null` means no limit.
  */
-export interface RealmMessageSettings {
-  readonly description: string;
+export interface MessageEditSettings {
   readonly allow_message_editing: boolean;
   readonly message_content_edit_limit_seconds: number | null;
   readonly message_content_delete_limit_seconds: number | null;
   readonly move_messages_within_stream_limit_seconds: number | null;
   readonly move_messages_between_streams_limit_seconds: number | null;
-  readonly message_edit_history_visibility_policy: 'all' | 'moderators' | 'none';
+  readonly message_edit_history_visibility_policy: 'all' | 'moves' | 'none';
+}
+
+/**
+ * The other realm settings POST /register reads that no operation changes yet (read receipts,
+ * guest indicators...): a host sets them in the snapshot.
+ */
+export interface RealmMessageSettings extends MessageEditSettings {
+  readonly description: string;
   readonly enable_read_receipts: boolean;
   readonly enable_guest_user_indicator: boolean;
   readonly enable_guest_user_dm_warning: boolean;
   readonly presence_disabled: boolean;
 }
 
-/** Zulip's values for a new organization (`Realm` model defaults, `do_create_realm`). */
-export const REALM_MESSAGE_SETTING_DEFAULTS: RealmMessageSettings = {
-  description: '',
+/** Zulip's defaults for a new organization (10 minutes to edit or delete, a week to move). */
+export const MESSAGE_EDIT_DEFAULTS: MessageEditSettings = {
   allow_message_editing: true,
   message_content_edit_limit_seconds: 600,
-  message_content_delete_limit_seconds: null,
+  message_content_delete_limit_seconds: 600,
   move_messages_within_stream_limit_seconds: 604800,
   move_messages_between_streams_limit_seconds: 604800,
   message_edit_history_visibility_policy: 'all',
+};
+
+/** Zulip's values for a new organization (`Realm` model defaults, `do_create_realm`). */
+export const REALM_MESSAGE_SETTING_DEFAULTS: RealmMessageSettings = {
+  ...MESSAGE_EDIT_DEFAULTS,
+  description: '',
   enable_read_receipts: true,
   enable_guest_user_indicator: true,
   enable_guest_user_dm_warning: true,

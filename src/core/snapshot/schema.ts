@@ -93,7 +93,7 @@ export const realmSchema = z.strictObject({
   message_content_delete_limit_seconds: z.optional(z.nullable(limitSeconds)),
   move_messages_within_stream_limit_seconds: z.optional(z.nullable(limitSeconds)),
   move_messages_between_streams_limit_seconds: z.optional(z.nullable(limitSeconds)),
-  message_edit_history_visibility_policy: z.optional(z.enum(['all', 'moderators', 'none'])),
+  message_edit_history_visibility_policy: z.optional(z.enum(['all', 'moves', 'none'])),
   enable_read_receipts: z.optional(z.boolean()),
   enable_guest_user_indicator: z.optional(z.boolean()),
   enable_guest_user_dm_warning: z.optional(z.boolean()),

@@ -2,14 +2,15 @@ import { castDraft } from 'immer';
 import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
-import { firstMessageIdInChannel, topicMessageIds, usersWithRows } from '../../core/messages/query';
+import { messageActionRecipients } from '../../core/messages/action-recipients';
+import { firstMessageIdInChannel, topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
 import { deleteMessages, type MessageStore } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
 import type { Channel, User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
 import { accepts, param, rawParam, zulipIssue } from '../../core/params';
-import { hasContentAccess, isPublic, subscriberIds } from '../../core/permissions/channels';
+import { hasContentAccess, isPublic } from '../../core/permissions/channels';
 import { isGuest, isRealmAdmin } from '../../core/permissions/roles';
 import { edit, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
@@ -106,7 +107,7 @@ function deleteBatch(
   batch: readonly number[],
   events: AddressedEvent[],
 ): MessageStore {
-  const recipients = deleteEventRecipients(state, store, channel, batch);
+  const recipients = messageActionRecipients(state, store, channel, batch);
   recipients.add(caller.user_id);
   const firstBefore = firstMessageIdInChannel(store, channel.stream_id);
   const next = deleteMessages(store, new Set(batch));
@@ -134,29 +135,6 @@ function deleteBatch(
     }),
   );
   return next;
-}
-
-/**
- * Who hears about deleted channel messages (Zulip's `event_recipient_ids_for_action_on_messages`):
- * subscribers; in a protected-history channel only those of them who received the messages; in a
- * public channel also non-guests holding a row for them (earlier subscribers, starred history).
- */
-function deleteEventRecipients(
-  state: RealmState,
-  store: MessageStore,
-  channel: Channel,
-  batch: readonly number[],
-): Set<number> {
-  const subscribers = new Set(subscriberIds(state, channel.stream_id));
-  if (!channel.history_public_to_subscribers) {
-    return new Set(usersWithRows(store, batch).filter((id) => subscribers.has(id)));
-  }
-  if (!isPublic(channel)) return subscribers;
-  for (const id of usersWithRows(store, batch)) {
-    const u = state.users.get(id);
-    if (u !== undefined && u.is_active && !isGuest(u)) subscribers.add(id);
-  }
-  return subscribers;
 }
 
 function withMessages(state: RealmState, store: MessageStore): RealmState {

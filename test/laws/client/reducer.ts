@@ -250,6 +250,18 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     case 'muted_topics':
       // Legacy mirror of `user_topic` for old clients.
       return;
+    case 'update_message': {
+      // The edited message's flags as the event gives them (mentions re-computed), for a message
+      // the client holds flags for; subscribers without a row get `["read"]` and keep none.
+      const id = num(event['message_id']);
+      if (view.flags[id] !== undefined)
+        view.flags[id] = (event['flags'] as string[]).filter((f) => f !== 'wildcard_mentioned').sort();
+      // Moved into a channel whose history is protected: its subscribers now hold `read` rows.
+      const dest = 'new_stream_id' in event ? view.channels[num(event['new_stream_id'])] : undefined;
+      if (dest !== undefined && dest['history_public_to_subscribers'] === false)
+        for (const m of event['message_ids'] as number[]) view.flags[m] ??= ['read'];
+      return;
+    }
     case 'drafts':
     case 'realm':
       // Not sent by the operations.

@@ -142,6 +142,8 @@ function apply(state: State, e: Dict, meId: number): void {
         recentConversation(state, m, meId);
       return;
     }
+    case 'update_message':
+      return updateMessage(state, e);
     case 'realm': {
       if (e['op'] === 'update') state[`realm_${String(e['property'])}`] = e['value'];
       else for (const [k, v] of Object.entries(e['data'] as Dict)) state[`realm_${k}`] = v;
@@ -278,6 +280,45 @@ interface Unread {
   huddles: Array<{ user_ids_string: string; unread_message_ids: number[] }>;
   mentions: number[];
   count: number;
+}
+
+/**
+ * Zulip's `apply_event` for `update_message`: unread channel messages follow a move to their new
+ * channel and topic; the edited message's mention state follows its new flags.
+ */
+function updateMessage(state: State, e: Dict): void {
+  const u = state['unread_msgs'] as Unread | undefined;
+  if (!u) return;
+  const ids = new Set(e['message_ids'] as number[]);
+  if ('new_stream_id' in e || 'subject' in e) {
+    const moving: number[] = [];
+    let from: { stream_id: number; topic: string } | undefined;
+    for (const b of u.streams) {
+      const hit = b.unread_message_ids.filter((id) => ids.has(id));
+      if (hit.length === 0) continue;
+      from ??= b;
+      moving.push(...hit);
+      b.unread_message_ids = b.unread_message_ids.filter((id) => !ids.has(id));
+    }
+    u.streams = u.streams.filter((b) => b.unread_message_ids.length > 0);
+    if (moving.length > 0 && from) {
+      const streamId = 'new_stream_id' in e ? num(e['new_stream_id']) : from.stream_id;
+      const topic = 'subject' in e ? String(e['subject']) : from.topic;
+      let bucket = u.streams.find(
+        (b) => b.stream_id === streamId && b.topic.toLowerCase() === topic.toLowerCase(),
+      );
+      if (!bucket) u.streams.push((bucket = { stream_id: streamId, topic, unread_message_ids: [] }));
+      bucket.unread_message_ids = [...bucket.unread_message_ids, ...moving].sort((a, b) => a - b);
+    }
+  }
+  const id = num(e['message_id']);
+  const unread = [...u.pms, ...u.streams, ...u.huddles].some((b) => b.unread_message_ids.includes(id));
+  const flags = (e['flags'] as string[] | undefined) ?? [];
+  const mentioned = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned'].some((f) =>
+    flags.includes(f),
+  );
+  u.mentions = u.mentions.filter((m) => m !== id);
+  if (unread && mentioned) u.mentions = [...u.mentions, id].sort((a, b) => a - b);
 }
 
 function removeUnread(state: State, ids: ReadonlySet<number>): void {

@@ -1,0 +1,305 @@
+import { describe, expect, it } from 'vitest';
+import { updateMessage } from '../../src/ops/messages/updateMessage';
+import { createRealm } from '../../src/core/snapshot/create';
+import { seededRandom } from '../../src/core/context';
+import { getMessage } from '../../src/core/messages/store';
+import { getRowFlags } from '../../src/core/messages/rows';
+import { FLAG_BITS } from '../../src/core/messages/flags';
+import { channelMessageIds, topicMessageIds } from '../../src/core/messages/query';
+import { sha256Hex } from '../../src/core/sha256';
+import type { OpResult } from '../../src/core/result';
+import type { RealmState } from '../../src/core/state';
+import { expectValidEvent, expectValidResponse } from '../support/openapi';
+import { expectRefused } from '../support/expect-result';
+import { arbParams, arbWireParams, checkLibraryLaws, checkWireLaws } from '../support/op-laws';
+import {
+  as,
+  devRealm,
+  devSnapshot,
+  testCtx,
+  wire,
+  type CastName,
+  type EditableSnapshot,
+} from '../support/realm';
+
+/**
+ * PATCH /messages/{message_id}. Rules from zerver/actions/message_edit.py (`check_update_message`,
+ * `validate_message_edit_payload`, `validate_user_can_edit_message`, `do_update_message`,
+ * `maybe_send_resolve_topic_notifications`, `send_message_moved_breadcrumbs`) and the tests in
+ * zerver/tests/test_message_edit.py, test_message_move_topic.py, test_message_move_stream.py.
+ */
+const OP = 'update-message';
+const state = devRealm();
+const T145 = 1735698300; // hamlet's message in Verona > weather
+
+function realmWith(change: (s: EditableSnapshot) => void): RealmState {
+  const snap = devSnapshot();
+  change(snap);
+  return createRealm(snap, { random: seededRandom(1) });
+}
+
+const patch = (s: RealmState, id: number, params: Record<string, string>, who: CastName, now = T145 + 60) =>
+  wire(s, who, 'PATCH', `/messages/${id}`, params, testCtx({ now }));
+
+function ok(r: OpResult): void {
+  expect(r.body).toEqual({ result: 'success', msg: '', detached_uploads: [] });
+  expectValidResponse(OP, 200, r.body);
+  for (const e of r.events) expectValidEvent(e.event);
+}
+
+const flagsOf = (s: RealmState, userId: number, id: number) => {
+  const rows = s.messages.rows.get(userId);
+  return rows === undefined ? undefined : getRowFlags(rows, id);
+};
+
+describe('updateMessage: content', () => {
+  it('the sender edits within the limit: the event, flags per user, history (test_edit_message_no_changes…)', () => {
+    const r = patch(state, 145, { content: "Sunny, @**Cordelia, Lear's daughter**" }, 'hamlet');
+    ok(r);
+    expect(getMessage(r.state.messages, 145)!.content).toBe("Sunny, @**Cordelia, Lear's daughter**");
+    expect(getMessage(state.messages, 145)!.content).not.toContain('Sunny');
+    // Cordelia's row gains `mentioned`.
+    expect((flagsOf(r.state, 5, 145)! & FLAG_BITS.mentioned) !== 0).toBe(true);
+    const events = r.events.map((e) => e.event as Record<string, unknown>);
+    expect(events.every((e) => e['type'] === 'update_message')).toBe(true);
+    expect(events[0]).toMatchObject({
+      user_id: 4,
+      edit_timestamp: T145 + 60,
+      message_id: 145,
+      message_ids: [145],
+      rendering_only: false,
+      stream_id: 1,
+      stream_name: 'Verona',
+      content: "Sunny, @**Cordelia, Lear's daughter**",
+      is_me_message: false,
+    });
+    expect(events[0]).not.toHaveProperty('propagate_mode');
+    const cordelia = r.events.find((e) => e.users.includes(5))!;
+    expect((cordelia.event as Record<string, unknown>)['flags']).toContain('mentioned');
+    // Every Verona subscriber hears, once.
+    expect(r.events.flatMap((e) => e.users).sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+    ]);
+    const edits = r.state.messages.edits.get(145)!;
+    expect(edits.last_edit_timestamp).toBe(T145 + 60);
+    expect(edits.last_moved_timestamp).toBeUndefined();
+    expect(edits.history[0]).toMatchObject({
+      user_id: 4,
+      timestamp: T145 + 60,
+      prev_content: expect.any(String),
+    });
+  });
+
+  it('refusals in check_update_message order', () => {
+    const fail = (r: OpResult, msg: string, code?: string) => expectRefused(OP, r, state, msg, code);
+    fail(patch(state, 9999, { content: 'x' }, 'hamlet'), 'Invalid message(s)');
+    fail(patch(state, 145, { content: 'x' }, 'iago'), "You don't have permission to edit this message");
+    fail(
+      patch(state, 145, { content: 'x' }, 'hamlet', T145 + 621),
+      'The time limit for editing this message has passed',
+    );
+    ok(patch(state, 145, { content: 'x' }, 'hamlet', T145 + 620));
+    fail(
+      patch(state, 145, { content: 'x', prev_content_sha256: 'nope' }, 'hamlet'),
+      "'prev_content_sha256' value does not match the expected value.",
+      'EXPECTATION_MISMATCH',
+    );
+    ok(
+      patch(
+        state,
+        145,
+        { content: 'x', prev_content_sha256: sha256Hex(getMessage(state.messages, 145)!.content) },
+        'hamlet',
+      ),
+    );
+    fail(patch(state, 145, {}, 'hamlet'), 'Nothing to change');
+    fail(patch(state, 145, { topic: 'weather' }, 'hamlet'), 'Nothing to change');
+    fail(patch(state, 166, { topic: 'x' }, 'hamlet'), 'Direct messages cannot have topics.');
+    fail(patch(state, 166, { stream_id: '1' }, 'hamlet'), 'Direct messages cannot be moved to channels.');
+    fail(
+      patch(state, 145, { content: 'x', propagate_mode: 'change_all' }, 'hamlet'),
+      'Invalid propagate_mode without topic edit',
+    );
+    fail(
+      patch(state, 145, { content: 'x', stream_id: '2' }, 'hamlet'),
+      'Cannot change message content while changing channel',
+    );
+    // Archived channels' messages cannot be modified (message 119: old announcements).
+    fail(patch(state, 119, { topic: 'x' }, 'iago'), 'Invalid message(s)');
+    const off = realmWith((s) => {
+      s.realm.allow_message_editing = false;
+    });
+    expectRefused(
+      OP,
+      patch(off, 145, { content: 'x' }, 'hamlet'),
+      off,
+      'Your organization has turned off message editing',
+    );
+  });
+
+  it('an empty content becomes "(deleted)" (test_edit_message_to_empty_content…)', () => {
+    const r = patch(state, 145, { content: '  ' }, 'hamlet');
+    ok(r);
+    expect(getMessage(r.state.messages, 145)!.content).toBe('(deleted)');
+  });
+
+  it('direct messages: the participants hear, with their flags', () => {
+    const r = patch(state, 166, { content: 'edited' }, 'hamlet', 1735699560 + 5);
+    ok(r);
+    expect(r.events.flatMap((e) => e.users).sort()).toEqual([4, 5]);
+    expect(r.events[0]!.event).not.toHaveProperty('stream_id');
+  });
+});
+
+describe('updateMessage: topics', () => {
+  it('change_one / change_later / change_all (test_propagate_topic_edits)', () => {
+    // Verona > lunch: 101 (iago), 134 (desdemona).
+    const one = patch(state, 101, { topic: 'dinner' }, 'iago', 1735695660 + 10);
+    ok(one);
+    expect(topicMessageIds(one.state.messages, 1, 'dinner')).toEqual([101]);
+    expect(topicMessageIds(one.state.messages, 1, 'lunch')).toEqual([134]);
+    const later = patch(
+      state,
+      101,
+      { topic: 'dinner', propagate_mode: 'change_later' },
+      'iago',
+      1735695660 + 10,
+    );
+    ok(later);
+    expect(topicMessageIds(later.state.messages, 1, 'dinner')).toEqual([101, 134]);
+    expect(topicMessageIds(later.state.messages, 1, 'lunch')).toEqual([]);
+    const all = patch(state, 134, { topic: 'dinner', propagate_mode: 'change_all' }, 'iago', 1735697640 + 10);
+    ok(all);
+    expect(topicMessageIds(all.state.messages, 1, 'dinner')).toEqual([101, 134]);
+    expect(all.events[0]!.event).toMatchObject({
+      message_ids: [101, 134],
+      propagate_mode: 'change_all',
+      orig_subject: 'lunch',
+      subject: 'dinner',
+      topic_links: [],
+    });
+    expect(all.state.messages.edits.get(101)!.last_moved_timestamp).toBe(1735697650);
+    expect(all.state.messages.edits.get(101)!.history[0]).toEqual({
+      user_id: 2,
+      timestamp: 1735697650,
+      prev_topic: 'lunch',
+      topic: 'dinner',
+    });
+    expect(getMessage(all.state.messages, 134)!.topic).toBe('dinner');
+    // The channel's list is untouched.
+    expect(channelMessageIds(all.state.messages, 1)).toEqual(channelMessageIds(state.messages, 1));
+  });
+
+  it('resolving: permission, a notice, no last_moved_timestamp (test_mark_topic_as_resolved)', () => {
+    const r = patch(
+      state,
+      112,
+      { topic: '✔ weather', propagate_mode: 'change_all' },
+      'hamlet',
+      1735696320 + 10,
+    );
+    ok(r);
+    expect(topicMessageIds(r.state.messages, 1, '✔ weather')).toEqual([112, 145]);
+    expect(r.state.messages.edits.get(112)!.last_moved_timestamp).toBeUndefined();
+    expect(r.effects).toEqual([
+      {
+        type: 'post_notification_message',
+        stream_id: 1,
+        topic: '✔ weather',
+        content: '@_**King Hamlet|4** has marked this topic as resolved.',
+      },
+    ]);
+    const nobody = realmWith((s) => {
+      s.realm.can_resolve_topics_group = 'role:nobody';
+    });
+    expectRefused(
+      OP,
+      patch(nobody, 112, { topic: '✔ weather' }, 'hamlet', 1735696320 + 10),
+      nobody,
+      "You don't have permission to resolve topics in this channel.",
+    );
+  });
+
+  it('moving topics: can_move_messages_between_topics_group and the time limit (test_edit_topic_policy…)', () => {
+    const late = 1735696320 + 604800 + 21;
+    expectRefused(
+      OP,
+      patch(state, 112, { topic: 'x' }, 'hamlet', late),
+      state,
+      "The time limit for editing this message's topic has passed.",
+    );
+    ok(patch(state, 112, { topic: 'x' }, 'shiva', late)); // moderators have no limit
+    const admins = realmWith((s) => {
+      s.realm.can_move_messages_between_topics_group = 'role:administrators';
+    });
+    expectRefused(
+      OP,
+      patch(admins, 112, { topic: 'x' }, 'hamlet', 1735696330),
+      admins,
+      "You don't have permission to edit this message",
+    );
+  });
+
+  it('topics policy of the destination', () => {
+    // Venice disables the empty topic.
+    const r = patch(state, 105, { topic: '' }, 'iago', 1735695900 + 5);
+    expect(r.body).toMatchObject({ result: 'error', code: 'TOPICS_REQUIRED' });
+    expect(r.state).toBe(state);
+  });
+});
+
+describe('updateMessage: channels', () => {
+  it('moves a topic to another channel (test_move_message_to_stream)', () => {
+    const r = patch(
+      state,
+      112,
+      { stream_id: '2', propagate_mode: 'change_all', send_notification_to_old_thread: 'true' },
+      'iago',
+      1735696320 + 10,
+    );
+    ok(r);
+    expect(getMessage(r.state.messages, 112)!.stream_id).toBe(2);
+    expect(topicMessageIds(r.state.messages, 2, 'weather')).toEqual([112, 145]);
+    expect(topicMessageIds(r.state.messages, 1, 'weather')).toEqual([]);
+    expect(channelMessageIds(r.state.messages, 1)).not.toContain(112);
+    expect(channelMessageIds(r.state.messages, 2)).toContain(145);
+    expect(r.events.some((e) => (e.event as Record<string, unknown>)['new_stream_id'] === 2)).toBe(true);
+    expect(r.effects.map((e) => (e as { topic: string }).topic)).toEqual(['weather', 'weather']);
+    expect(r.state.messages.edits.get(145)!.history[0]).toEqual({
+      user_id: 2,
+      timestamp: 1735696330,
+      prev_stream: 1,
+      stream: 2,
+    });
+  });
+
+  it('moves need can_move_messages_between_channels_group', () => {
+    const guestless = realmWith((s) => {
+      s.realm.can_move_messages_between_channels_group = 'role:administrators';
+    });
+    expectRefused(
+      OP,
+      patch(guestless, 145, { stream_id: '2' }, 'hamlet'),
+      guestless,
+      "You don't have permission to move this message",
+    );
+  });
+});
+
+describe('updateMessage: laws', () => {
+  it('totality and failure purity, library and wire', () => {
+    const names = ['message_id', 'content', 'topic', 'propagate_mode', 'stream_id'];
+    checkLibraryLaws(updateMessage, state, arbParams(names), 100);
+    checkWireLaws(updateMessage, state, arbWireParams(names), 60);
+  });
+
+  it('library mode', () => {
+    const r = updateMessage(
+      state,
+      as('hamlet'),
+      { message_id: 145, content: 'Library' },
+      testCtx({ now: T145 }),
+    );
+    ok(r);
+  });
+});

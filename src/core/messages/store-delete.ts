@@ -5,6 +5,7 @@ import { carryRowHolders, rowHolderCandidates } from './row-holders';
 import { addTo, pushTo } from './multimap';
 import { chunkIndexOf, withoutPositions } from './store-chunks';
 import type { MessageStore } from './store-types';
+import { carrySearchIndex } from '../search/search-index';
 
 /**
  * Removes messages and every user's rows for them. Each id's chunk is found by binary search; only
@@ -71,7 +72,7 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   for (const [cid, convIds] of conversations) byConversation = shrink(byConversation, cid, convIds);
   let bySender = store.bySender;
   for (const [sender, senderIds] of senders) bySender = shrink(bySender, sender, senderIds);
-  return Object.freeze({
+  const next: MessageStore = Object.freeze({
     ...store,
     chunks,
     count: store.count - found,
@@ -82,6 +83,8 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
     byConversation,
     bySender,
   });
+  carrySearchIndex(store, next, ids);
+  return next;
 }
 
 /** `map` with `ids` removed from the list under `key`; an emptied list is dropped. */

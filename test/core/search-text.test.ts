@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/core/markdown';
 import { escapeHtmlTopic, highlightHtml } from '../../src/core/search/highlight';
 import { parseSearch } from '../../src/core/search/query';
-import { indexedText, lexemes } from '../../src/core/search/text';
+import { forEachWord, indexedText, lexemes, WORD } from '../../src/core/search/text';
 
 describe('search text', () => {
   it('tokenizes, drops stop words and stems as PostgreSQL english_stem', () => {
@@ -26,6 +26,35 @@ describe('search text', () => {
     // `_` separates words; digits keep a word unstemmed; single letters are Zulip stop words.
     expect(lexemes("foo_bar v2 2024 don't x y the")).toEqual(['foo', 'bar', 'v2', '2024']);
     expect(lexemes('the and of')).toEqual([]);
+  });
+
+  it('splits words by a character loop exactly as the WORD expression does', () => {
+    const ch = fc.constantFrom(
+      'a',
+      'Z',
+      '9',
+      '_',
+      '-',
+      ' ',
+      'é',
+      'İ',
+      '\u0301',
+      '中',
+      '😀',
+      '𝔸',
+      '٣',
+      '\n',
+      "'",
+    );
+    fc.assert(
+      fc.property(fc.array(ch, { maxLength: 20 }), (chars) => {
+        const s = chars.join('');
+        const words: string[] = [];
+        forEachWord(s, (w) => words.push(w));
+        expect(words).toEqual([...s.toLowerCase().matchAll(WORD)].map((m) => m[0]));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('parses quoted phrases and keeps their words in the query', () => {

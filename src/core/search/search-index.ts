@@ -4,7 +4,7 @@ import { nameOf } from '../messages/interner';
 import { locateMessage } from '../messages/store-read';
 import type { MessageChunk, MessageStore } from '../messages/store-types';
 import { insertId } from './postings';
-import { addLexemes, indexedText, messageLexemes } from './text';
+import { forEachWord, indexedText, lexemeOf, messageLexemes } from './text';
 
 /**
  * The full-text index of the messages: per lexeme, the ascending ids of the messages whose topic
@@ -40,37 +40,58 @@ export function hasSearchIndex(store: MessageStore): boolean {
   return indexes.has(store.chunks);
 }
 
-/** Builds the index in one pass over the messages (topics tokenized once per topic). */
+/** One lexeme's ids while building, with the last id added (a message adds each lexeme once). */
+interface Building {
+  readonly ids: number[];
+  last: number;
+}
+
+/**
+ * Builds the index in one pass over the messages. Words map straight to their lexeme's list
+ * (stemming and stop words decided once per distinct word), and a list remembers the last id it
+ * took, so a message's repeated lexemes need no per-message set.
+ */
 export function buildSearchIndex(store: MessageStore): SearchIndex {
-  const lists = new Map<string, number[]>();
-  const topicLexemes = new Map<number, readonly string[]>();
-  const seen = new Set<string>();
+  const byLexeme = new Map<string, Building>();
+  const byWord = new Map<string, Building | null>();
+  const topicWords = new Map<number, readonly string[]>();
   let size = 0;
+  let id = 0;
+  const add = (word: string): void => {
+    let b = byWord.get(word);
+    if (b === undefined) {
+      const l = lexemeOf(word);
+      if (l === null) b = null;
+      else {
+        b = byLexeme.get(l);
+        if (b === undefined) byLexeme.set(l, (b = { ids: [], last: -1 }));
+      }
+      byWord.set(word, b);
+    }
+    if (b !== null && b.last !== id) {
+      b.ids.push(id);
+      b.last = id;
+      size++;
+    }
+  };
   for (const c of store.chunks) {
     for (let i = 0; i < c.ids.length; i++) {
-      const id = c.ids[i]!;
-      seen.clear();
+      id = c.ids[i]!;
       if (c.recipient[i]! > 0) {
         const t = c.topic[i]!;
-        let tl = topicLexemes.get(t);
-        if (tl === undefined) {
-          const s = new Set<string>();
-          addLexemes(nameOf(store.topics, t), s);
-          topicLexemes.set(t, (tl = [...s]));
+        let words = topicWords.get(t);
+        if (words === undefined) {
+          const w: string[] = [];
+          forEachWord(nameOf(store.topics, t), (x) => w.push(x));
+          topicWords.set(t, (words = w));
         }
-        for (const l of tl) seen.add(l);
+        for (const w of words) add(w);
       }
-      addLexemes(indexedText(c.content[i]!), seen);
-      for (const l of seen) {
-        const list = lists.get(l);
-        if (list === undefined) lists.set(l, [id]);
-        else list.push(id);
-      }
-      size += seen.size;
+      forEachWord(indexedText(c.content[i]!), add);
     }
   }
   let postings = StrMap.empty<IdList>();
-  for (const [l, ids] of lists) postings = postings.set(l, buildIdList(ids));
+  for (const [l, b] of byLexeme) postings = postings.set(l, buildIdList(b.ids));
   return { postings, size };
 }
 

@@ -9,7 +9,7 @@
  */
 import { loadavg } from 'node:os';
 import Database from 'better-sqlite3';
-import { idListToArray, type IdList } from '../../src/core/messages/idlist';
+import type { IdList } from '../../src/core/messages/idlist';
 import { nameOf } from '../../src/core/messages/interner';
 import { lowerBound } from '../../src/core/messages/rows';
 import { locateMessage } from '../../src/core/messages/store-read';
@@ -93,20 +93,25 @@ function scanPlan(state: RealmState, query: string): NarrowPlan {
 }
 
 function planFor(state: RealmState, query: string): NarrowPlan {
-  const built = buildNarrow(state, state.users.get(HEAVY_USER_ID)!, [{ operator: 'search', operand: query, negated: false }]);
+  const built = buildNarrow(state, state.users.get(HEAVY_USER_ID)!, [
+    { operator: 'search', operand: query, negated: false },
+  ]);
   if (!built.ok) throw new Error(built.error.msg);
   return built.plan;
 }
 
 function pickQueries(state: RealmState, index: SearchIndex): Query[] {
-  const counts = [...index.postings.entries()].map(([l, list]) => [l, list.count] as const).sort((a, b) => a[1] - b[1]);
+  const counts = [...index.postings.entries()]
+    .map(([l, list]) => [l, list.count] as const)
+    .sort((a, b) => a[1] - b[1]);
   const rare = counts.find(([l, n]) => n >= 200 && /^[a-z]+$/.test(l)) ?? counts.find(([, n]) => n >= 200)!;
-  const common = counts[counts.length - 1]!;
-  const second = counts[counts.length - 2]!;
+  const words = counts.filter(([l]) => /^[a-z]+$/.test(l));
+  const common = words[words.length - 1]!;
+  const second = words[words.length - 2]!;
   // A phrase: two adjacent words of the newest message's content.
   const last = state.messages.chunks[state.messages.chunks.length - 1]!;
-  const words = last.content[last.ids.length - 1]!.split(' ');
-  const phrase = `${words[1]} ${words[2]}`;
+  const text = last.content[last.ids.length - 1]!.split(' ');
+  const phrase = `${text[1]} ${text[2]}`;
   return [
     { name: 'miss (no message has the word)', q: 'zyzzyvas', fts: 'zyzzyvas' },
     { name: `rare word (${rare[1].toLocaleString('en')} messages)`, q: rare[0], fts: rare[0] },
@@ -135,7 +140,9 @@ export async function runSearchBench(opts: { quick: boolean; log: (s: string) =>
   let postingBytes = 0;
   for (const [, list] of built.postings.entries()) for (const c of list.chunks) postingBytes += c.byteLength;
   const index = searchIndexOf(state.messages);
-  log(`search: index built in ${buildMs.toFixed(0)} ms, ${built.size} postings, ${built.postings.size} lexemes`);
+  log(
+    `search: index built in ${buildMs.toFixed(0)} ms, ${built.size} postings, ${built.postings.size} lexemes`,
+  );
 
   // --- FTS5 ---
   const db = new Database(':memory:');
@@ -154,8 +161,12 @@ export async function runSearchBench(opts: { quick: boolean; log: (s: string) =>
   const ftsPageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
   log(`search: FTS5 built in ${ftsBuildMs.toFixed(0)} ms`);
   const ftsNewest = db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 100');
-  const ftsAround = db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT 50');
-  const ftsAfter = db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? AND rowid >= ? ORDER BY rowid ASC LIMIT 51');
+  const ftsAround = db.prepare(
+    'SELECT rowid FROM fts WHERE fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT 50',
+  );
+  const ftsAfter = db.prepare(
+    'SELECT rowid FROM fts WHERE fts MATCH ? AND rowid >= ? ORDER BY rowid ASC LIMIT 51',
+  );
 
   const queries = pickQueries(state, index);
   const rowsNewest: string[] = [];
@@ -163,10 +174,22 @@ export async function runSearchBench(opts: { quick: boolean; log: (s: string) =>
   for (const query of queries) {
     const plan = planFor(state, query.q);
     const narrowOnly = () => {
-      const b = buildNarrow(state, state.users.get(HEAVY_USER_ID)!, [{ operator: 'search', operand: query.q, negated: false }]);
+      const b = buildNarrow(state, state.users.get(HEAVY_USER_ID)!, [
+        { operator: 'search', operand: query.q, negated: false },
+      ]);
       return b.ok ? selectWindow(b.plan, NEWEST, 100, 0, true, true).ids.length : 0;
     };
-    const op = () => getMessages(state, { userId: HEAVY_USER_ID }, { anchor: 'newest', num_before: 100, num_after: 0, narrow: [{ operator: 'search', operand: query.q }] });
+    const op = () =>
+      getMessages(
+        state,
+        { userId: HEAVY_USER_ID },
+        {
+          anchor: 'newest',
+          num_before: 100,
+          num_after: 0,
+          narrow: [{ operator: 'search', operand: query.q }],
+        },
+      );
     const fl = () => floor(state, index, query.q, 100, 0x7fffffff);
     const fts = () => ftsNewest.all(query.fts).length;
     const hits = narrowOnly();
@@ -184,25 +207,32 @@ export async function runSearchBench(opts: { quick: boolean; log: (s: string) =>
     );
     // first_unread: the heavy user has read nothing, so the anchor is the oldest match; 50 before and 50 after it.
     const anchored = () => {
-      const b = buildNarrow(state, state.users.get(HEAVY_USER_ID)!, [{ operator: 'search', operand: query.q, negated: false }]);
+      const b = buildNarrow(state, state.users.get(HEAVY_USER_ID)!, [
+        { operator: 'search', operand: query.q, negated: false },
+      ]);
       if (!b.ok) return 0;
       const at = firstUnreadAnchor(b.plan);
       return selectWindow(b.plan, at, 50, 50, true, true).ids.length;
     };
     const anchor = firstUnreadAnchor(plan);
-    const ftsAnchored = () => ftsAround.all(query.fts, anchor).length + ftsAfter.all(query.fts, anchor).length;
+    const ftsAnchored = () =>
+      ftsAround.all(query.fts, anchor).length + ftsAfter.all(query.fts, anchor).length;
     const [a, fa] = compare([anchored, ftsAnchored], sized(0.5, opts.quick));
-    rowsUnread.push(`| ${query.name}: \`${query.q}\` | ${anchored()} | ${ms(a!.ms)} | ${ms(fa!.ms)} | ${(a!.ms / Math.max(fa!.ms, 1e-6)).toFixed(2)}× |`);
+    rowsUnread.push(
+      `| ${query.name}: \`${query.q}\` | ${anchored()} | ${ms(a!.ms)} | ${ms(fa!.ms)} | ${(a!.ms / Math.max(fa!.ms, 1e-6)).toFixed(2)}× |`,
+    );
   }
   db.close();
-  const load = loadavg().map((x) => x.toFixed(2)).join(', ');
+  const load = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
   const heapDelta = heap1 - heap0;
   return [
     `## Search (${preset} preset)`,
     '',
     `${n.toLocaleString('en')} messages (simulated content: 512 texts of 4–15 words from a 60-word vocabulary, some with a link; topics of two words and a number). Heavy user (id ${HEAVY_USER_ID}, subscribed to every channel, reads everything but other users' DMs). Median ms of one call after warm-up, interleaved rounds, one run; load average ${load}.`,
     '',
-    `**Index build**: ${(buildMs / 1000).toFixed(2)} s for ${n.toLocaleString('en')} messages (${built.postings.size.toLocaleString('en')} lexemes, ${built.size.toLocaleString('en')} postings = (message, distinct lexeme) pairs); SQLite FTS5 (in memory, \`porter unicode61\`) ${(ftsBuildMs / 1000).toFixed(2)} s — ratio ${(buildMs / ftsBuildMs).toFixed(2)}×. **Memory**: posting lists ${(postingBytes / 2 ** 20).toFixed(1)} MiB of typed arrays; heap + array buffers grew ${(heapDelta / 2 ** 20).toFixed(1)} MiB${(globalThis as { gc?: unknown }).gc ? '' : ' (without --expose-gc: indicative)'} = ${(heapDelta / built.size).toFixed(1)} bytes per indexed word occurrence (posting), ${(heapDelta / n).toFixed(0)} bytes per message; FTS5 ${(ftsPages * ftsPageSize / 2 ** 20).toFixed(1)} MiB of pages.`,
+    `**Index build**: ${(buildMs / 1000).toFixed(2)} s for ${n.toLocaleString('en')} messages (${built.postings.size.toLocaleString('en')} lexemes, ${built.size.toLocaleString('en')} postings = (message, distinct lexeme) pairs); SQLite FTS5 (in memory, \`porter unicode61\`) ${(ftsBuildMs / 1000).toFixed(2)} s — ratio ${(buildMs / ftsBuildMs).toFixed(2)}×. **Memory**: posting lists ${(postingBytes / 2 ** 20).toFixed(1)} MiB of typed arrays; heap + array buffers grew ${(heapDelta / 2 ** 20).toFixed(1)} MiB${(globalThis as { gc?: unknown }).gc ? '' : ' (without --expose-gc: indicative)'} = ${(heapDelta / built.size).toFixed(1)} bytes per indexed word occurrence (posting), ${(heapDelta / n).toFixed(0)} bytes per message; FTS5 ${((ftsPages * ftsPageSize) / 2 ** 20).toFixed(1)} MiB of pages.`,
     '',
     '### Newest 100 hits (`anchor: newest, num_before: 100`)',
     '',

@@ -44,6 +44,7 @@ export const OPERATION_IDS = [
   'send-message',
   'get-messages',
   'get-message',
+  'check-messages-match-narrow',
 ] as const;
 
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */

@@ -22,6 +22,7 @@ import { reorderChannelFolders } from './channels/reorderChannelFolders';
 import { sendMessage } from './messages/sendMessage';
 import { getMessages } from './messages/getMessages';
 import { getMessage } from './messages/getMessage';
+import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 
 export {
   updateSettings,
@@ -47,6 +48,7 @@ export {
   sendMessage,
   getMessages,
   getMessage,
+  checkMessagesMatchNarrow,
 };
 
 /**
@@ -85,6 +87,7 @@ export const OPERATIONS = [
   sendMessage,
   getMessages,
   getMessage,
+  checkMessagesMatchNarrow,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -29,3 +29,15 @@ export function phrasesMatch(q: SearchQuery, content: string, topic: string): bo
   for (const p of q.phrases) if (!c.includes(p) && !t.includes(p)) return false;
   return true;
 }
+
+/**
+ * The lexemes to highlight for a narrow: those of its non-negated `search` operands joined (Zulip
+ * highlights every word of its tsquery, quoted ones included), or null when it has none.
+ */
+export function narrowSearchLexemes(
+  narrow: ReadonlyArray<{ readonly operator: string; readonly operand: unknown; readonly negated?: boolean }>,
+): ReadonlySet<string> | null {
+  const operands = narrow.filter((t) => t.operator === 'search' && t.negated !== true);
+  if (operands.length === 0) return null;
+  return new Set(parseSearch(operands.map((t) => String(t.operand)).join(' ')).lexemes);
+}

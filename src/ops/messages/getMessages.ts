@@ -3,7 +3,7 @@ import { errors, zulipError } from '../../core/errors';
 import { renderMarkdown } from '../../core/markdown';
 import { getMessage as readMessage } from '../../core/messages/store';
 import { escapeHtmlTopic, highlightHtml } from '../../core/search/highlight';
-import { parseSearch } from '../../core/search/query';
+import { narrowSearchLexemes } from '../../core/search/query';
 import { defineOperation } from '../../core/operation';
 import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
@@ -108,12 +108,7 @@ export const getMessages = defineOperation({
       clientGravatar: params.client_gravatar ?? true,
       allowEmptyTopicName: params.allow_empty_topic_name ?? false,
     };
-    const searchOperands = (params.narrow ?? []).filter((t) => t.operator === 'search' && !t.negated);
-    // Zulip highlights every word of the joined operands (its tsquery), quoted ones included.
-    const search =
-      searchOperands.length > 0
-        ? new Set(parseSearch(searchOperands.map((t) => String(t.operand)).join(' ')).lexemes)
-        : null;
+    const search = narrowSearchLexemes(params.narrow ?? []);
     const cache = new DictCache(state, opts.clientGravatar);
     if (ids !== undefined) {
       const found = [...new Set(ids)]

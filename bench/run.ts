@@ -15,6 +15,7 @@ import { measureSmallChange, smallChangeMarkdown } from './small-change';
 import { runSnapshotStreamBench } from './snapshot-stream';
 import { runMessagesBench } from './messages';
 import { runCheckpointStallBench } from './checkpoint-run';
+import { runSearchBench } from './search/bench';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -35,7 +36,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,checkpoint` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,checkpoint,search` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -102,4 +103,9 @@ if (wanted('checkpoint')) {
   const markdown = runCheckpointStallBench(quick);
   process.stdout.write(`${markdown}\n`);
   writeSection('checkpoint-stall', markdown);
+}
+if (wanted('search')) {
+  const markdown = await runSearchBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('search', markdown);
 }

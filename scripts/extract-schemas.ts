@@ -47,6 +47,7 @@ export const OPERATION_IDS = [
   'delete-message',
   'update-message',
   'get-message-history',
+  'check-messages-match-narrow',
 ] as const;
 
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */

@@ -42,6 +42,7 @@ import { getCustomProfileFields } from './users/getCustomProfileFields';
 import { renderMessage } from './messages/renderMessage';
 import { deleteMessage } from './messages/deleteMessage';
 import { updateMessage } from './messages/updateMessage';
+import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 
 export {
   updateSettings,
@@ -86,6 +87,7 @@ export {
   renderMessage,
   deleteMessage,
   updateMessage,
+  checkMessagesMatchNarrow,
 };
 
 /**
@@ -143,6 +145,7 @@ export const OPERATIONS = [
   renderMessage,
   deleteMessage,
   updateMessage,
+  checkMessagesMatchNarrow,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

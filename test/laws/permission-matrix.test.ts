@@ -401,6 +401,13 @@ const ROWS: readonly Row[] = [
     allowed: ALL_ACTIVE,
     why: 'render_message_backend: any authenticated user',
   },
+  {
+    title: 'check messages against a search narrow',
+    op: ops.checkMessagesMatchNarrow,
+    params: { msg_ids: [VERONA_MESSAGE], narrow: [{ operator: 'search', operand: 'verona' }] },
+    allowed: ALL_ACTIVE,
+    why: 'messages_in_narrow_backend: any authenticated user, over their own rows',
+  },
 ];
 
 /** The same request over the wire, JSON-encoding Zulip's Json parameters. */

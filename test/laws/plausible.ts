@@ -414,6 +414,20 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
             ),
         ]
       : []),
+    call(
+      ops.checkMessagesMatchNarrow,
+      anyone,
+      fc.record({
+        msg_ids: fc.array(messageIds.length > 0 ? fc.constantFrom(...messageIds) : fc.nat(200), {
+          maxLength: 4,
+        }),
+        narrow: fc.constantFrom(
+          [],
+          [{ operator: 'search', operand: 'hey' }],
+          [{ operator: 'is', operand: 'dm' }],
+        ),
+      }),
+    ),
   ];
   return byOp;
 }

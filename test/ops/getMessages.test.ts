@@ -205,8 +205,25 @@ describe('getMessages: the window', () => {
       }),
     );
     expect(found.messages.map((m) => m.id)).toEqual([2000]);
-    expect(found.messages[0]).toHaveProperty('match_content');
-    expect(found.messages[0]).toHaveProperty('match_subject');
+    // Zulip's highlight spans around each matching word of the rendered content; a DM has no topic.
+    expect(found.messages[0]).toMatchObject({
+      match_content: '<p>a <span class="highlight">secret</span></p>',
+      match_subject: '',
+    });
+    const raw = ok(
+      fetch(s, 'hamlet', {
+        anchor: 'newest',
+        num_before: 5,
+        num_after: 0,
+        apply_markdown: false,
+        narrow: [{ operator: 'search', operand: 'SECRETS' }],
+      }),
+    );
+    // Stemmed (secrets → secret), and highlighted in the rendered HTML even when content is Markdown.
+    expect(raw.messages[0]).toMatchObject({
+      content: 'a secret',
+      match_content: '<p>a <span class="highlight">secret</span></p>',
+    });
   });
 
   it('over the wire: JSON-encoded narrow and booleans', () => {

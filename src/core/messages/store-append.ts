@@ -4,6 +4,7 @@ import { appendPlain, appendTyped, startPlain, startTyped } from './grow';
 import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
+import { carrySearchIndex } from '../search/search-index';
 import { ROW_CHUNK, type RowChunk, type UserRows } from './rows';
 import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
 
@@ -42,7 +43,7 @@ export function newestStoredId(store: MessageStore): number {
  * user). The cost is O(rows · log users + log n): the last message chunk, each recipient's last row
  * chunk and the last chunk of each index list grow in place (`grow.ts`), the persistent maps copy
  * one path each (the rows' map once for all recipients), and the interners learn a new topic or conversation. Every index (`byChannel`,
- * `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners) stays in step.
+ * `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the search index) stays in step.
  */
 export function appendMessage(
   store: MessageStore,
@@ -84,7 +85,7 @@ export function appendMessage(
     recipient,
     rows.map(([u]) => u),
   );
-  return Object.freeze({
+  const next: MessageStore = Object.freeze({
     ...store,
     chunks,
     count: store.count + 1,
@@ -98,6 +99,8 @@ export function appendMessage(
     byConversation,
     bySender,
   });
+  carrySearchIndex(store, next, [id]);
+  return next;
 }
 
 /** The table with `name` interned (ids are never reused: the next is one past the largest). */

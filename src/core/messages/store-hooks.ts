@@ -1,3 +1,4 @@
+import { carrySearchIndex } from '../search/search-index';
 import type { MessageStore } from './store-types';
 
 /** What happened to the messages handed to `messagesChanged`. */
@@ -16,12 +17,13 @@ export function messagesChanged(
   ids: readonly number[],
   kind: MessageChangeKind,
 ): MessageStore {
+  // The full-text index (keyed by the chunks, so it follows `after` whatever object carries them).
+  carrySearchIndex(before, after, ids);
   if (kind === 'delete') {
     // Deleted messages leave no edit history behind.
     let edits = after.edits;
     for (const id of ids) edits = edits.delete(id);
     if (edits !== after.edits) return Object.freeze({ ...after, edits });
   }
-  void before;
   return after;
 }

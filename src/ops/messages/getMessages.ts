@@ -1,7 +1,9 @@
 import * as z from 'zod/mini';
 import { errors, zulipError } from '../../core/errors';
-import { escapeHtmlText, renderMarkdown } from '../../core/markdown';
+import { renderMarkdown } from '../../core/markdown';
 import { getMessage as readMessage } from '../../core/messages/store';
+import { escapeHtmlTopic, highlightHtml } from '../../core/search/highlight';
+import { narrowSearchLexemes } from '../../core/search/query';
 import { defineOperation } from '../../core/operation';
 import { accepts, param, rawParam, zulipIssue } from '../../core/params';
 import { failure, success } from '../../core/result';
@@ -40,8 +42,8 @@ const narrowSchema = accepts<readonly NarrowInput[] | null>()(
  * Zulip's shape with this user's flags (`read`+`historical` for a message without a row).
  *
  * Differences (docs/differences/messages.md): spectators (web-public access without a login) are
- * not served; `history_limited` is always false (no plan limits); search results carry
- * `match_content`/`match_subject` without highlight spans.
+ * not served; `history_limited` is always false (no plan limits). Search results carry
+ * `match_content`/`match_subject` with Zulip's highlight spans (core/search/highlight.ts).
  *
  * @example
  * ```ts
@@ -107,7 +109,7 @@ export const getMessages = defineOperation({
       allowEmptyTopicName: params.allow_empty_topic_name ?? false,
       viewer: me,
     };
-    const search = (params.narrow ?? []).some((t) => t.operator === 'search' && !t.negated);
+    const search = narrowSearchLexemes(params.narrow ?? []);
     const cache = new DictCache(state, opts.clientGravatar, me);
     if (ids !== undefined) {
       const found = [...new Set(ids)]
@@ -156,15 +158,16 @@ function dictFor(
   id: number,
   rowFlags: number,
   opts: DictOptions,
-  search: boolean,
+  search: ReadonlySet<string> | null,
   cache: DictCache,
 ): Record<string, unknown> {
   const record = readMessage(state.messages, id)!;
   const flags = rowFlags < 0 ? ['read', 'historical'] : flagNames(rowFlags);
   const dict = messageDict(state, record, opts, flags, cache);
-  if (search) {
-    dict['match_content'] = opts.applyMarkdown ? dict['content'] : renderMarkdown(record.content);
-    dict['match_subject'] = escapeHtmlText(String(dict['subject']));
+  if (search !== null) {
+    const html = opts.applyMarkdown ? String(dict['content']) : renderMarkdown(record.content);
+    dict['match_content'] = highlightHtml(html, search);
+    dict['match_subject'] = highlightHtml(escapeHtmlTopic(String(dict['subject'])), search);
   }
   return dict;
 }

@@ -54,7 +54,7 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     queues.deliver(events);
   });
   const nowSecs = () => Math.floor((options.clock?.now() ?? Date.now()) / 1000);
-  const presence = new PresenceTable();
+  const presence = new PresenceTable(options.clock?.now() ?? Date.now());
 
   async function request(req: ApiRequest): Promise<OpResult> {
     // A halted realm answers nothing from its state, queues included: the handle says why.

@@ -56,6 +56,7 @@ async function events(l: LiveRealm, userId: number, queueId: string) {
 describe('presence in an event-queue host', () => {
   it('a storm of pings leaves the change log and the realm version untouched', async () => {
     const { store, handle, live: l } = await start();
+    const first = l.presence.lastUpdateId;
     for (let i = 0; i < 300; i++) {
       nowMs += 20_000;
       const who = [cast.hamlet, cast.cordelia, cast.iago][i % 3]!;
@@ -68,11 +69,12 @@ describe('presence in an event-queue host', () => {
     expect(handle.version).toBe(0);
     expect(await store.changesSince(0)).toEqual([]);
     expect(l.presence.size).toBe(3);
-    expect(l.presence.lastUpdateId).toBeGreaterThan(3);
+    expect(l.presence.lastUpdateId).toBeGreaterThan(first + 3);
   });
 
   it('register answers presences from the table, in the legacy or the slim format', async () => {
     const { live: l } = await start();
+    const startId = l.presence.lastUpdateId;
     await post(l, cast.cordelia, '/users/me/presence', { status: 'active', ping_only: 'true' });
     const legacy = await post(l, cast.hamlet, '/register', { event_types: '["presence"]' });
     const email = devRealm().users.get(cast.cordelia)!.email;
@@ -82,7 +84,7 @@ describe('presence in an event-queue host', () => {
         website: { client: 'website', status: 'active', timestamp: nowMs / 1000, pushable: false },
       },
     });
-    expect(legacy.body['presence_last_update_id']).toBe(1);
+    expect(legacy.body['presence_last_update_id']).toBe(startId + 1);
     const slim = await post(l, cast.hamlet, '/register', {
       event_types: '["presence"]',
       slim_presence: 'true',
@@ -129,6 +131,25 @@ describe('presence in an event-queue host', () => {
       presences: { [String(cast.cordelia)]: { active_timestamp: t, idle_timestamp: t } },
       id: 0,
     });
+  });
+});
+
+describe('presence after a restart', () => {
+  it('a new host hands out ids above the old ones: an old last_update_id still gets every row', async () => {
+    const a = await start();
+    await post(a.live, cast.cordelia, '/users/me/presence', { status: 'active', ping_only: 'true' });
+    const old = a.live.presence.lastUpdateId;
+    a.live.close();
+    nowMs += 1000;
+    const b = await start();
+    await post(b.live, cast.othello, '/users/me/presence', { status: 'active', ping_only: 'true' });
+    const poll = await post(b.live, cast.hamlet, '/users/me/presence', {
+      status: 'idle',
+      last_update_id: String(old),
+    });
+    expect(Object.keys(poll.body['presences'] as object).sort()).toEqual(
+      [String(cast.hamlet), String(cast.othello)].sort(),
+    );
   });
 });
 

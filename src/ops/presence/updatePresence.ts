@@ -108,6 +108,11 @@ function withRow(view: PresenceView, row: PresenceRow): PresenceView {
       for (const r of view.values()) if (r.user_id !== row.user_id) yield r;
       yield row;
     },
+    *valuesSince(id) {
+      for (const r of view.valuesSince ? view.valuesSince(id) : view.values())
+        if (r.user_id !== row.user_id && r.last_update_id > id) yield r;
+      if (row.last_update_id > id) yield row;
+    },
     lastUpdateId: Math.max(view.lastUpdateId, row.last_update_id),
   };
 }

@@ -54,6 +54,7 @@ export const LIVE_OPERATION_IDS = [
   'delete-queue',
   'get-subscriptions',
   'get-streams',
+  'fetch-api-key',
 ] as const;
 
 /** Zulip's pseudo-operation documenting the errors common to many endpoints; extracted too. */

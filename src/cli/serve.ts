@@ -9,6 +9,7 @@ import type { RealmStore } from '../host/store';
 import type { User } from '../core/model/records';
 import type { RealmState } from '../core/state';
 import { parseRealm } from '../core/snapshot/create';
+import { defaultPasswordHasher } from '../core/passwords';
 import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/node';
 import type { FetchHandler } from '../server/types';
@@ -262,6 +263,7 @@ function banner(realm: RealmHandle, user: User, server: NodeServer, where: strin
     'Try:',
     `  curl -sSu ${shellQuote(`${user.delivery_email}:${user.api_key}`)} ${site}/api/v1/users/me`,
     '',
+    ...passwordLines(user, site),
     "Print live events with Zulip's Python client (pip install zulip; save the zuliprc above first):",
     '',
     `  python3 -c 'import zulip; zulip.Client(config_file="~/.zuliprc").call_on_each_event(print)'`,
@@ -274,6 +276,24 @@ function banner(realm: RealmHandle, user: User, server: NodeServer, where: strin
     '',
     'Stop with Ctrl+C.',
   ].join('\n');
+}
+
+/**
+ * Every human of the demo organization has the password `DEMO_PASSWORD` (src/cli/demo-realm.json):
+ * password login (zulip-terminal, the mobile apps, POST /fetch_api_key) works with any of their
+ * emails. Printed only when the chosen user's stored hash still verifies it.
+ */
+export const DEMO_PASSWORD = 'demo-password';
+
+function passwordLines(user: User, site: string): string[] {
+  if (user.password_hash === null || !defaultPasswordHasher.verify(DEMO_PASSWORD, user.password_hash))
+    return [];
+  return [
+    `Password login (zulip-terminal, the Zulip apps): any demo user's email with the password ${DEMO_PASSWORD}, e.g.`,
+    '',
+    `  curl -sS -d username=${user.delivery_email} -d password=${DEMO_PASSWORD} ${site}/api/v1/fetch_api_key`,
+    '',
+  ];
 }
 
 function logRequests(handler: FetchHandler, io: CliIO): FetchHandler {

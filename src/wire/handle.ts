@@ -45,7 +45,9 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
   if (match.kind === 'not_found') return failure(state, errors.notFound());
   if (match.kind === 'wrong_method') return failure(state, errors.methodNotAllowed(match.allowed));
 
-  const actor = authenticate(state, header(request.headers, 'authorization'));
+  const actor = match.op.def.ignoresCredentials
+    ? ({ anonymous: true } as const)
+    : authenticate(state, header(request.headers, 'authorization'));
   if ('code' in actor) return failure(state, actor);
   if ('anonymous' in actor && !match.op.def.allowAnonymous) return failure(state, errors.notLoggedIn());
 

@@ -3,12 +3,13 @@
  * register, and the channel lists. Routed by the wire layer beside the 20 operations; never
  * stored (they change nothing).
  */
+import { fetchApiKey } from './fetchApiKey';
 import { getServerSettings } from './getServerSettings';
 import { getStreams } from './getStreams';
 import { getSubscriptions } from './getSubscriptions';
 import { register } from './register';
 
-export { getServerSettings, getStreams, getSubscriptions, register };
+export { fetchApiKey, getServerSettings, getStreams, getSubscriptions, register };
 
 /**
  * The live-client endpoints, each carrying its definition like `OPERATIONS`.
@@ -19,4 +20,10 @@ export { getServerSettings, getStreams, getSubscriptions, register };
  * expect(routes).toContain('POST /api/v1/register');
  * ```
  */
-export const LIVE_OPERATIONS = [getServerSettings, register, getSubscriptions, getStreams] as const;
+export const LIVE_OPERATIONS = [
+  getServerSettings,
+  register,
+  getSubscriptions,
+  getStreams,
+  fetchApiKey,
+] as const;

@@ -65,6 +65,7 @@ export const LIVE_OPERATION_IDS = [
   'get-custom-emoji',
   'get-alert-words',
   'get-subscription-status',
+  'fetch-api-key',
 ] as const;
 
 /** Issue 24's read endpoints, flags by id, the mark-as-read family and bot storage. */

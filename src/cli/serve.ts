@@ -9,6 +9,7 @@ import type { RealmStore } from '../host/store';
 import type { User } from '../core/model/records';
 import type { RealmState } from '../core/state';
 import { parseRealm } from '../core/snapshot/create';
+import { defaultPasswordHasher } from '../core/passwords';
 import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/node';
 import type { FetchHandler } from '../server/types';
@@ -303,6 +304,8 @@ function banner(realm: RealmHandle, user: User, server: NodeServer, where: strin
     'Try:',
     `  ${as(user)} ${site}/api/v1/users/me`,
     '',
+    ...passwordLines(user, site),
+    '',
     ...watch,
     'Stop with Ctrl+C.',
   ].join('\n');
@@ -310,6 +313,24 @@ function banner(realm: RealmHandle, user: User, server: NodeServer, where: strin
 
 /** The zuliprc file the printed commands write and read: never ~/.zuliprc (a real account's). */
 const ZULIPRC_FILE = 'chat-realm-zuliprc';
+
+/**
+ * Every human of the demo organization has the password `DEMO_PASSWORD` (src/cli/demo-realm.json):
+ * password login (zulip-terminal, the mobile apps, POST /fetch_api_key) works with any of their
+ * emails. Printed only when the chosen user's stored hash still verifies it.
+ */
+export const DEMO_PASSWORD = 'demo-password';
+
+function passwordLines(user: User, site: string): string[] {
+  if (user.password_hash === null || !defaultPasswordHasher.verify(DEMO_PASSWORD, user.password_hash))
+    return [];
+  return [
+    `Password login (zulip-terminal, the Zulip apps): any demo user's email with the password ${DEMO_PASSWORD}, e.g.`,
+    '',
+    `  curl -sS -d username=${user.delivery_email} -d password=${DEMO_PASSWORD} ${site}/api/v1/fetch_api_key`,
+    '',
+  ];
+}
 
 function logRequests(handler: FetchHandler, io: CliIO): FetchHandler {
   return async (request) => {

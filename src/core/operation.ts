@@ -48,6 +48,12 @@ export interface OperationDef<
    * paths, so `handleApiRequest` (/api/v1) refuses their calls without credentials.
    */
   readonly unauthenticatedApi?: boolean;
+  /**
+   * The wire layer never reads the request's credentials: the operation runs as the anonymous
+   * actor whatever the Authorization header says (Zulip's unauthenticated views, e.g.
+   * GET /server_settings and POST /fetch_api_key). Implies `allowAnonymous` and `unauthenticatedApi`.
+   */
+  readonly ignoresCredentials?: boolean;
   /** Decorator checks Zulip runs before parsing parameters (humans only, admins only, ...). */
   readonly guard?: (state: RealmState, user: User) => ZulipError | undefined;
   /** In Zulip's declaration order: it decides which error wins. Path parameters come first. */

@@ -45,12 +45,15 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
   if (match.kind === 'not_found') return failure(state, errors.notFound());
   if (match.kind === 'wrong_method') return failure(state, errors.methodNotAllowed(match.allowed));
 
-  const actor = authenticate(state, header(request.headers, 'authorization'));
+  const actor = match.op.def.ignoresCredentials
+    ? ({ anonymous: true } as const)
+    : authenticate(state, header(request.headers, 'authorization'));
   if ('code' in actor) return failure(state, actor);
   // Zulip's `rest_dispatch` serves spectators only on /json paths: an /api request without
   // credentials gets its authentication error (MissingAuthenticationError → 401, Basic challenge),
   // whatever the operation allows a spectator; only views outside it (server_settings) answer.
-  if ('anonymous' in actor && !match.op.def.unauthenticatedApi) return failure(state, errors.notLoggedIn());
+  if ('anonymous' in actor && !match.op.def.unauthenticatedApi && !match.op.def.ignoresCredentials)
+    return failure(state, errors.notLoggedIn());
 
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [k, v] of query) input[k] = v;

@@ -3,6 +3,7 @@
  * register, and the channel lists. Routed by the wire layer beside the 20 operations; never
  * stored (they change nothing).
  */
+import { fetchApiKey } from './fetchApiKey';
 import { getServerSettings } from './getServerSettings';
 import { getStreams } from './getStreams';
 import { getSubscriptions } from './getSubscriptions';
@@ -15,7 +16,7 @@ import { getRealmEmoji } from '../realm/getRealmEmoji';
 import { getAlertWords } from '../users/getAlertWords';
 import { getSubscriptionStatus } from '../channels/getSubscriptionStatus';
 
-export { getServerSettings, getStreams, getSubscriptions, register };
+export { fetchApiKey, getServerSettings, getStreams, getSubscriptions, register };
 export { updatePresence, getRealmPresence, getUserPresence, setTypingStatus };
 export { getRealmEmoji, getAlertWords, getSubscriptionStatus };
 
@@ -40,4 +41,5 @@ export const LIVE_OPERATIONS = [
   getRealmEmoji,
   getAlertWords,
   getSubscriptionStatus,
+  fetchApiKey,
 ] as const;

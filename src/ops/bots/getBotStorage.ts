@@ -16,8 +16,8 @@ import { botRequired } from './bot-required';
  *
  * @example
  * ```ts
- * const r = getBotStorage(realm, { userId: 13 }, { keys: ['foo'] });
- * expect(r.body).toEqual({ result: 'success', msg: '', storage: { foo: 'bar' } });
+ * const r = getBotStorage(realm, { userId: 13 }, { keys: ['state'] });
+ * expect(r.body).toEqual({ result: 'success', msg: '', storage: { state: 'idle' } });
  * ```
  */
 export const getBotStorage = defineOperation({

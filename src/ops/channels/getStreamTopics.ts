@@ -23,7 +23,7 @@ import type { RealmState } from '../../core/state';
  * @example
  * ```ts
  * const r = getStreamTopics(realm, { userId: 4 }, { stream_id: 1 });
- * expect(r.body).toMatchObject({ topics: [{ name: 'Verona3', max_id: 30 }] });
+ * expect(r.body).toMatchObject({ topics: [{ name: 'general chat', max_id: 156 }, { name: 'weather', max_id: 145 }, { name: 'lunch', max_id: 134 }] });
  * ```
  */
 export const getStreamTopics = defineOperation({

@@ -20,8 +20,8 @@ import { failure, success } from '../../core/result';
  *
  * @example
  * ```ts
- * const r = getSubscribers(realm, { userId: 4 }, { stream_id: 1 });
- * expect(r.body).toMatchObject({ subscribers: [1, 2, 4] });
+ * const r = getSubscribers(realm, { userId: 4 }, { stream_id: 2 });
+ * expect(r.body).toMatchObject({ subscribers: [1, 2, 4, 5, 6, 7, 9] });
  * ```
  */
 export const getSubscribers = defineOperation({

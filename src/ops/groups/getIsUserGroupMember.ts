@@ -18,8 +18,8 @@ import { groupMemberIds } from './group-members';
  *
  * @example
  * ```ts
- * const r = getIsUserGroupMember(realm, { userId: 4 }, { user_group_id: 20, user_id: 4 });
- * expect(r.body).toMatchObject({ is_user_group_member: expect.any(Boolean) });
+ * const r = getIsUserGroupMember(realm, { userId: 4 }, { user_group_id: 103, user_id: 6 });
+ * expect(r.body).toMatchObject({ is_user_group_member: true });
  * ```
  */
 export const getIsUserGroupMember = defineOperation({

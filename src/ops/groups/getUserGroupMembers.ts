@@ -15,8 +15,8 @@ import { groupMemberIds } from './group-members';
  *
  * @example
  * ```ts
- * const r = getUserGroupMembers(realm, { userId: 4 }, { user_group_id: 20 });
- * expect(r.body).toMatchObject({ members: expect.any(Array) });
+ * const r = getUserGroupMembers(realm, { userId: 4 }, { user_group_id: 103 });
+ * expect(r.body).toMatchObject({ members: [1, 2, 6] });
  * ```
  */
 export const getUserGroupMembers = defineOperation({

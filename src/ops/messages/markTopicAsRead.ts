@@ -24,7 +24,7 @@ import { readEvent } from './read-event';
  *
  * @example
  * ```ts
- * const r = markTopicAsRead(realm, { userId: 4 }, { stream_id: 1, topic_name: 'Verona3' });
+ * const r = markTopicAsRead(realm, { userId: 4 }, { stream_id: 1, topic_name: 'weather' });
  * expect(r.status).toBe(200);
  * ```
  */

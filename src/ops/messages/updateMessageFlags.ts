@@ -43,8 +43,8 @@ import { messageDetails } from './message-details';
  *
  * @example
  * ```ts
- * const r = updateMessageFlags(realm, { userId: 4 }, { messages: [12, 13], op: 'add', flag: 'starred' });
- * expect(r.body).toEqual({ result: 'success', msg: '', messages: [12, 13] });
+ * const r = updateMessageFlags(realm, { userId: 4 }, { messages: [112, 101], op: 'add', flag: 'starred' });
+ * expect(r.body).toEqual({ result: 'success', msg: '', messages: [112, 101] });
  * ```
  */
 export const updateMessageFlags = defineOperation({

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/core/markdown';
 import { escapeHtmlTopic, highlightHtml } from '../../src/core/search/highlight';
-import { parseSearch } from '../../src/core/search/query';
+import { parseSearch, phrasesMatch } from '../../src/core/search/query';
 import { forEachWord, indexedText, lexemes, WORD } from '../../src/core/search/text';
 
 describe('search text', () => {
@@ -62,6 +62,13 @@ describe('search text', () => {
       lexemes: ['lunch', 'fish', 'chip'],
       phrases: ['fish and chips'],
     });
+  });
+
+  it('matches phrases case-insensitively as literal text', () => {
+    const q = parseSearch('"Foo-bar (x) [y] a.b \\\\ / ^$ * + ? {1} |"');
+    expect(phrasesMatch(q, 'so FOO-BAR (X) [Y] A.B \\\\ / ^$ * + ? {1} | there', '')).toBe(true);
+    expect(phrasesMatch(q, 'foo-bar (x) [y] aXb \\\\ / ^$ * + ? {1} |', '')).toBe(false);
+    expect(phrasesMatch(parseSearch('"Café Lunch"'), '', 'CAFÉ lunch plans')).toBe(true);
   });
 
   it('indexes the lexemes of the rendered text', () => {

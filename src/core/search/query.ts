@@ -21,13 +21,26 @@ export function parseSearch(query: string): SearchQuery {
   return { lexemes: lexemes(query), phrases };
 }
 
-/** Whether each phrase occurs in the Markdown content or the topic (Zulip's ILIKE on `content`, `subject`). */
+/**
+ * Whether each phrase occurs in the Markdown content or the topic (Zulip's ILIKE on `content` and
+ * `subject`): a case-insensitive (Unicode case folding) substring test, compiled once per query, so
+ * a candidate costs no lower-cased copy of its content.
+ */
 export function phrasesMatch(q: SearchQuery, content: string, topic: string): boolean {
   if (q.phrases.length === 0) return true;
-  const c = content.toLowerCase();
-  const t = topic.toLowerCase();
-  for (const p of q.phrases) if (!c.includes(p) && !t.includes(p)) return false;
+  for (const re of phraseMatchers(q)) if (!re.test(content) && !re.test(topic)) return false;
   return true;
+}
+
+const matchers = new WeakMap<SearchQuery, readonly RegExp[]>();
+
+function phraseMatchers(q: SearchQuery): readonly RegExp[] {
+  let m = matchers.get(q);
+  if (m === undefined) {
+    m = q.phrases.map((p) => new RegExp(p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'iu'));
+    matchers.set(q, m);
+  }
+  return m;
 }
 
 /**

@@ -19,7 +19,7 @@ const STOP_LIST =
   'further then once here there when where why how all any both each few more most other some such no nor not only ' +
   'own same so than too very s t can will just don should now b c d e f g h j k l m n o p q r u v w x y z';
 
-export const STOP_WORDS: ReadonlySet<string> = new Set(STOP_LIST.split(' '));
+const STOP_WORDS: ReadonlySet<string> = new Set(STOP_LIST.split(' '));
 
 /** A word: letters (with their combining marks) and digits. */
 export const WORD = /[\p{L}\p{M}\p{N}]+/gu;
@@ -81,7 +81,7 @@ export function forEachWord(text: string, fn: (word: string) => void): void {
 }
 
 /** Adds the lexemes of `text` to `out`. */
-export function addLexemes(text: string, out: Set<string>): void {
+function addLexemes(text: string, out: Set<string>): void {
   forEachWord(text, (w) => {
     const l = lexemeOf(w);
     if (l !== null) out.add(l);

@@ -4,7 +4,8 @@
  * package with `import` and `require` and runs its command line. The environment supplies what README
  * says to set: `CHAT_REALM_GIT` is a git URL of a bare clone of this checkout's committed HEAD (npm clones
  * it, installs its dev dependencies and builds dist/ through `prepare`), `CHAT_REALM_DIR` is this
- * checkout (npm links it; `prepare` finds dist/ up to date). Port 9991 is replaced by a free port, and a
+ * checkout (npm links it; `prepare` finds dist/ up to date); README's placeholders
+ * `git+https://<host>/<owner>/chat-realm.git` and `/path/to/chat-realm` stand for them. Port 9991 is replaced by a free port, and a
  * command that starts a server is stopped once it prints where it serves.
  *
  * npm runs with --prefer-offline (the cache is warm in CI), and the nested install of the git
@@ -20,6 +21,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allBlocks, commandsOf, label } from '../test/docs/doc-blocks';
 import { freePort } from '../test/support/free-port';
+
+/** README's install commands name the repository with these placeholders. */
+const GIT_PLACEHOLDER = 'git+https://<host>/<owner>/chat-realm.git';
+const DIR_PLACEHOLDER = '/path/to/chat-realm';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = mkdtempSync(join(tmpdir(), 'chat-realm-install-'));
@@ -148,7 +153,12 @@ try {
   if (blocks.length === 0) throw new Error('no install blocks in the documentation');
   for (const block of blocks) {
     const port = await freePort();
-    for (const command of commandsOf(block.code.replace(/\b9991\b/g, String(port)))) {
+    // README writes the places as placeholders (the repository's URL is the reader's to fill in).
+    const code = block.code
+      .replace(/\b9991\b/g, String(port))
+      .replaceAll(GIT_PLACEHOLDER, env['CHAT_REALM_GIT']!)
+      .replaceAll(DIR_PLACEHOLDER, ROOT);
+    for (const command of commandsOf(code)) {
       console.log(`${label(block)} $ ${command.split('\n')[0]}`);
       const r = await run(command, project, env);
       if (!r.ok) throw new Error(`${label(block)}: \`${command}\` failed:\n${r.log}`);

@@ -422,6 +422,19 @@ describe('code blocks of the documentation', () => {
     expect(entries.filter((e) => !imported.has(e))).toEqual([]);
   });
 
+  // README's examples are what a newcomer copies first: each states its result, and the run checks it
+  // (`prints`: every `console.log(…); // text` prints that text), not only that it runs.
+  it('every README example states what it prints, and is checked on it', () => {
+    const unchecked = codeChains
+      .filter((c) => c.some((b) => b.file === 'README.md'))
+      .filter((c) => !c.some((b) => b.directives.has('prints')) && !isTestFile(sourceOf(c)))
+      .map((c) => label(c[c.length - 1]!));
+    expect(unchecked).toEqual([]);
+    for (const chain of codeChains.filter((c) => c.some((b) => b.directives.has('prints')))) {
+      expect(chain.flatMap((b) => expectedOutput(b.code)).length, label(chain[0]!)).toBeGreaterThan(0);
+    }
+  });
+
   it('every JSON block parses', () => {
     for (const b of blocks.filter((x) => kindOf(x) === 'json')) {
       tally.json++;

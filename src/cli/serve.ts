@@ -12,6 +12,7 @@ import { parseRealm } from '../core/snapshot/create';
 import { defaultPasswordHasher } from '../core/passwords';
 import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/node';
+import { RateLimiter } from '../server/rate-limit';
 import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import { liveDemo } from './live-demo';
@@ -53,6 +54,7 @@ Options:
   --host H           Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)
   --user EMAIL       Whose credentials to print (default: an administrator)
   --max-body BYTES   Largest request body (default 1048576)
+  --rate-limit N/S   Requests per user in S seconds (default 200/60, Zulip's; "off" for none)
   --verbose          Log every request and the events of every change
   -h, --help         Show this help
 
@@ -67,6 +69,7 @@ const OPTIONS = {
   host: { type: 'string' },
   user: { type: 'string' },
   'max-body': { type: 'string' },
+  'rate-limit': { type: 'string' },
   verbose: { type: 'boolean' },
 } as const;
 
@@ -98,6 +101,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   const maxBodyBytes =
     args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
   const host = args.host ?? '127.0.0.1';
+  const rateLimit = rateLimitOf(args['rate-limit']);
 
   let store: RealmStore;
   let where: string;
@@ -169,7 +173,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     const logger = {
       error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`),
     };
-    const limit = maxBodyBytes === undefined ? {} : { maxBodyBytes };
+    const limit = { ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }), rateLimit };
     // The direct node:http path (no Fetch conversions); --verbose logs through the Fetch handler.
     let serving: ServedBy = { realm: live, ...limit };
     if (args.verbose) {
@@ -204,7 +208,17 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   };
 }
 
-type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes'>;
+type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes' | 'rateLimit'>;
+
+/** `--rate-limit`: "N/S" (N requests per user in S seconds), "off", or Zulip's 200/60 when absent. */
+function rateLimitOf(spec: string | undefined): RateLimiter | false {
+  if (spec === undefined) return new RateLimiter();
+  if (spec === 'off') return false;
+  const m = /^(\d+)\/(\d+)$/.exec(spec);
+  if (m === null || Number(m[1]) < 1 || Number(m[2]) < 1)
+    throw new UsageError(`--rate-limit must be N/SECONDS (e.g. 200/60) or off, got ${spec}`);
+  return new RateLimiter({ maxRequests: Number(m[1]), windowSecs: Number(m[2]) });
+}
 
 async function listen(
   serving: ServedBy,

@@ -6,6 +6,7 @@
  * so both answer every request the same way.
  */
 import type { OpResult } from '../core/result';
+import { RateLimiter, rateLimitBody, type RateLimitOptions } from './rate-limit';
 import type { ApiRequest, RequestHandler, ServerLogger } from './types';
 
 export interface HttpOptions {
@@ -20,6 +21,13 @@ export interface HttpOptions {
   readonly basePath?: string;
   /** Receives unexpected exceptions (and, at `debug`, requests the client abandoned). Default: `console.error`. */
   readonly logger?: ServerLogger;
+  /**
+   * Per-user request rate limit (Zulip's api_by_user: `{}` gives its 200 requests per 60 s), or
+   * a `RateLimiter` to share between servers. Default: none (the `serve` command turns it on).
+   * Counted per credential (the Authorization header) for requests that authenticated; GET and
+   * DELETE /events (long-polls, each answer bounded) are not counted.
+   */
+  readonly rateLimit?: RateLimitOptions | RateLimiter | false;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -89,6 +97,12 @@ export function createHttpCore(options: HttpOptions): HttpCore {
   const basePath = normalizeBasePath(options.basePath);
   const logger = options.logger ?? consoleLogger;
   const realm = options.realm;
+  const limiter =
+    options.rateLimit === undefined || options.rateLimit === false
+      ? undefined
+      : options.rateLimit instanceof RateLimiter
+        ? options.rateLimit
+        : new RateLimiter(options.rateLimit);
 
   return async function answer(head, body) {
     try {
@@ -103,6 +117,16 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       // Zulip answers HEAD as GET without the body (the adapter drops it).
       const upper = head.method.toUpperCase();
       const method = upper === 'HEAD' ? 'GET' : upper;
+      const credential =
+        limiter !== undefined && counted(method, path) ? head.headers['authorization'] : undefined;
+      if (credential !== undefined) {
+        const secs = limiter!.secsToFreedom(credential);
+        if (secs > 0) {
+          await body?.discard();
+          const answer = jsonAnswer(429, rateLimitBody(secs));
+          return { ...answer, headers: { ...answer.headers, 'retry-after': String(secs) } };
+        }
+      }
       const form = body === null ? NO_FORM : await readForm(body, head.headers, maxBodyBytes);
       if (form.kind === 'aborted') {
         // The client went away mid-body: nothing to answer, nothing authenticated, not an error.
@@ -131,6 +155,8 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
       const result: OpResult = await realm.request(apiRequest);
+      // Only authenticated requests count (Zulip limits the user, after authentication).
+      if (credential !== undefined && result.status !== 401) limiter!.record(credential);
       return resultAnswer(result);
     } catch (error) {
       const tooLarge = changeTooLarge(error);
@@ -143,6 +169,11 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       return jsonAnswer(500, INTERNAL_ERROR);
     }
   };
+}
+
+/** Whether a request counts against the rate limit: every one but the event long-polls. */
+function counted(method: string, path: string): boolean {
+  return !(path.replace(/\/+$/, '') === '/api/v1/events' && (method === 'GET' || method === 'DELETE'));
 }
 
 /**

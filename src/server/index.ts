@@ -16,4 +16,5 @@ export {
   type ServeNodeOptions,
 } from './node';
 export { pureRealm } from './pure';
+export { RateLimiter, type RateLimitOptions } from './rate-limit';
 export type { ApiRequest, FetchHandler, RequestHandler, ServerLogger } from './types';

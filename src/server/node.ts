@@ -18,6 +18,7 @@ import {
   type HttpHead,
   type HttpOptions,
 } from './http';
+import { RateLimiter } from './rate-limit';
 import type { FetchHandler, ServerLogger } from './types';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -365,6 +366,8 @@ export interface ServeNodeOptions {
   readonly realm?: HttpOptions['realm'];
   readonly maxBodyBytes?: number;
   readonly basePath?: string;
+  /** Per-user rate limit on the direct path (`HttpOptions.rateLimit`). Default: none. */
+  readonly rateLimit?: HttpOptions['rateLimit'];
   /** Default 0: a free port chosen by the system. */
   readonly port?: number;
   /** Default `127.0.0.1` (only this machine). Use `0.0.0.0` or `::` to listen on every interface. */
@@ -400,6 +403,15 @@ export async function serveNode(options: ServeNodeOptions): Promise<NodeServer> 
       logger,
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
+      // One limiter for both cores below.
+      ...(options.rateLimit === undefined || options.rateLimit === false
+        ? {}
+        : {
+            rateLimit:
+              options.rateLimit instanceof RateLimiter
+                ? options.rateLimit
+                : new RateLimiter(options.rateLimit),
+          }),
     };
     listener = createNodeRealmHandler(realmOptions);
     route = routeWithCore(createHttpCore(realmOptions));

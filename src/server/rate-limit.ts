@@ -1,0 +1,76 @@
+/**
+ * Per-user request rate limits, as Zulip's `rate_limit_user` (zerver/lib/rate_limiter.py) with
+ * its default rule for the API, `RATE_LIMITING_RULES["api_by_user"] = [(60, 200)]`: 200 requests
+ * in any 60 seconds. Like Zulip's Redis backend it keeps each user's latest request times; a
+ * request when the window already holds the maximum is refused with 429 RATE_LIMIT_HIT and the
+ * seconds until the oldest leaves the window (`retry-after` in the body, `Retry-After` header).
+ * Refused requests are not counted. Host layer only: time comes from `now` (the core has no clock).
+ */
+
+export interface RateLimitOptions {
+  /** Requests a user may make in `windowSecs`. Default 200 (Zulip's api_by_user). */
+  readonly maxRequests?: number;
+  /** Default 60. */
+  readonly windowSecs?: number;
+  /** Milliseconds. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Users tracked at once; past it the ones idle longest are forgotten. Default 10,000. */
+  readonly maxUsers?: number;
+}
+
+export class RateLimiter {
+  /** Per key, its request times (ms) in the window, oldest first; Map order: least recent first. */
+  private readonly log = new Map<string, number[]>();
+  private readonly max: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+  private readonly maxUsers: number;
+
+  constructor(options: RateLimitOptions = {}) {
+    this.max = options.maxRequests ?? 200;
+    this.windowMs = (options.windowSecs ?? 60) * 1000;
+    this.now = options.now ?? Date.now;
+    this.maxUsers = options.maxUsers ?? 10_000;
+    if (!(this.max >= 1) || !(this.windowMs > 0))
+      throw new RangeError('rate limit: maxRequests ≥ 1 and windowSecs > 0');
+  }
+
+  /** Seconds until `key` may make a request again, or 0 when it may now. Counts nothing. */
+  secsToFreedom(key: string): number {
+    const times = this.log.get(key);
+    if (times === undefined || times.length < this.max) return 0;
+    const wait = times[0]! + this.windowMs - this.now();
+    return wait > 0 ? wait / 1000 : 0;
+  }
+
+  /** Counts one request of `key` (one that was served: refused and unauthenticated ones are not). */
+  record(key: string): void {
+    const now = this.now();
+    let times = this.log.get(key);
+    if (times === undefined) times = [];
+    else this.log.delete(key); // re-inserted below: the most recent user last
+    while (times.length > 0 && (times.length >= this.max || times[0]! <= now - this.windowMs)) times.shift();
+    times.push(now);
+    this.log.set(key, times);
+    if (this.log.size > this.maxUsers) {
+      // The least recently active user first; memory stays bounded by maxUsers × maxRequests.
+      const oldest = this.log.keys().next().value;
+      if (oldest !== undefined) this.log.delete(oldest);
+    }
+  }
+
+  /** Users tracked now. */
+  get size(): number {
+    return this.log.size;
+  }
+}
+
+/** Zulip's `RateLimitedError` body (`json_response_from_error`). */
+export function rateLimitBody(secs: number): Readonly<Record<string, unknown>> {
+  return {
+    result: 'error',
+    msg: 'API usage exceeded rate limit',
+    code: 'RATE_LIMIT_HIT',
+    'retry-after': secs,
+  };
+}

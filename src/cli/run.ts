@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import { SnapshotError } from '../core/snapshot/issues';
 import { processIO, UsageError, type CliIO } from './common';
+import { DOCTOR_HELP, runDoctor } from './doctor';
 import { describeError, SERVE_HELP, startServe } from './serve';
 import { runSimulate } from './simulate';
 import { EXPORT_HELP, IMPORT_HELP, runExport, runImport } from './transfer';
@@ -15,6 +16,7 @@ Commands:
   export     Write a store's realm as a snapshot
   import     Create a store from a snapshot
   simulate   Generate a realistic organization
+  doctor     Check that a store replays; repair or export it when it does not
   help [command]
 
 Options:
@@ -33,6 +35,7 @@ const HELP: Readonly<Record<string, string>> = {
   serve: SERVE_HELP,
   export: EXPORT_HELP,
   import: IMPORT_HELP,
+  doctor: DOCTOR_HELP,
 };
 
 /** Runs one command. `serve` resolves only after SIGINT/SIGTERM stopped it. */
@@ -70,6 +73,8 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
         return await runImport(rest, io);
       case 'simulate':
         return await runSimulateCommand(rest);
+      case 'doctor':
+        return await runDoctor(rest, io);
       default:
         throw new UsageError(`Unknown command ${JSON.stringify(command)}; see chat-realm --help`);
     }

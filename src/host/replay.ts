@@ -6,6 +6,7 @@
 import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import { openChange, type Change } from './change';
+import { lostTopicAlias, LOST_TOPIC_HINT } from './lost-topic';
 import { CorruptStoreError, ReplayMismatchError } from './errors';
 import { opContext, type HandleContext } from './handle-context';
 import { applyInput, type OperationsByName } from './handle-input';
@@ -76,7 +77,11 @@ export function replayChange(env: ReplayEnv, state: RealmState, change: Change):
   const ctx = opContext(env.ctx, change.now, random, change.deleteTopic, passwords);
   const result = applyInput(env.ops, state, change.input, ctx);
   if (result.status !== change.status) {
-    throw new ReplayMismatchError(change.version, `status ${result.status}, recorded ${change.status}`);
+    const hint = lostTopicAlias(change) ? ` (${LOST_TOPIC_HINT})` : '';
+    throw new ReplayMismatchError(
+      change.version,
+      `status ${result.status}, recorded ${change.status}${hint}`,
+    );
   }
   if (result.state === state) throw new ReplayMismatchError(change.version, 'the replay changed nothing');
   if (!random.exhausted)

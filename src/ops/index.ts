@@ -24,6 +24,7 @@ import { getMessages } from './messages/getMessages';
 import { getMessage } from './messages/getMessage';
 import { deleteMessage } from './messages/deleteMessage';
 import { updateMessage } from './messages/updateMessage';
+import { getMessageHistory } from './messages/getMessageHistory';
 
 export {
   updateSettings,
@@ -51,6 +52,7 @@ export {
   getMessage,
   deleteMessage,
   updateMessage,
+  getMessageHistory,
 };
 
 /**
@@ -91,6 +93,7 @@ export const OPERATIONS = [
   getMessage,
   deleteMessage,
   updateMessage,
+  getMessageHistory,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -10,7 +10,8 @@
  *   sender whose avatar is the Gravatar of the email the message shows (`get_avatar_field`): the
  *   client computes that URL itself;
  * - clients without `empty_topic_name` see the empty topic as `general chat`, in a message's
- *   `subject` and in the topic fields of `delete_message`, `user_topic`, `typing` and the
+ *   `subject` and in the topic fields of `delete_message`, `user_topic`, `typing`, `update_message`
+ *   (`orig_subject`, `subject`) and the
  *   `message_details` of a mark-unread `update_message_flags` event.
  */
 import type { AddressedEvent } from '../core/events';
@@ -59,6 +60,14 @@ function build(event: Payload, markdown: string | undefined, form: ClientForm): 
         : { ...event, topic_name: EMPTY_TOPIC_DISPLAY_NAME };
     case 'update_message_flags':
       return form.emptyTopicName ? event : withFallbackDetails(event);
+    case 'update_message':
+      return form.emptyTopicName || (event['orig_subject'] !== '' && event['subject'] !== '')
+        ? event
+        : {
+            ...event,
+            ...(event['orig_subject'] === '' ? { orig_subject: EMPTY_TOPIC_DISPLAY_NAME } : {}),
+            ...(event['subject'] === '' ? { subject: EMPTY_TOPIC_DISPLAY_NAME } : {}),
+          };
     default:
       return event;
   }

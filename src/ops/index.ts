@@ -43,6 +43,7 @@ import { renderMessage } from './messages/renderMessage';
 import { deleteMessage } from './messages/deleteMessage';
 import { updateMessage } from './messages/updateMessage';
 import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
+import { getMessageHistory } from './messages/getMessageHistory';
 
 export {
   updateSettings,
@@ -88,6 +89,7 @@ export {
   deleteMessage,
   updateMessage,
   checkMessagesMatchNarrow,
+  getMessageHistory,
 };
 
 /**
@@ -146,6 +148,7 @@ export const OPERATIONS = [
   deleteMessage,
   updateMessage,
   checkMessagesMatchNarrow,
+  getMessageHistory,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -468,6 +468,36 @@ describe('zulip-js end to end', () => {
     expect(one['raw_content']).toBe('Hello from **zulip-js**');
   });
 
+  it('updateMessage and deleteMessage through callEndpoint PATCH / DELETE', async () => {
+    const hamlet = await as('hamlet');
+    const sent = await hamlet.messages.send({
+      type: 'stream',
+      to: 'Verona',
+      topic: 'edit me',
+      content: 'Draft',
+    });
+    const id = Number((sent as Record<string, unknown>)['id']);
+    const edited = await changes(() =>
+      hamlet.callEndpoint(`/messages/${id}`, 'PATCH', { content: 'Final', topic: 'edited' }),
+    );
+    expect(checked(ops.updateMessage, edited.result)).toEqual({
+      result: 'success',
+      msg: '',
+      detached_uploads: [],
+    });
+    expect(getMessage(state().messages, id)).toMatchObject({ content: 'Final', topic: 'edited' });
+    expect(types(edited.events)).toContain('update_message/');
+    const history = checked(
+      ops.getMessageHistory,
+      await hamlet.callEndpoint(`/messages/${id}/history`, 'GET', {}),
+    );
+    expect((history['message_history'] as unknown[]).length).toBe(2);
+    const deleted = await changes(() => hamlet.callEndpoint(`/messages/${id}`, 'DELETE', {}));
+    expect(checked(ops.deleteMessage, deleted.result)).toEqual({ result: 'success', msg: '' });
+    expect(getMessage(state().messages, id)).toBeUndefined();
+    expect(types(deleted.events)).toContain('delete_message/');
+  });
+
   it('published only valid events, each change persisted in order', () => {
     for (const e of published) expectValidEvent(e.event);
     expect(realm.version).toBeGreaterThan(0);

@@ -171,6 +171,13 @@ const ROWS: readonly Row[] = [
     why: 'can_move_messages_between_topics_group (everyone), but the week-long limit binds all below moderators',
   },
   {
+    title: "a Verona message's edit history",
+    op: ops.getMessageHistory,
+    params: { message_id: 112 },
+    allowed: ALL_ACTIVE,
+    why: 'access_message: every active user can read Verona (public, shared history; guests are subscribed)',
+  },
+  {
     title: 'own editable profile field',
     op: ops.updateProfileData,
     params: { data: [{ id: 1, value: '+1-555-0199' }] },

@@ -402,6 +402,13 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
           ),
         ]
       : []),
+    call(
+      ops.getMessageHistory,
+      anyone,
+      (messageIds.length > 0 ? fc.constantFrom(...messageIds) : fc.integer({ min: 1, max: 200 })).map(
+        (message_id) => ({ message_id }),
+      ),
+    ),
     // Deleting: an administrator, or the sender (refused past the time limit), one message.
     ...(messageIds.length > 0
       ? [

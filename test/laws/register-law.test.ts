@@ -3,7 +3,7 @@ import { loose } from '../support/loose';
 import { describe, expect, it } from 'vitest';
 import type { ZulipEvent } from '../../src/core/events';
 import { getMessage } from '../../src/core/messages/store';
-import { forEachRow } from '../../src/core/messages/rows';
+import { forEachRow, getRowFlags } from '../../src/core/messages/rows';
 import { isSubscribed } from '../../src/core/permissions/channels';
 import { isGuest, isRealmAdmin } from '../../src/core/permissions/roles';
 import type { ClientCapabilities } from '../../src/core/register/options';
@@ -119,11 +119,24 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
   return out;
 }
 
-/** Known gap 2: deleted messages not announced to every row holder. */
+/**
+ * Known gap 2: deleted messages not announced to every row holder; and rows a move between
+ * channels takes away from users who keep access (Zulip sends them `update_message`, not
+ * `delete_message`, so their client keeps the message as unread where the server no longer does).
+ */
 function unannouncedDeletions(before: RealmState, after: RealmState, userId: number): Set<number> {
   const out = new Set<number>();
   const rows = before.messages.rows.get(userId);
-  if (rows) forEachRow(rows, (id) => void (getMessage(after.messages, id) === undefined && out.add(id)));
+  const kept = after.messages.rows.get(userId);
+  if (rows)
+    forEachRow(rows, (id) => {
+      if (
+        getMessage(after.messages, id) === undefined ||
+        kept === undefined ||
+        getRowFlags(kept, id) === undefined
+      )
+        out.add(id);
+    });
   return out;
 }
 

@@ -12,9 +12,8 @@ import { INACCESSIBLE_USER_AVATAR_URL, INACCESSIBLE_USER_NAME } from '../../core
  * A message in Zulip's API shape (`MessageDict.wide_dict` then `finalize_payload`), for GET
  * /messages, GET /messages/{id} and `message` events.
  *
- * Not modelled: edit history (messages are never edited here, so `edit_history`,
- * `last_edit_timestamp` and `last_moved_timestamp` are absent, as for an unedited message),
- * submessages and topic links (always empty), the sending client (always `"API"`), and Zulip's
+ * Edited messages carry `edit_history` (per the realm's visibility policy), `last_edit_timestamp`
+ * and `last_moved_timestamp`. Not modelled: submessages and topic links (always empty), the sending client (always `"API"`), and Zulip's
  * `recipient_id` (its Recipient table's ids, which the model has no table for): we number channels
  * `3·stream_id`, one-to-one conversations `3·user_id + 1` (the other user, as Zulip's personal
  * recipient) and group conversations `3·conversation id + 2`. See docs/differences/messages.md.
@@ -143,6 +142,7 @@ export function messageDict(
     avatar_url: sender.avatar,
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
+  addEditFields(state, m.id, dict, opts.allowEmptyTopicName);
   if (flags !== undefined) dict['flags'] = flags;
   return dict;
 }
@@ -175,4 +175,44 @@ export function withInaccessibleSender(
     sender_email: hidden.email,
     avatar_url: hidden.avatar,
   };
+}
+
+/**
+ * `edit_history` (as the realm's `message_edit_history_visibility_policy` shows it: everything,
+ * moves only, or nothing), `last_edit_timestamp` and `last_moved_timestamp` of an edited message.
+ */
+function addEditFields(
+  state: RealmState,
+  id: number,
+  dict: Record<string, unknown>,
+  allowEmpty: boolean,
+): void {
+  const edits = state.messages.edits.get(id);
+  if (edits === undefined) return;
+  const policy = state.realm.message_edit_history_visibility_policy;
+  if (policy !== 'none') {
+    const topicName = (t: string) => (t === '' && !allowEmpty ? EMPTY_TOPIC_DISPLAY_NAME : t);
+    const visible = edits.history.filter(
+      (e) => policy === 'all' || e.prev_topic !== undefined || e.prev_stream !== undefined,
+    );
+    if (visible.length > 0)
+      dict['edit_history'] = visible.map((e) => {
+        const out: Record<string, unknown> = { user_id: e.user_id, timestamp: e.timestamp };
+        if (policy === 'all' && e.prev_content !== undefined) {
+          out['prev_content'] = e.prev_content;
+          out['prev_rendered_content'] = e.prev_rendered_content;
+        }
+        if (e.prev_topic !== undefined) {
+          out['prev_topic'] = topicName(e.prev_topic);
+          out['topic'] = topicName(e.topic ?? '');
+        }
+        if (e.prev_stream !== undefined) {
+          out['prev_stream'] = e.prev_stream;
+          out['stream'] = e.stream;
+        }
+        return out;
+      });
+  }
+  if (edits.last_edit_timestamp !== undefined) dict['last_edit_timestamp'] = edits.last_edit_timestamp;
+  if (edits.last_moved_timestamp !== undefined) dict['last_moved_timestamp'] = edits.last_moved_timestamp;
 }

@@ -1,6 +1,7 @@
 import { IntMap } from '../collections/int-map';
 import { buildIdList, idListToArray, removeIds, type IdList } from './idlist';
 import type { Interner } from './interner';
+import { growRowHolders, rowHolderCandidates } from './row-holders';
 import { lowerBound } from './rows';
 import { chunkIndexOf } from './store-chunks';
 import { messagesChanged } from './store-hooks';
@@ -104,6 +105,8 @@ export function moveMessages(
   const newTopics = byTopic.get(newStreamId) ?? IntMap.empty<IdList>();
   byTopic = byTopic.set(newStreamId, newTopics.set(topicKey, mergeIds(newTopics.get(topicKey), ids)));
   const next = Object.freeze({ ...store, chunks, topics, foldedTopics, byTopic, byChannel });
+  // The rows stay with their messages: their possible holders now hold rows in the new channel.
+  if (newStreamId !== streamId) growRowHolders(next, newStreamId, rowHolderCandidates(store, ids));
   return messagesChanged(store, next, ids, 'topic');
 }
 

@@ -239,10 +239,8 @@ describe('zulip-js against event queues', () => {
     for (const r of sent) expect(r.result).toBe('success');
     const got = await pending(hamlet, reg['queue_id']);
     const events = got['events'] as { id: number; message: { id: number; content: string } }[];
-    expect(events.map((e) => [e.id, e.message.id])).toEqual([
-      [0, sent[0]!['id']],
-      [1, sent[3]!['id']],
-    ]);
+    // Zulip's narrow_predicate compares the whole topic, case-insensitively: 'weekend plans' is out.
+    expect(events.map((e) => [e.id, e.message.id])).toEqual([[0, sent[0]!['id']]]);
 
     const refused = await hamlet.queues.register({ narrow: JSON.stringify([['search', 'plans']]) });
     expectValidResponse('register-queue', 400, refused);

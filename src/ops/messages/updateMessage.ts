@@ -45,7 +45,8 @@ const EDIT_LIMIT_BUFFER = 20;
  *
  * @example
  * ```ts
- * const r = updateMessage(realm, { userId: 4 }, { message_id: 145, content: 'Fixed' }, { now });
+ * // Message 145 was sent at 1735698300; a minute later its sender may still edit it (10 minutes).
+ * const r = updateMessage(realm, { userId: 4 }, { message_id: 145, content: 'Fixed' }, { now: 1735698360 });
  * expect(r.events[0]?.event).toMatchObject({ type: 'update_message', content: 'Fixed' });
  * ```
  */

@@ -6,7 +6,6 @@ import { addTo, pushTo } from './multimap';
 import { chunkIndexOf, withoutPositions } from './store-chunks';
 import { messagesChanged } from './store-hooks';
 import type { MessageStore } from './store-types';
-import { carrySearchIndex } from '../search/search-index';
 
 /**
  * Removes messages and every user's rows for them. Each id's chunk is found by binary search; only

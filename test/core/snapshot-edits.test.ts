@@ -103,6 +103,8 @@ describe('edit history round-trips', () => {
     });
 
   it('the streams write the same edit fields as the snapshot, after reactions and before flags', () => {
+    const json = [...snapshotChunks(edited, { format: 'json' })].join('');
+    expect(json).toBe(`${JSON.stringify(snapshotRealm(edited))}\n`);
     const line = [...snapshotChunks(edited, { format: 'ndjson1' })]
       .join('')
       .split('\n')

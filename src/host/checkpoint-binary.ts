@@ -19,7 +19,7 @@
  * length, u32 MAGIC3. Format 2 (0.1.0): u32 MAGIC2, u32 header length, the header, the sections.
  */
 import { buildMessageStoreFromColumns, EMPTY_STORE } from '../core/messages/store';
-import type { MessageChunk } from '../core/messages/store-types';
+import type { MessageChunk, MessageEdits } from '../core/messages/store-types';
 import type { Reaction } from '../core/model/records';
 import { createRealm } from '../core/snapshot/create';
 import { snapshotRealm, type RealmSnapshot } from '../core/snapshot/export';
@@ -51,6 +51,11 @@ interface BinaryHeader {
    * stored id then.
    */
   readonly lastId?: number;
+  /**
+   * Format 3: [message id, its edits] (`MessageStore.edits`: edit history, last edit and move
+   * times). Absent in older checkpoints (written before edits were carried): none.
+   */
+  readonly edits?: ReadonlyArray<readonly [number, MessageEdits]>;
 }
 
 /** A lone (unpaired) UTF-16 surrogate: UTF-8 would turn it into U+FFFD. */
@@ -156,6 +161,7 @@ export function* encodeCheckpoint(state: RealmState, version: number, chain: num
     chain,
     exact,
     lastId: store.lastId,
+    edits: [...store.edits],
   };
   const json = encoder.encode(JSON.stringify(header));
   yield json;
@@ -248,6 +254,7 @@ function decodeSections(payload: Uint8Array, from: number, end: number, header: 
     rows,
     header.reactions,
     header.lastId,
+    header.edits,
   );
   return Object.freeze({ ...base, messages });
 }

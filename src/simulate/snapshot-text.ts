@@ -44,7 +44,7 @@ export function* snapshotText(
       const flags = batchFlags(state, pending[0]!.id, pending[pending.length - 1]!.id);
       for (const m of pending) {
         const out = {
-          ...messageSnapshotFields(m),
+          ...messageSnapshotFields(m, state.messages.edits.get(m.id)),
           flags: flags.get(m.id) ?? {},
         };
         yield `${n++ === 0 ? '' : ','}${JSON.stringify(out)}`;

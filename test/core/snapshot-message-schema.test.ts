@@ -49,6 +49,15 @@ const ODD_VALUES: readonly unknown[] = [
   [{ user_id: 1, emoji_name: 'a', emoji_code: '1f', reaction_type: 'unicode_emoji', extra: 1 }],
   [{ user_id: 1, emoji_name: 'a', emoji_code: '1f', reaction_type: 'custom' }],
   [{ user_id: 1, emoji_name: 'a' }],
+  [{ user_id: 1, timestamp: 5 }],
+  [{ user_id: null, timestamp: 5, prev_content: 'a', prev_rendered_content: '<p>a</p>' }],
+  [{ user_id: 1, timestamp: 5, prev_stream: 1, stream: 2, prev_topic: 'a', topic: 'b' }],
+  [{ user_id: 1, timestamp: -1 }],
+  [{ user_id: 0, timestamp: 5 }],
+  [{ timestamp: 5 }],
+  [{ user_id: 1, timestamp: 5, stream: 0 }],
+  [{ user_id: 1, timestamp: 5, topic: 1 }],
+  [{ user_id: 1, timestamp: 5, extra: 1 }],
 ];
 const KEYS = [
   'id',
@@ -62,6 +71,9 @@ const KEYS = [
   'has_attachment',
   'has_image',
   'reactions',
+  'edit_history',
+  'last_edit_timestamp',
+  'last_moved_timestamp',
   'flags',
   'unknown',
 ] as const;
@@ -78,6 +90,19 @@ const reaction = fc.record({
   emoji_code: fc.string(),
   reaction_type: fc.constantFrom('unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'),
 });
+const editEntry = fc.record(
+  {
+    user_id: fc.option(id, { nil: null }),
+    timestamp: fc.nat(),
+    prev_content: fc.string(),
+    prev_rendered_content: fc.string(),
+    prev_topic: fc.string(),
+    topic: fc.string(),
+    prev_stream: id,
+    stream: id,
+  },
+  { requiredKeys: ['user_id', 'timestamp'] },
+);
 const common = {
   id,
   sender_id: id,
@@ -87,6 +112,9 @@ const common = {
   has_attachment: fc.boolean(),
   has_image: fc.boolean(),
   reactions: fc.array(reaction, { maxLength: 2 }),
+  edit_history: fc.array(editEntry, { maxLength: 2 }),
+  last_edit_timestamp: fc.nat(),
+  last_moved_timestamp: fc.nat(),
   flags,
 };
 const validMessage = fc.oneof(

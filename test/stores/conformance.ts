@@ -13,6 +13,11 @@ import { snapshotRealm } from '../../src/core/snapshot/export';
 import { seededRandom } from '../../src/core/context';
 import { devSnapshot, cast } from '../support/realm';
 import { ALL_OPS, appendMark, noop, randomSnippet } from '../support/host-ops';
+import fc from 'fast-check';
+import { createRealm } from '../../src/core/snapshot/create';
+import type { RealmState } from '../../src/core/state';
+import { plausibleCallsByOp } from '../laws/plausible';
+import { wire } from '../support/realm';
 
 export interface StoreBacking {
   /** Opens a store on this backing (each call: a new connection, like another process). */
@@ -440,6 +445,62 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       expect(again.version).toBe(7);
       expect(snapshotRealm(again.state)).toEqual(before);
       await again.close();
+    });
+
+    it('keeps the edit history of random edits, moves and deletions across checkpoints and reopening (property)', async () => {
+      // Just after the dev realm's last message, so content edits are within their time limit.
+      const editCtx = () => ({ now: 1735699600, random: seededRandom(3) });
+      const initial = createRealm(devSnapshot());
+      const byOp = plausibleCallsByOp(initial);
+      const edits = fc.oneof(
+        { arbitrary: byOp.get('updateMessage')!, weight: 4 },
+        { arbitrary: byOp.get('deleteMessage')!, weight: 1 },
+      );
+      /** The edits, and what clients read of them (every message's GET …/history). */
+      const observed = (s: RealmState) => ({
+        edits: [...s.messages.edits],
+        histories: [...s.messages.edits].map(
+          ([id]) => wire(s, 'iago', 'GET', `/messages/${id}/history`).body,
+        ),
+      });
+      let editedRuns = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(edits, { minLength: 1, maxLength: 8 }), fc.nat(8), async (calls, cut) => {
+          const b = await fresh();
+          const h = await openRealm({
+            store: await b.open(),
+            snapshot: devSnapshot(),
+            ctx: editCtx(),
+            operations: ALL_OPS,
+            checkpoints: false,
+          });
+          for (const [i, c] of calls.entries()) {
+            if (i === cut) await h.checkpoint();
+            await h.run(c.op.def.name, { userId: c.userId }, c.params as never);
+          }
+          const before = snapshotRealm(h.state);
+          const seen = observed(h.state);
+          if (seen.edits.length > 0) editedRuns++;
+          await h.close();
+          // From the checkpoint (if taken) and the change log, then from a checkpoint of it all.
+          const replayed = await openRealm({
+            store: await b.open(),
+            operations: ALL_OPS,
+            checkpoints: false,
+          });
+          expect(observed(replayed.state)).toEqual(seen);
+          expect(snapshotRealm(replayed.state)).toEqual(before);
+          await replayed.checkpoint();
+          await replayed.close();
+          const again = await openRealm({ store: await b.open(), operations: ALL_OPS, checkpoints: false });
+          expect(observed(again.state)).toEqual(seen);
+          expect(snapshotRealm(again.state)).toEqual(before);
+          await again.close();
+        }),
+        { numRuns: 6, seed: 11 },
+      );
+      // The sequences did edit something (else the property says nothing).
+      expect(editedRuns).toBeGreaterThan(0);
     });
 
     it('writes a checkpoint handed over in parts and reads it back whole', async () => {

@@ -39,6 +39,8 @@ export function buildMessageStoreFromColumns(
   rows: RowsInput,
   reactionList: Iterable<readonly [number, readonly Reaction[]]> = [],
   lastId = 0,
+  /** [message id, its edits] (snapshots and checkpoints carry the edit history). */
+  editList: Iterable<readonly [number, MessageEdits]> = [],
 ): MessageStore {
   const n = cols.ids.length;
   const topicIds = new Map<string, number>();
@@ -118,7 +120,7 @@ export function buildMessageStoreFromColumns(
     byTopic: IntMap.from([...byTopic].sort((a, b) => a[0] - b[0]).map(([s, m]) => [s, idLists(m)] as const)),
     byConversation: idLists(byConversation),
     bySender: idLists(bySender),
-    edits: IntMap.empty<MessageEdits>(),
+    edits: IntMap.from(editList),
   });
 }
 

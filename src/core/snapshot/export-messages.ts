@@ -1,8 +1,9 @@
 import { bitsToFlags } from '../messages/flags';
 import { decode, type MessageRecord } from '../messages/store-read';
-import type { MessageChunk } from '../messages/store-types';
+import type { MessageChunk, MessageEdits } from '../messages/store-types';
 import type { RealmState } from '../state';
 import type { SnapshotMessage } from './format';
+import { editFields } from './message-edits';
 
 /**
  * The messages of a realm, one store chunk (up to 4096 messages) at a time, each with its rows:
@@ -115,8 +116,16 @@ export type MessageFields = SnapshotMessage extends infer M
     : never
   : never;
 
-/** A message's snapshot fields but `flags`, in the snapshot's key order. */
-export function messageSnapshotFields(m: MessageRecord): MessageFields {
+/**
+ * A message's snapshot fields but `flags`, in the snapshot's key order; with `edits` (the store's
+ * `edits` entry of the message), its edit history fields after `reactions`.
+ */
+export function messageSnapshotFields(m: MessageRecord, edits?: MessageEdits): MessageFields {
+  const fields = baseFields(m);
+  return edits === undefined ? fields : { ...fields, ...editFields(edits) };
+}
+
+function baseFields(m: MessageRecord): MessageFields {
   // Two literals rather than a spread target: a million messages, two hidden classes.
   const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));
   if (m.stream_id !== null)

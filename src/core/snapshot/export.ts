@@ -175,7 +175,7 @@ function snapshotMessages(state: RealmState): SnapshotMessage[] {
     const { records, start } = block;
     for (let k = 0; k < records.length; k++)
       messages[n++] = withLazyFlags(
-        messageSnapshotFields(records[k]!),
+        messageSnapshotFields(records[k]!, state.messages.edits.get(records[k]!.id)),
         names,
         block,
         start[k]!,

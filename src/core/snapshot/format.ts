@@ -47,6 +47,28 @@ export const reactionSchema = z.strictObject({
   reaction_type: z.enum(['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji']),
 });
 
+/** One entry of a message's edit history (Zulip's `edit_history`), newest first. */
+export const editHistoryEntrySchema = z.strictObject({
+  user_id: z.nullable(id),
+  timestamp: ts,
+  prev_content: z.optional(z.string()),
+  prev_rendered_content: z.optional(z.string()),
+  prev_topic: z.optional(z.string()),
+  topic: z.optional(z.string()),
+  prev_stream: z.optional(id),
+  stream: z.optional(id),
+});
+
+/**
+ * A message's edits, present only on a message ever edited or moved (so also in the canonical
+ * form: a snapshot of a realm without edits, or written before they were carried, has none).
+ */
+const editFields = {
+  edit_history: z.optional(z.array(editHistoryEntrySchema)),
+  last_edit_timestamp: z.optional(ts),
+  last_moved_timestamp: z.optional(ts),
+};
+
 /** A message's rows: user id (as a string, JSON keys are strings) → that user's flags. */
 const flagsSchema = z.record(
   z.string().check(z.regex(/^[1-9][0-9]*$/, 'keys are user ids')),
@@ -62,6 +84,7 @@ const messageFields = {
   has_attachment: z.optional(z.boolean()),
   has_image: z.optional(z.boolean()),
   reactions: z.optional(z.array(reactionSchema)),
+  ...editFields,
   flags: z.optional(flagsSchema),
 };
 
@@ -100,6 +123,7 @@ const canonicalMessageFields = {
   has_attachment: z.boolean(),
   has_image: z.boolean(),
   reactions: z.array(reactionSchema),
+  ...editFields,
   flags: flagsSchema,
 };
 

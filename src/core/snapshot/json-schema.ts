@@ -1,5 +1,11 @@
 import * as z from 'zod/mini';
-import { channelMessageSchema, directMessageSchema, reactionSchema, snapshotDocumentSchema } from './format';
+import {
+  channelMessageSchema,
+  directMessageSchema,
+  editHistoryEntrySchema,
+  reactionSchema,
+  snapshotDocumentSchema,
+} from './format';
 import { groupSettingInput, id, ts, userSettingsSchema } from './schema';
 
 /** Schemas shown once, under `$defs`, with a name (the rest are written in place). */
@@ -13,6 +19,10 @@ function definitions(): z.core.$ZodRegistry<{ id: string; description?: string }
   });
   registry.add(userSettingsSchema, { id: 'UserSettings' });
   registry.add(reactionSchema, { id: 'Reaction' });
+  registry.add(editHistoryEntrySchema, {
+    id: 'EditHistoryEntry',
+    description: 'One edit of a message, newest first.',
+  });
   registry.add(channelMessageSchema, { id: 'ChannelMessage' });
   registry.add(directMessageSchema, { id: 'DirectMessage' });
   return registry;

@@ -2,10 +2,11 @@ import type { IntMap } from '../collections/int-map';
 import { FLAG_BITS, flagsToBits, MESSAGE_BITS, type FlagName } from '../messages/flags';
 import { conversationKey } from '../messages/interner';
 import { buildMessageStoreFromColumns } from '../messages/store-build';
-import { EMPTY_STORE, type MessageStore } from '../messages/store-types';
+import { EMPTY_STORE, type MessageEdits, type MessageStore } from '../messages/store-types';
 import type { Reaction, User } from '../model/records';
 import type { IssueList } from './issues';
 import { DIRECT_MESSAGE, MessageKinds, NO_MESSAGE } from './message-kinds';
+import { editsOf } from './message-edits';
 import type { MessageSnapshotInput } from './messages';
 
 /**
@@ -34,6 +35,7 @@ export class MessageLoader {
   private readonly topicNames = new Map<string, string>();
   private readonly conversations: Array<string | undefined> = [];
   private readonly reactions: Array<readonly [number, readonly Reaction[]]> = [];
+  private readonly edits: Array<readonly [number, MessageEdits]> = [];
   /** Per user: row ids and flag bits, and how many are used. */
   private readonly rowIds: Array<Int32Array | undefined> = [];
   private readonly rowFlags: Array<Uint16Array | undefined> = [];
@@ -104,6 +106,11 @@ export class MessageLoader {
       for (let j = 0; j < m.reactions.length; j++) {
         const u = m.reactions[j]!.user_id;
         if (!userIds.has(u)) issues.add([...at, 'reactions', j, 'user_id'], `no user ${u}`);
+      }
+    if (m.edit_history !== undefined)
+      for (let j = 0; j < m.edit_history.length; j++) {
+        const u = m.edit_history[j]!.user_id;
+        if (u !== null && !userIds.has(u)) issues.add([...at, 'edit_history', j, 'user_id'], `no user ${u}`);
       }
     if (m.flags !== undefined)
       for (const key in m.flags)
@@ -187,6 +194,8 @@ export class MessageLoader {
     this.content[k] = m.content;
     const hasReaction = m.reactions !== undefined && m.reactions.length > 0;
     if (hasReaction) this.reactions.push([m.id, m.reactions!]);
+    const edits = editsOf(m);
+    if (edits !== undefined) this.edits.push([m.id, edits]);
     this.bits[k] =
       (m.has_link === true ? MESSAGE_BITS.has_link : 0) |
       (m.has_attachment === true ? MESSAGE_BITS.has_attachment : 0) |
@@ -310,7 +319,7 @@ export class MessageLoader {
       if (!this.sorted) [userIds, userFlags] = sortRows(userIds, userFlags);
       rows.set(u, { ids: userIds, flags: userFlags });
     }
-    return buildMessageStoreFromColumns(cols, rows, this.reactions, this.lastMessageId);
+    return buildMessageStoreFromColumns(cols, rows, this.reactions, this.lastMessageId, this.edits);
   }
 }
 

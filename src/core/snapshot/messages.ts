@@ -3,9 +3,10 @@ import type { MessageInput } from '../messages/store';
 import type { Reaction } from '../model/records';
 import type { IssueList } from './issues';
 import { HOLE, nonJsonReason } from './json-values';
+import { checkEditFields, EDIT_KEYS, type MessageEditFields } from './message-edits';
 
 /** A checked message of the snapshot, with its flags still as names. */
-export interface MessageSnapshotInput extends MessageInput {
+export interface MessageSnapshotInput extends MessageInput, MessageEditFields {
   readonly flags?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
@@ -22,6 +23,7 @@ const MESSAGE_KEYS = new Set([
   'has_image',
   'reactions',
   'flags',
+  ...EDIT_KEYS,
 ]);
 const REACTION_TYPES = new Set(['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji']);
 const REACTION_KEYS = new Set(['user_id', 'emoji_name', 'emoji_code', 'reaction_type']);
@@ -37,7 +39,7 @@ const isOptionalBoolean = (v: unknown) => v === undefined || typeof v === 'boole
 
 /**
  * The common message, checked without building any problem: a plain object of known fields, a
- * channel message or a direct message to ids, no reactions and no `flags` (stream format 2's
+ * channel message or a direct message to ids, no reactions, no edits and no `flags` (stream format 2's
  * lines, most fixtures). Anything else, well formed or not, goes through the full check, so this
  * only ever accepts what `checkMessage` accepts; it spares a million messages the full check's
  * closures and paths.
@@ -50,6 +52,9 @@ function isPlainMessage(m: unknown): m is MessageSnapshotInput {
   if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0) return false;
   if (!isOptionalBoolean(m['has_link']) || !isOptionalBoolean(m['has_attachment'])) return false;
   if (!isOptionalBoolean(m['has_image']) || m['flags'] !== undefined) return false;
+  // Edited messages are rare: their edit fields get the full check.
+  if (m['edit_history'] !== undefined || m['last_edit_timestamp'] !== undefined) return false;
+  if (m['last_moved_timestamp'] !== undefined) return false;
   const reactions = m['reactions'];
   if (reactions !== undefined && !(isPlainArray(reactions) && reactions.length === 0)) return false;
   if (m['stream_id'] !== undefined)
@@ -150,6 +155,7 @@ export function checkMessage(m: unknown, index: number, issues: IssueList): Mess
         }
       }
   }
+  if (!checkEditFields(r, at, issues)) ok = false;
   if (r['flags'] !== undefined) {
     const flags = r['flags'];
     if (

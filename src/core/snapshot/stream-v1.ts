@@ -1,6 +1,7 @@
 import { FLAG_BITS, isFlagName, type FlagName } from '../messages/flags';
 import type { RealmState } from '../state';
 import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-messages';
+import { editFieldsJson } from './message-edits';
 import type { FlagRows } from './message-loader';
 
 /**
@@ -18,6 +19,7 @@ export function* messageLinesV1(state: RealmState, json: boolean): Generator<str
   let firstLine = true;
   const names = new FlagNames();
   const topics = new Map<string, string>();
+  const edits = state.messages.edits;
   for (const { records, start, users, bits } of messageBlocks(state)) {
     const lines: string[] = new Array<string>(records.length);
     for (let k = 0; k < records.length; k++) {
@@ -31,8 +33,8 @@ export function* messageLinesV1(state: RealmState, json: boolean): Generator<str
       lines[k] =
         `{"id":${m.id},"sender_id":${m.sender_id},${target},"content":${JSON.stringify(m.content)},` +
         `"timestamp":${m.timestamp},"has_link":${m.has_link},"has_attachment":${m.has_attachment},` +
-        `"has_image":${m.has_image},"reactions":${m.reactions.length === 0 ? '[]' : JSON.stringify(m.reactions)},` +
-        `"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}`;
+        `"has_image":${m.has_image},"reactions":${m.reactions.length === 0 ? '[]' : JSON.stringify(m.reactions)}` +
+        `${editFieldsJson(edits.get(m.id))},"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}`;
     }
     if (json) {
       yield `${firstLine ? '' : ','}${lines.join(',')}`;

@@ -4,6 +4,7 @@ import type { MessageStore } from '../messages/store-types';
 import type { RealmState } from '../state';
 import { snapshotSections } from './export';
 import { dmRecipients } from './export-messages';
+import { editFieldsJson } from './message-edits';
 import { MessageKinds, NO_MESSAGE } from './message-kinds';
 
 /**
@@ -60,7 +61,8 @@ function* messageLines(store: MessageStore): Generator<string, void, undefined> 
         `"timestamp":${c.timestamp[i]!},"has_link":${(bits & MESSAGE_BITS.has_link) !== 0},` +
         `"has_attachment":${(bits & MESSAGE_BITS.has_attachment) !== 0},` +
         `"has_image":${(bits & MESSAGE_BITS.has_image) !== 0},` +
-        `"reactions":${reactions === undefined || reactions.length === 0 ? '[]' : JSON.stringify(reactions)}}`;
+        `"reactions":${reactions === undefined || reactions.length === 0 ? '[]' : JSON.stringify(reactions)}` +
+        `${editFieldsJson(store.edits.get(id))}}`;
     }
     yield `${lines.join('\n')}\n`;
   }

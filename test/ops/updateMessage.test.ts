@@ -7,6 +7,8 @@ import { getRowFlags } from '../../src/core/messages/rows';
 import { FLAG_BITS } from '../../src/core/messages/flags';
 import { channelMessageIds, topicMessageIds } from '../../src/core/messages/query';
 import { sha256Hex } from '../../src/core/sha256';
+import { idListToArray } from '../../src/core/messages/idlist';
+import { buildSearchIndex, hasSearchIndex, searchIndexOf } from '../../src/core/search/search-index';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
@@ -301,5 +303,37 @@ describe('updateMessage: laws', () => {
       testCtx({ now: T145 }),
     );
     ok(r);
+  });
+});
+
+describe('updateMessage: the search index', () => {
+  const searchIds = (s: RealmState, word: string) => {
+    const r = wire(s, 'hamlet', 'GET', '/messages', {
+      anchor: 'newest',
+      num_before: '100',
+      num_after: '0',
+      narrow: JSON.stringify([{ operator: 'search', operand: word }]),
+    });
+    return (r.body as { messages: { id: number }[] }).messages.map((m) => m.id);
+  };
+
+  it('is carried through edits and topic moves (messagesChanged) and equals a rebuild', () => {
+    expect(searchIds(state, 'weather')).toContain(145); // builds the index on `state`
+    expect(hasSearchIndex(state.messages)).toBe(true);
+    const edited = patch(state, 145, { content: 'thunderstorms ahead' }, 'hamlet');
+    ok(edited);
+    expect(hasSearchIndex(edited.state.messages)).toBe(true); // carried, not rebuilt
+    expect(searchIds(edited.state, 'thunderstorm')).toEqual([145]);
+    expect(searchIds(edited.state, 'about')).not.toContain(145);
+    const moved = patch(edited.state, 145, { topic: 'forecasts', propagate_mode: 'change_one' }, 'hamlet');
+    ok(moved);
+    expect(searchIds(moved.state, 'forecast')).toEqual([145]);
+    const carried = searchIndexOf(moved.state.messages);
+    const rebuilt = buildSearchIndex(moved.state.messages);
+    expect(carried.size).toBe(rebuilt.size);
+    expect([...carried.postings.entries()].map(([k, v]) => [k, idListToArray(v)]).sort()).toEqual(
+      [...rebuilt.postings.entries()].map(([k, v]) => [k, idListToArray(v)]).sort(),
+    );
+    expect(searchIds(state, 'thunderstorm')).toEqual([]); // the older state keeps its own index
   });
 });

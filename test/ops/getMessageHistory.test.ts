@@ -59,6 +59,30 @@ describe('getMessageHistory', () => {
     expect((m.message['edit_history'] as unknown[]).length).toBe(2);
   });
 
+  it('content_html_diff keeps both renderings as HTML, text runs highlighted (not escaped)', () => {
+    const s = updateMessage(
+      base,
+      as('hamlet'),
+      { message_id: 145, content: 'one **two**' },
+      testCtx({ now: T + 10 }),
+    ).state;
+    const s2 = updateMessage(
+      s,
+      as('hamlet'),
+      { message_id: 145, content: 'three' },
+      testCtx({ now: T + 20 }),
+    ).state;
+    const h = (
+      wire(s2, 'hamlet', 'GET', '/messages/145/history').body as unknown as {
+        message_history: Array<Record<string, unknown>>;
+      }
+    ).message_history;
+    expect(h[2]?.['content_html_diff']).toBe(
+      '<div><p><span class="highlight_text_deleted">one </span><strong><span class="highlight_text_deleted">two</span></strong></p>' +
+        ' <p><span class="highlight_text_inserted">three</span></p></div>',
+    );
+  });
+
   it('policy "moves": moves only; "none": refused', () => {
     const snap = devSnapshot();
     snap.realm.message_edit_history_visibility_policy = 'moves';

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
-import { escapeHtmlText, renderMarkdown } from '../../core/markdown';
+import { renderMarkdown } from '../../core/markdown';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
@@ -99,7 +99,23 @@ function withoutContentChange(e: Entry): Entry {
   return rest;
 }
 
+/**
+ * Both renderings in a `<div>`, as Zulip's diff is, their markup kept (a client inserts this as
+ * HTML: escaping it showed the tags as text), every run of text in a highlight span.
+ */
 function htmlDiff(before: string, after: string): string {
   if (before === after) return after;
-  return `<span class="highlight_text_deleted">${escapeHtmlText(before)}</span><span class="highlight_text_inserted">${escapeHtmlText(after)}</span>`;
+  return `<div>${highlightText(before, 'deleted')} ${highlightText(after, 'inserted')}</div>`;
+}
+
+/** Wraps each text run between tags (not whitespace-only ones) in a highlight span. */
+function highlightText(html: string, kind: 'deleted' | 'inserted'): string {
+  return html
+    .split(/(<[^>]*>)/)
+    .map((part) =>
+      part.startsWith('<') || part.trim() === ''
+        ? part
+        : `<span class="highlight_text_${kind}">${part}</span>`,
+    )
+    .join('');
 }

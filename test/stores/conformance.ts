@@ -501,7 +501,7 @@ export function storeConformance(name: string, factory: BackingFactory): void {
       );
       // The sequences did edit something (else the property says nothing).
       expect(editedRuns).toBeGreaterThan(0);
-    });
+    }, 240_000);
 
     it('writes a checkpoint handed over in parts and reads it back whole', async () => {
       const b = await fresh();

@@ -19,11 +19,13 @@ import { readSnapshotFile, UsageError } from './common';
 /** Files up to this size are parsed whole; larger ones are streamed (`CHAT_REALM_JSON_STREAM_BYTES`). */
 const STREAM_ABOVE_BYTES = 64 * 1024 * 1024;
 
-/** How the parser reports a value: the path to it is `stack` (its parents) plus `key`. */
+/** How the parser reports a value: the path to it is `stack` (its parents' keys) plus `key`. */
 interface ParsedValue {
   readonly value?: unknown;
   readonly key?: string | number | undefined;
-  readonly stack: readonly unknown[];
+  /** The container the value was just added to (the parser builds it as it reads). */
+  readonly parent?: unknown;
+  readonly stack: readonly { readonly key?: string | number | undefined }[];
 }
 
 /** A `.json` snapshot file as a realm, streamed when it is large. */
@@ -41,15 +43,15 @@ export async function readJsonSnapshot(file: string): Promise<RealmState> {
     return parsed.state;
   }
   try {
-    const document = await sections(file);
-    return await createRealmFromChunks(lines(file, document));
+    const document = await readSections(file);
+    return await createRealmFromChunks(messageLines(file, document));
   } catch (error) {
     if (error instanceof SnapshotError || error instanceof UsageError) throw error;
     throw new UsageError(`The snapshot ${file} could not be read: ${(error as Error).message}`);
   }
 }
 
-/** Feeds a file to a parser chunk by chunk; `after` runs after each chunk's values were reported. */
+/** Feeds a file to a parser chunk by chunk, yielding after each chunk's values were reported. */
 async function* feed(file: string, parser: JSONParser): AsyncGenerator<void> {
   const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
   for await (const chunk of input as AsyncIterable<string>) {
@@ -59,25 +61,40 @@ async function* feed(file: string, parser: JSONParser): AsyncGenerator<void> {
   if (!parser.isEnded) parser.end();
 }
 
-/** First pass: the top-level sections, `messages` left empty (its elements are dropped as parsed). */
-async function sections(file: string): Promise<Record<string, unknown>> {
+/**
+ * First pass: the top-level sections, `messages` left empty. `keepStack: false` does not do that by
+ * itself: the parser only drops a finished value from its container when no enclosing value is to be
+ * reported, and `$.*` reports `messages`, so every message would stay in that array until its end
+ * (the whole 700 MB document as objects, 6 GB and climbing). Each message is reported instead
+ * (`$.messages.*`) and taken out of the array right away, so the pass holds one message at a time.
+ */
+export async function readSections(
+  file: string,
+  afterChunk: () => void = () => undefined,
+): Promise<Record<string, unknown>> {
   const parser = new JSONParser({ paths: ['$.*', '$.messages.*'], keepStack: false });
   const out: Record<string, unknown> = {};
   let fields = 0;
-  parser.onValue = ({ value, key, stack }: ParsedValue) => {
+  parser.onValue = ({ value, key, parent, stack }: ParsedValue) => {
+    if (stack.length === 2 && stack[1]?.key === 'messages') {
+      if (Array.isArray(parent)) parent.pop();
+      else if (typeof parent === 'object' && parent !== null && key !== undefined)
+        Reflect.deleteProperty(parent, key);
+      return;
+    }
     if (stack.length !== 1) return;
     if (typeof key !== 'string') throw new UsageError(`The snapshot ${file} is not a JSON object`);
     // `__proto__` would set the prototype: every key stays a plain field.
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     fields++;
   };
-  for await (const _ of feed(file, parser));
+  for await (const _ of feed(file, parser)) afterChunk();
   if (fields === 0) throw new UsageError(`The snapshot ${file} is not a JSON object with sections`);
   return { ...out, messages: [] };
 }
 
 /** Second pass: stream format 1, the document line, then one line per element of `messages`. */
-async function* lines(file: string, document: Record<string, unknown>): AsyncGenerator<string> {
+export async function* messageLines(file: string, document: Record<string, unknown>): AsyncGenerator<string> {
   yield `${JSON.stringify(document)}\n`;
   const parser = new JSONParser({ paths: ['$.messages.*'], keepStack: false });
   let batch: string[] = [];

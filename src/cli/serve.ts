@@ -16,6 +16,7 @@ import { RateLimiter } from '../server/rate-limit';
 import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
 import { liveDemo } from './live-demo';
+import { readRealm } from './transfer';
 import {
   databaseUrlOf,
   DEFAULT_DB,
@@ -26,7 +27,6 @@ import {
   openSqliteStore,
   parse,
   POSTGRES_OPTIONS,
-  readSnapshotFile,
   removeNewStore,
   STORE_OPTIONS,
   UsageError,
@@ -145,11 +145,14 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     // store holds anything.
     let initialState: RealmState | undefined;
     if (!existing) {
-      const parsed = parseRealm(
-        args.snapshot === undefined ? await demoSnapshot() : await readSnapshotFile(args.snapshot),
-      );
-      if (!parsed.ok) throw parsed.error;
-      initialState = parsed.state;
+      if (args.snapshot === undefined) {
+        const parsed = parseRealm(await demoSnapshot());
+        if (!parsed.ok) throw parsed.error;
+        initialState = parsed.state;
+      } else {
+        // As import reads it: .ndjson line by line, a large .json streamed.
+        initialState = await readRealm(args.snapshot);
+      }
     }
     origin = existing
       ? 'opened'

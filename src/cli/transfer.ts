@@ -119,7 +119,7 @@ async function writeChunks(file: string, chunks: Iterable<string>): Promise<void
 }
 
 /** A snapshot file as a realm: NDJSON streamed line by line, JSON streamed when large (json-snapshot.ts). */
-async function readRealm(file: string): Promise<RealmState> {
+export async function readRealm(file: string): Promise<RealmState> {
   if (!file.endsWith('.ndjson')) return readJsonSnapshot(file);
   const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
   try {

@@ -189,6 +189,15 @@ describe('chat-realm serve', () => {
     expect(await stop(started.child)).toBe(0);
   });
 
+  it('seeds a new store from an .ndjson --snapshot, read as import reads it', async () => {
+    const file = join(dir, 'seed.ndjson');
+    const simulated = await inProcess(['simulate', '--users', '12', '--messages', '40', '--out', file]);
+    expect(simulated.code).toBe(0);
+    const started = await serve(['--db', join(dir, 'seeded-ndjson.db'), '--port', '0', '--snapshot', file]);
+    expect(started.output()).toContain(`created from ${file}`);
+    expect(await stop(started.child)).toBe(0);
+  });
+
   it('refuses a taken --port, bad options and an invalid snapshot with exit code 2', async () => {
     const busy = await serve(['--memory', '--port', '0']);
     const port = new URL(busy.zuliprc.site).port;

@@ -66,8 +66,14 @@ describe('getStreamTopics', () => {
   });
 
   it('serves spectators web-public channels only (access_web_public_stream)', () => {
-    expectRead(OP, wire(state, null, 'GET', '/users/me/4/topics'), state);
-    expectRefused(OP, wire(state, null, 'GET', '/users/me/1/topics'), state, 'Invalid channel ID');
+    // Spectators reach it through the library (Zulip serves them on /json paths only).
+    const spectator = { anonymous: true } as const;
+    expectRead(OP, getStreamTopics(state, spectator, { stream_id: 4 }), state);
+    expectRefused(OP, getStreamTopics(state, spectator, { stream_id: 1 }), state, 'Invalid channel ID');
+    // On /api/v1 a request without credentials gets rest_dispatch's authentication error.
+    const api = wire(state, null, 'GET', '/users/me/4/topics');
+    expect(api.status).toBe(401);
+    expect(api.body).toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('is total and pure on failure', () => {

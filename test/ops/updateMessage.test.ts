@@ -314,7 +314,8 @@ describe('updateMessage: the search index', () => {
       num_after: '0',
       narrow: JSON.stringify([{ operator: 'search', operand: word }]),
     });
-    return (r.body as { messages: { id: number }[] }).messages.map((m) => m.id);
+    if (r.body.result !== 'success') throw new Error(r.body.msg);
+    return (r.body['messages'] as { id: number }[]).map((m) => m.id);
   };
 
   it('is carried through edits and topic moves (messagesChanged) and equals a rebuild', () => {

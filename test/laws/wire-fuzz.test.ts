@@ -152,7 +152,10 @@ describe('handleApiRequest on real routes with shaped parameters', () => {
   it('the wire and the library agree on the same request', () => {
     // The wire layer only decodes: a request whose JSON parameters are valid JSON gives the same
     // status, body and events as the library call with the decoded values.
-    const arbCall = fc.constantFrom(...OPERATIONS.map((o) => o.def.name)).chain((name) => {
+    // GET /users/{email}: a digits-only segment is routed to GET /users/{user_id} (as Zulip's URL
+    // patterns do), so the path of a fuzzed email is not this operation's; its own tests cover it.
+    const routable = OPERATIONS.filter((o) => !(o.def.pathParams ?? []).includes('email'));
+    const arbCall = fc.constantFrom(...routable.map((o) => o.def.name)).chain((name) => {
       const op = OPERATIONS.find((o) => o.def.name === name)!;
       const ids = users.filter((u) => u.is_active).map((u) => u.user_id);
       return fc.tuple(fc.constant(name), arbShapedWireParams(op), fc.constantFrom(...ids));

@@ -2,27 +2,12 @@ import * as z from 'zod/mini';
 import { renderMarkdown } from '../../core/markdown';
 import { getMessage as readMessage } from '../../core/messages/store';
 import { defineOperation } from '../../core/operation';
-import { accepts, param, zulipIssue } from '../../core/params';
+import { param } from '../../core/params';
 import { failure, success } from '../../core/result';
 import { escapeHtmlTopic, highlightHtml } from '../../core/search/highlight';
 import { narrowSearchLexemes } from '../../core/search/query';
 import { buildNarrow, selectWindow } from '../../narrow';
-import { parseNarrow } from '../../narrow/terms';
-import { renameGeneralChat, type NarrowInput } from './narrow-request';
-
-const narrowSchema = accepts<readonly NarrowInput[]>()(
-  z.pipe(
-    z.unknown(),
-    z.transform((value, ctx) => {
-      const r = parseNarrow(value);
-      if (!r.ok) {
-        zulipIssue(ctx, r.msg);
-        return z.NEVER;
-      }
-      return r.terms;
-    }),
-  ),
-);
+import { renameGeneralChat, narrowSchema } from './narrow-request';
 
 /**
  * GET /api/v1/messages/matches_narrow — https://zulip.com/api/check-messages-match-narrow

@@ -1,5 +1,7 @@
+import * as z from 'zod/mini';
+import { accepts, zulipIssue } from '../../core/params';
 import { NEWEST } from '../../narrow';
-import type { NarrowTerm, Operand } from '../../narrow/terms';
+import { parseNarrow, type NarrowTerm, type Operand } from '../../narrow/terms';
 
 /*
  * What GET /messages and POST /messages/flags/narrow share: the anchor and the narrow as the
@@ -41,3 +43,18 @@ export function renameGeneralChat(terms: readonly NarrowTerm[]): NarrowTerm[] {
   if (i >= 0 && out[i]!.operand === 'general chat') out[i] = { ...out[i]!, operand: '' };
   return out;
 }
+
+/** A required `narrow` parameter: Zulip's term syntax, parsed (its errors as Zulip words them). */
+export const narrowSchema = accepts<readonly NarrowInput[]>()(
+  z.pipe(
+    z.unknown(),
+    z.transform((value, ctx) => {
+      const r = parseNarrow(value);
+      if (!r.ok) {
+        zulipIssue(ctx, r.msg);
+        return z.NEVER;
+      }
+      return r.terms;
+    }),
+  ),
+);

@@ -2,32 +2,18 @@ import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
 import { to, type ZulipEvent } from '../../core/events';
 import { defineOperation } from '../../core/operation';
-import { accepts, param, rawParam, zulipIssue } from '../../core/params';
+import { param, rawParam } from '../../core/params';
 import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor } from '../../narrow';
-import { parseNarrow } from '../../narrow/terms';
 import { checkFlagUpdate } from './flag-names';
 import { updateWindow } from './flags-window';
 import { messageDetails } from './message-details';
-import { renameGeneralChat, resolveAnchor, type NarrowInput } from './narrow-request';
+import { renameGeneralChat, resolveAnchor, narrowSchema } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
 
-const narrowSchema = accepts<readonly NarrowInput[]>()(
-  z.pipe(
-    z.unknown(),
-    z.transform((value, ctx) => {
-      const r = parseNarrow(value);
-      if (!r.ok) {
-        zulipIssue(ctx, r.msg);
-        return z.NEVER;
-      }
-      return r.terms;
-    }),
-  ),
-);
 // The library API may pass the anchor as a number; the wire always sends text.
 const anchorSchema = z.union([z.string(), z.int()]);
 

@@ -252,10 +252,13 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       return;
     case 'update_message': {
       // The edited message's flags as the event gives them (mentions re-computed), for a message
-      // the client holds flags for; subscribers without a row get `["read"]` and keep none.
+      // the client holds flags for; subscribers without a row get `["read"]` and keep none. The view
+      // leaves out `historical` (see `ClientView.flags`), so the event's copy of it is dropped too.
       const id = num(event['message_id']);
       if (view.flags[id] !== undefined)
-        view.flags[id] = (event['flags'] as string[]).filter((f) => f !== 'wildcard_mentioned').sort();
+        view.flags[id] = (event['flags'] as string[])
+          .filter((f) => f !== 'wildcard_mentioned' && f !== 'historical')
+          .sort();
       // Moved into a channel whose history is protected: its subscribers now hold `read` rows.
       const dest = 'new_stream_id' in event ? view.channels[num(event['new_stream_id'])] : undefined;
       if (dest !== undefined && dest['history_public_to_subscribers'] === false)

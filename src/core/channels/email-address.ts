@@ -22,7 +22,7 @@ export function channelEmailToken(
 
 /** Django's `slugify`: ASCII after NFKD, lower case, word characters, single hyphens, no edge `-_`. */
 function slugify(text: string): string {
-  const ascii = text.normalize('NFKD').replace(/[^\x00-\x7f]/g, '');
+  const ascii = text.normalize('NFKD').replace(/[^\p{ASCII}]/gu, '');
   return ascii
     .toLowerCase()
     .replace(/[^\w\s-]/g, '')

@@ -44,6 +44,20 @@ describe('getStreamEmailAddress', () => {
     expect(email(b)).toBe(email(a));
   });
 
+  it('takes sender_id from the query string, as clients send it', () => {
+    const r = wire(state, 'hamlet', 'GET', '/streams/1/email_address', {
+      sender_id: String(cast.defaultBot),
+    });
+    const lib = getStreamEmailAddress(state, as('hamlet'), { stream_id: 1, sender_id: cast.defaultBot });
+    expect(expectRead(OP, r, state)['email']).toBe(email(lib));
+    expectRefused(
+      OP,
+      wire(state, 'hamlet', 'GET', '/streams/1/email_address', { sender_id: String(cast.cordelia) }),
+      state,
+      'No such bot',
+    );
+  });
+
   it("accepts one's own bot, and any bot for an administrator (access_bot_by_id)", () => {
     expectRead(
       OP,

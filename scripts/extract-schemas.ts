@@ -85,6 +85,7 @@ export const READ_OPERATION_IDS = [
   'get-is-user-group-member',
   'get-custom-profile-fields',
   'render-message',
+  'get-stream-email-address',
 ] as const;
 
 /** Zulip's pseudo-operation documenting the errors common to many endpoints; extracted too. */

@@ -32,6 +32,7 @@ import {
   UsageError,
   type CliIO,
 } from './common';
+import { withDevLogin } from '../server/dev-login';
 
 /** Zulip's development server port: the default when neither --port nor PORT is given. */
 const DEFAULT_PORT = 9991;
@@ -56,6 +57,8 @@ Options:
   --max-body BYTES   Largest request body (default 1048576)
   --rate-limit N/S   Requests per user in S seconds (default 200/60, Zulip's; "off" for none)
   --verbose          Log every request and the events of every change
+  --dev-login        Zulip's development login: GET /dev_list_users and POST /dev_fetch_api_key
+                     hand anyone any user's API key without a password (never on by default)
   -h, --help         Show this help
 
 Exit codes: 0 stopped cleanly, 1 error, 2 refused (bad arguments, store already holds a realm).`;
@@ -71,6 +74,7 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   'rate-limit': { type: 'string' },
   verbose: { type: 'boolean' },
+  'dev-login': { type: 'boolean' },
 } as const;
 
 export interface Serving {
@@ -179,12 +183,18 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     const limit = { ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }), rateLimit };
     // The direct node:http path (no Fetch conversions); --verbose logs through the Fetch handler.
     let serving: ServedBy = { realm: live, ...limit };
-    if (args.verbose) {
-      serving = { handler: logRequests(createFetchHandler({ realm: live, logger, ...limit }), io) };
-      realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
+    if (args.verbose || args['dev-login']) {
+      let handler = createFetchHandler({ realm: live, logger, ...limit });
+      if (args['dev-login']) handler = withDevLogin(handler, () => realm.state);
+      serving = { handler: args.verbose ? logRequests(handler, io) : handler };
     }
+    if (args.verbose)
+      realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
     server = await listen(serving, port, host, logger);
     text = banner(realm, user, server, where, origin);
+    if (args['dev-login'])
+      text +=
+        '\nDevelopment login is ON (--dev-login): anyone who can reach this port can get any API key.\n';
   } catch (error) {
     live.close();
     await realm.close();

@@ -44,6 +44,7 @@ import { deleteMessage } from './messages/deleteMessage';
 import { updateMessage } from './messages/updateMessage';
 import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 import { getMessageHistory } from './messages/getMessageHistory';
+import { getStreamEmailAddress } from './channels/getStreamEmailAddress';
 
 export {
   updateSettings,
@@ -90,6 +91,7 @@ export {
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  getStreamEmailAddress,
 };
 
 /**
@@ -149,6 +151,7 @@ export const OPERATIONS = [
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  getStreamEmailAddress,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

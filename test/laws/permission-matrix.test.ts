@@ -415,6 +415,13 @@ const ROWS: readonly Row[] = [
     allowed: ALL_ACTIVE,
     why: 'messages_in_narrow_backend: any authenticated user, over their own rows',
   },
+  {
+    title: "a channel's email address",
+    op: ops.getStreamEmailAddress,
+    params: { stream_id: 1 },
+    allowed: ALL_ACTIVE,
+    why: 'get_stream_email_address: access_stream_by_id (#Verona, the guest is subscribed)',
+  },
 ];
 
 /** The same request over the wire, JSON-encoding Zulip's Json parameters. */

@@ -140,6 +140,83 @@ const TERMINAL_KEYS: Readonly<Record<string, Kind>> = {
   server_presence_ping_interval_seconds: 'int',
 };
 
+/** What flutter's `User.fromJson` requires (lib/api/model/model.g.dart; `is_active` has a fallback). */
+const FLUTTER_USER: Readonly<Record<string, Kind>> = {
+  user_id: 'int',
+  email: 'string',
+  full_name: 'string',
+  date_joined: 'string',
+  is_bot: 'bool',
+  role: 'int',
+  timezone: 'string',
+  avatar_version: 'int',
+};
+const FLUTTER_CHANNEL: Readonly<Record<string, Kind>> = {
+  stream_id: 'int',
+  name: 'string',
+  description: 'string',
+  rendered_description: 'string',
+  date_created: 'int',
+  invite_only: 'bool',
+  is_web_public: 'bool',
+  history_public_to_subscribers: 'bool',
+};
+
+/**
+ * The nested objects flutter decodes with required fields (model.g.dart, initial_snapshot.g.dart):
+ * for each list (or map of objects) in the register answer, the keys of each element.
+ */
+const FLUTTER_NESTED: Readonly<Record<string, Readonly<Record<string, Kind>>>> = {
+  realm_users: FLUTTER_USER,
+  realm_non_active_users: FLUTTER_USER,
+  cross_realm_bots: FLUTTER_USER,
+  streams: FLUTTER_CHANNEL,
+  subscriptions: { ...FLUTTER_CHANNEL, pin_to_top: 'bool', is_muted: 'bool', color: 'string' },
+  realm_user_groups: {
+    id: 'int',
+    members: 'list',
+    direct_subgroup_ids: 'list',
+    name: 'string',
+    description: 'string',
+    is_system_group: 'bool',
+  },
+  custom_profile_fields: {
+    id: 'int',
+    type: 'int',
+    order: 'int',
+    name: 'string',
+    hint: 'string',
+    field_data: 'string',
+  },
+  realm_emoji: { id: 'string', name: 'string', source_url: 'string', deactivated: 'bool' },
+  recent_private_conversations: { max_message_id: 'int', user_ids: 'list' },
+  user_topics: { stream_id: 'int', topic_name: 'string', last_updated: 'int', visibility_policy: 'int' },
+  channel_folders: {
+    id: 'int',
+    name: 'string',
+    description: 'string',
+    rendered_description: 'string',
+    is_archived: 'bool',
+  },
+  saved_snippets: { id: 'int', title: 'string', content: 'string', date_created: 'int' },
+  realm_default_external_accounts: { name: 'string', text: 'string', hint: 'string', url_pattern: 'string' },
+};
+
+function expectNested(body: Body, nested: typeof FLUTTER_NESTED): void {
+  for (const [key, keys] of Object.entries(nested)) {
+    const value = body[key];
+    const items = Array.isArray(value) ? value : Object.values(value as Body);
+    for (const item of items) expectKeys(item as Body, keys);
+  }
+  const unread = body['unread_msgs'] as Body;
+  for (const s of unread['streams'] as Body[])
+    expectKeys(s, { topic: 'string', stream_id: 'int', unread_message_ids: 'list' });
+  for (const s of unread['pms'] as Body[])
+    expectKeys(s, { other_user_id: 'int', unread_message_ids: 'list' });
+  for (const s of unread['huddles'] as Body[])
+    expectKeys(s, { user_ids_string: 'string', unread_message_ids: 'list' });
+}
+
 function post(realm: RealmState, userId: number, fields: Record<string, unknown>): Body {
   const u = realm.users.get(userId)!;
   // Clients send strings as they are and everything else JSON-encoded.
@@ -235,15 +312,11 @@ describe('POST /register as the real clients send it', () => {
       mentions: 'list',
       old_unreads_missing: 'bool',
     });
-    for (const user of body['realm_users'] as Body[])
-      expectKeys(user, {
-        user_id: 'int',
-        email: 'string',
-        full_name: 'string',
-        date_joined: 'string',
-        is_bot: 'bool',
-        role: 'int',
-      });
+    expectNested(body, FLUTTER_NESTED);
+    expect((body['cross_realm_bots'] as Body[]).map((b) => b['full_name'])).toEqual([
+      'Email Gateway',
+      'Notification Bot',
+    ]);
     expectValidResponse('register-queue', 200, body);
   });
 

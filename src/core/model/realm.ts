@@ -10,6 +10,21 @@ export interface ServerSettings {
   readonly max_stream_description_length: number;
   readonly max_topic_length: number;
   readonly max_message_length: number;
+  /**
+   * Zulip's EMAIL_GATEWAY_PATTERN: where channel email addresses go, `%s` standing for the
+   * address's local part (e.g. `%s@chat.example.com`). "" (Zulip's production default): no gateway,
+   * and GET /streams/{stream_id}/email_address answers an empty address, as Zulip does.
+   */
+  readonly email_gateway_pattern: string;
+  /**
+   * The user ids of Zulip's system bots (Notification Bot, Email Gateway, Welcome Bot: Zulip's
+   * CROSS_REALM_BOT_EMAILS), which live outside the organization. They are listed in register's
+   * `cross_realm_bots`; the defaults sit at the top of the int32 range so that they never meet a
+   * realm user's id.
+   */
+  readonly notification_bot_id: number;
+  readonly email_gateway_bot_id: number;
+  readonly welcome_bot_id: number;
 }
 
 /** The newest feature level whose behaviour the engine follows (the seed goes up to 496). */
@@ -23,6 +38,10 @@ export const SERVER_DEFAULTS: ServerSettings = {
   max_stream_description_length: 1024,
   max_topic_length: 60,
   max_message_length: 10000,
+  email_gateway_pattern: '',
+  notification_bot_id: 2147483645,
+  email_gateway_bot_id: 2147483646,
+  welcome_bot_id: 2147483647,
 };
 
 /** Realm-level group permission settings and the system group a new organization gets. */

@@ -91,6 +91,11 @@ export type Channel = {
   readonly topics_policy: TopicsPolicy;
   readonly creator_id: number | null;
   readonly date_created: number;
+  /**
+   * The secret behind the channel's email addresses (Zulip's ChannelEmailAddress tokens). Absent:
+   * derived from the realm and channel ids (src/core/channels/email-address.ts), stable but not secret.
+   */
+  readonly email_token?: string;
 } & { readonly [K in ChannelGroupSettingName]: GroupSettingValue };
 
 export interface ChannelFolder {

@@ -4,6 +4,7 @@ import { isModerator, isRealmAdmin, isRealmOwner } from '../permissions/roles';
 import { hasRealmPermission } from '../permissions/setting-rules';
 import { canAccessUser, isUserAccessRestricted } from '../permissions/user-access';
 import type { RealmState } from '../state';
+import { crossRealmBots } from '../users/system-bots';
 import { inaccessibleUserRecord } from '../users/inaccessible-user';
 import { apiEmail, avatarUrl, formatUser, mediumAvatarUrl } from '../users/format';
 
@@ -46,7 +47,7 @@ export function realmUserSection(
   return {
     realm_users: active,
     realm_non_active_users: inactive,
-    cross_realm_bots: [],
+    cross_realm_bots: crossRealmBots(state),
     avatar_source: me.avatar_source,
     avatar_url_medium: mediumAvatarUrl(avatarUrl(state, me, false) ?? ''),
     avatar_url: avatarUrl(state, me, false),

@@ -140,7 +140,13 @@ export const canonicalSnapshotSchema = z.strictObject({
   ),
   user_groups: z.array(z.extend(z.required(userGroupSchema), storedSettings(USER_GROUP_SETTING_NAMES))),
   channel_folders: z.array(z.required(channelFolderSchema)),
-  channels: z.array(z.extend(z.required(channelSchema), storedSettings(CHANNEL_GROUP_SETTING_NAMES))),
+  channels: z.array(
+    z.extend(z.required(channelSchema), {
+      ...storedSettings(CHANNEL_GROUP_SETTING_NAMES),
+      // Only channels that were given one carry a token (the others derive theirs).
+      email_token: z.optional(z.string()),
+    }),
+  ),
   subscriptions: z.array(z.required(subscriptionSchema)),
   default_channel_ids: z.array(id),
   messages: z.array(

@@ -63,6 +63,7 @@ export function loadChannels(
       topics_policy: c.topics_policy ?? 'inherit',
       creator_id: c.creator_id ?? null,
       date_created: c.date_created ?? 0,
+      ...(c.email_token === undefined ? {} : { email_token: c.email_token }),
       ...settings,
     } as Channel;
     channels = channels.set(channel.stream_id, channel);

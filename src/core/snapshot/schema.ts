@@ -70,6 +70,10 @@ export const serverSchema = z.strictObject({
   max_stream_description_length: z.optional(z.int().check(z.positive())),
   max_topic_length: z.optional(z.int().check(z.positive())),
   max_message_length: z.optional(z.int().check(z.positive())),
+  email_gateway_pattern: z.optional(z.string()),
+  notification_bot_id: z.optional(id),
+  email_gateway_bot_id: z.optional(id),
+  welcome_bot_id: z.optional(id),
 });
 
 export const realmSchema = z.strictObject({
@@ -164,6 +168,7 @@ export const channelSchema = z.strictObject({
   ),
   creator_id: z.optional(z.nullable(id)),
   date_created: z.optional(ts),
+  email_token: z.optional(z.string().check(z.minLength(1))),
   ...optionalFields(CHANNEL_GROUP_SETTING_NAMES, groupSettingInput),
 });
 

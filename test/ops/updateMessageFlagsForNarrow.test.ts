@@ -1004,14 +1004,16 @@ describe('updateMessageFlagsForNarrow', () => {
         ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'public']] })),
       ).toMatchObject({ processed_count: 3 });
     });
-    it('channels:web-public does not turn history on (Zulip: narrow.py ok_to_include_history)', () => {
-      // Zulip's IncludeHistoryTest.test_ok_to_include_history: only `channels:public` includes
-      // history; with `web-public` only the user's own rows are processed, so no historical rows.
+    it('channels:web-public turns history on for a non-guest (Zulip: narrow.py ok_to_include_history)', () => {
+      // Zulip's `ok_to_include_history` accepts `channels:public` and `channels:web-public` for a
+      // user who can access public channels: Rome's messages count without the user's own rows.
       const r = call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
-      expect(ok(r)).toMatchObject({ processed_count: 0, updated_count: 0 });
-      expect(r.state).toBe(rome3);
+      expect(ok(r)).toMatchObject({ processed_count: 3, updated_count: 3 });
       const own = call(rome3, 'iago', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
       expect(ok(own)).toMatchObject({ processed_count: 3, updated_count: 3 });
+      // A guest cannot access public channels, so no history.
+      const guest = call(rome3, 'polonius', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
+      expect(ok(guest)).toMatchObject({ processed_count: 0 });
     });
     it('rows from a private channel the user left are excluded', () => {
       const s = realmWith(

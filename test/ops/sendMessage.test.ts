@@ -203,19 +203,19 @@ describe('sendMessage: a channel message', () => {
     }
   });
 
-  it('applies the channel topics policy', () => {
+  it('applies the channel topics policy (test_message_edit.py test_topic_required_in_mandatory_topic_realm; MessagesNotAllowedInEmptyTopicError, TopicsNotAllowedError)', () => {
     refused(
       dev,
       send(dev, 'hamlet', { type: 'stream', to: VENICE, topic: '', content: 'x' }),
-      'Sending messages to the general chat topic is not allowed in this channel.',
-      'TOPICS_REQUIRED',
+      'Sending messages to the general chat is not allowed in this channel.',
+      'BAD_REQUEST',
       { empty_topic_display_name: 'general chat' },
     );
     refused(
       dev,
       send(dev, 'hamlet', { type: 'stream', to: GENERAL_ONLY, topic: 'x', content: 'x' }),
       'Only the general chat topic is allowed in this channel.',
-      'TOPICS_NOT_ALLOWED',
+      'BAD_REQUEST',
       { empty_topic_display_name: 'general chat' },
     );
     ok(send(dev, 'hamlet', { type: 'stream', to: GENERAL_ONLY, topic: '', content: 'x' }));

@@ -1012,7 +1012,11 @@ describe('updateMessageFlagsForNarrow', () => {
       const own = call(rome3, 'iago', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
       expect(ok(own)).toMatchObject({ processed_count: 3, updated_count: 3 });
       // A guest cannot access public channels, so no history.
-      const guest = call(rome3, 'polonius', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
+      const guest = call(rome3, 'polonius', {
+        ...base,
+        flag: 'starred',
+        narrow: [['channels', 'web-public']],
+      });
       expect(ok(guest)).toMatchObject({ processed_count: 0 });
     });
     it('rows from a private channel the user left are excluded', () => {

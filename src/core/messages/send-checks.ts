@@ -117,9 +117,14 @@ export function emptyTopicNotAllowed(): ZulipError {
 
 /** Zulip's `TopicsNotAllowedError` (a channel whose `topics_policy` is `empty_topic_only`). */
 export function namedTopicNotAllowed(): ZulipError {
-  return zulipError(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`, 'BAD_REQUEST', 400, {
-    empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
-  });
+  return zulipError(
+    `Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`,
+    'BAD_REQUEST',
+    400,
+    {
+      empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
+    },
+  );
 }
 
 /** `access_stream_for_send_message`. */
@@ -143,7 +148,11 @@ export function checkSendAccess(state: RealmState, sender: User, channel: Channe
   )
     return undefined;
   // A non-guest who may subscribe (or add subscribers) may read a shared history, so may post.
-  if (channel.history_public_to_subscribers && !isGuest(sender) && grantsContentAccess(state, sender, channel))
+  if (
+    channel.history_public_to_subscribers &&
+    !isGuest(sender) &&
+    grantsContentAccess(state, sender, channel)
+  )
     return undefined;
   return notAuthorized;
 }
@@ -169,7 +178,8 @@ function mayUseTopic(state: RealmState, sender: User, channel: Channel, topic: s
   if (hasPermission(state, sender, rule, channel.can_create_topic_group)) return true;
   // Whether the topic has a message: the index's count, not a copy of its ids.
   const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
-  if (key !== undefined && (state.messages.byTopic.get(channel.stream_id)?.get(key)?.count ?? 0) > 0) return true;
+  if (key !== undefined && (state.messages.byTopic.get(channel.stream_id)?.get(key)?.count ?? 0) > 0)
+    return true;
   // `check_for_can_create_topic_group_violation`: a bot may start a topic where its owner may.
   const owner =
     sender.is_bot && sender.bot_owner_id !== null ? state.users.get(sender.bot_owner_id) : undefined;

@@ -106,7 +106,8 @@ export const sendMessage = defineOperation({
     const target = checkAddressee(state, user, addressee);
     if ('code' in target) return failure(state, target);
     // After the addressee, before mentions, as in `check_message`.
-    const widget = params.widget_content === undefined ? undefined : checkWidgetContent(params.widget_content);
+    const widget =
+      params.widget_content === undefined ? undefined : checkWidgetContent(params.widget_content);
     if (widget) return failure(state, widget);
     return deliverMessage(state, user, target, content, {
       now: ctx.now,

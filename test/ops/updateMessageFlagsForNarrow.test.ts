@@ -1227,3 +1227,44 @@ describe('updateMessageFlagsForNarrow', () => {
     );
   });
 });
+
+describe('updateMessageFlagsForNarrow: the with operator (update_narrow_terms_containing_with_operator)', () => {
+  const s = realmWith(verona10());
+  it("marks the message's conversation, wherever the other terms point", () => {
+    const r = call(s, 'hamlet', {
+      ...base,
+      narrow: [
+        { operator: 'channel', operand: 'Denmark' },
+        { operator: 'with', operand: 1003 },
+      ],
+    });
+    expect(ok(r)).toMatchObject({
+      processed_count: 5,
+      updated_count: 5,
+      first_processed_id: 1001,
+      last_processed_id: 1009,
+    });
+  });
+  it('refuses a second with term and an unusable one', () => {
+    refused(
+      s,
+      call(s, 'hamlet', {
+        ...base,
+        narrow: [
+          ['with', '1000'],
+          ['with', '1001'],
+        ],
+      }),
+      "Invalid narrow operator combination: Duplicate 'with' operators.",
+      'BAD_NARROW',
+      { desc: "Duplicate 'with' operators." },
+    );
+    refused(
+      s,
+      call(s, 'hamlet', { ...base, narrow: [['with', '99999']] }),
+      "Invalid narrow operator: Invalid 'with' operator",
+      'BAD_NARROW',
+      { desc: "Invalid 'with' operator" },
+    );
+  });
+});

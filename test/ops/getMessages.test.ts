@@ -503,3 +503,42 @@ describe('getMessages: the with operator', () => {
     expect(ok(r).messages.map((m) => m.id)).toEqual(EVEN);
   });
 });
+
+describe('getMessages: channels:web-public turns history on (ok_to_include_history)', () => {
+  it('a non-guest sees web-public messages without rows, read and historical; a guest does not', () => {
+    const snap = devSnapshot();
+    snap['messages'] = [
+      {
+        id: 500,
+        sender_id: hamlet,
+        stream_id: 4,
+        topic: 'walls',
+        content: 'in Rome',
+        timestamp: 1_700_000_000,
+        flags: { [hamlet]: ['read'] },
+      },
+      {
+        id: 501,
+        sender_id: hamlet,
+        stream_id: VERONA,
+        topic: 'x',
+        content: 'in Verona',
+        timestamp: 1_700_000_001,
+        flags: { [hamlet]: ['read'] },
+      },
+    ];
+    snap['user_topics'] = [];
+    snap['subscriptions'] = snap['subscriptions'].filter(
+      (x) =>
+        !(
+          (x as { user_id: number }).user_id === cast.polonius && (x as { stream_id: number }).stream_id === 4
+        ),
+    );
+    const s = createRealm(snap, { random: seededRandom(1) });
+    const narrow = [{ operator: 'channels', operand: 'web-public' }];
+    const win = { anchor: 'newest', num_before: 10, num_after: 0, narrow };
+    const got = ok(fetch(s, 'othello', win)).messages;
+    expect(got.map((m) => [m.id, m.flags])).toEqual([[500, ['read', 'historical']]]);
+    expect(ids(fetch(s, 'polonius', win))).toEqual([]);
+  });
+});

@@ -36,9 +36,9 @@ const narrowSchema = accepts<readonly NarrowInput[] | null>()(
  *
  * Zulip's `get_messages_backend` in its order: `message_ids` excludes the range parameters
  * (INCOMPATIBLE combination), the anchor (`Missing 'anchor' argument.`, `Invalid anchor`; ids,
- * `newest`, `oldest`, `first_unread`, the legacy `use_first_unread_anchor`), at most 5000 messages,
+ * `newest`, `oldest`, `first_unread`, the legacy `use_first_unread_anchor`), `with:<message id>`
+ * resolved to the message's conversation (`clean_narrow_for_message_fetch`), at most 5000 messages,
  * the anchor excluded only at an end of the range, then the narrow (the engine's every operator,
- * `with:<message id>` resolved to the message's conversation first,
  * history from channels the user may read as Zulip's `include_history`). Each message comes in
  * Zulip's shape with this user's flags (`read`+`historical` for a message without a row).
  *

@@ -5,11 +5,13 @@ import type { NarrowTerm } from './terms';
 
 /**
  * §3.2, Zulip's "include history" (`ok_to_include_history` in `zerver/lib/narrow.py`): a
- * non-negated accessible channel term (the last one wins) or `channels:public` for a user who can
- * access public channels (not `channels:web-public`, which Zulip leaves to the user's own rows),
- * and no `is:` other than resolved. Decided over all terms up front, before any term is applied,
+ * non-negated accessible channel term (the last one wins) or `channels:public` /
+ * `channels:web-public` for a user who can access public channels (not a guest), and no `is:` other
+ * than resolved. Decided over all terms up front, before any term is applied,
  * because later terms can switch it back off.
  */
+const HISTORY_CHANNELS = new Set(['public', 'web-public']);
+
 export function includeHistory(ctx: NarrowContext, terms: readonly NarrowTerm[]): boolean {
   let include = false;
   for (const t of terms) {
@@ -17,7 +19,7 @@ export function includeHistory(ctx: NarrowContext, terms: readonly NarrowTerm[])
     if (CHANNEL_OPS.has(t.operator)) {
       const channel = findChannel(ctx.state, t.operand);
       include = channel !== undefined && ctx.canReadHistory(channel);
-    } else if (CHANNELS_OPS.has(t.operator) && t.operand === 'public' && !ctx.guest) {
+    } else if (CHANNELS_OPS.has(t.operator) && HISTORY_CHANNELS.has(String(t.operand)) && !ctx.guest) {
       include = true;
     }
   }

@@ -87,7 +87,11 @@ function refNarrow(
             (isSubscribed(state, c.stream_id, me) ||
               (!guest && (!c.invite_only || readableByGroup(c.stream_id))))));
     }
-    if ((t.operator === 'channels' || t.operator === 'streams') && t.operand === 'public' && !guest)
+    if (
+      (t.operator === 'channels' || t.operator === 'streams') &&
+      (t.operand === 'public' || t.operand === 'web-public') &&
+      !guest
+    )
       history = true;
   }
   if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved')) history = false;

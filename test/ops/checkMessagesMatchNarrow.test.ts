@@ -119,3 +119,19 @@ describe('checkMessagesMatchNarrow', () => {
     );
   });
 });
+
+describe('checkMessagesMatchNarrow: the with operator', () => {
+  const s = realm();
+  it("matches the messages of the given message's conversation", () => {
+    const r = check(s, 'hamlet', { msg_ids: [100, 101, 102], narrow: [{ operator: 'with', operand: 102 }] });
+    expect(Object.keys(ok(r))).toEqual(['102']);
+    expectRefused(
+      OP,
+      check(s, 'hamlet', { msg_ids: [100], narrow: [{ operator: 'with', operand: 'x' }] }),
+      s,
+      "Invalid narrow operator: Invalid 'with' operator",
+      'BAD_NARROW',
+      { desc: "Invalid 'with' operator" },
+    );
+  });
+});

@@ -558,8 +558,8 @@ describe('editScheduledMessage', () => {
 
     it("applies the target channel's topics policy", () => {
       const required = [
-        'Sending messages to the general chat topic is not allowed in this channel.',
-        'TOPICS_REQUIRED',
+        'Sending messages to the general chat is not allowed in this channel.',
+        'BAD_REQUEST',
         { empty_topic_display_name: 'general chat' },
       ] as const;
       for (const topic of ['', '(no topic)', 'general chat']) {
@@ -574,7 +574,7 @@ describe('editScheduledMessage', () => {
         edit(state, 'hamlet', { scheduled_message_id: TO_VERONA, to: CH.generalOnly, topic: 'x' }),
         state,
         'Only the general chat topic is allowed in this channel.',
-        'TOPICS_NOT_ALLOWED',
+        'BAD_REQUEST',
         { empty_topic_display_name: 'general chat' },
       );
       ok(
@@ -589,8 +589,8 @@ describe('editScheduledMessage', () => {
       refused(
         edit(s, 'hamlet', { scheduled_message_id: TO_VERONA, content: 'x', topic: '' }),
         s,
-        'Sending messages to the general chat topic is not allowed in this channel.',
-        'TOPICS_REQUIRED',
+        'Sending messages to the general chat is not allowed in this channel.',
+        'BAD_REQUEST',
         { empty_topic_display_name: 'general chat' },
       );
     });

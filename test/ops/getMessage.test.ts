@@ -107,3 +107,40 @@ describe('getMessage', () => {
     expect(wire(sent.state, 'cordelia', 'GET', '/messages/abc').status).toBe(404);
   });
 });
+
+describe('getMessage: web-public channels and guests (has_message_access)', () => {
+  const ROME = 4;
+  const { polonius } = cast;
+  /** Rome is web-public; Polonius (a guest) is subscribed in the fixture: take him out. */
+  function romeRealm(subscribed: boolean): RealmState {
+    const snap = devSnapshot();
+    snap['messages'] = [
+      {
+        id: 300,
+        sender_id: hamlet,
+        stream_id: ROME,
+        topic: 'walls',
+        content: 'old',
+        timestamp: 1_700_000_000,
+        flags: { [hamlet]: ['read'] },
+      },
+    ];
+    snap['user_topics'] = [];
+    if (!subscribed)
+      snap['subscriptions'] = snap['subscriptions'].filter(
+        (x) =>
+          !(
+            (x as { user_id: number }).user_id === polonius && (x as { stream_id: number }).stream_id === ROME
+          ),
+      );
+    return createRealm(snap, { random: seededRandom(1) });
+  }
+
+  it('a guest who is not subscribed cannot read a web-public message (no web-public exception)', () => {
+    const s = romeRealm(false);
+    expectRefused(OP, get(s, 'polonius', { message_id: 300 }), s, 'Invalid message(s)');
+    // A member reads it as history; a subscribed guest reads the shared history too.
+    expect(ok(get(s, 'othello', { message_id: 300 })).message['flags']).toEqual(['read', 'historical']);
+    expect(ok(get(romeRealm(true), 'polonius', { message_id: 300 })).message['id']).toBe(300);
+  });
+});

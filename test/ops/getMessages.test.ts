@@ -417,3 +417,128 @@ describe('getMessages after sendMessage', () => {
     ).toEqual([]);
   });
 });
+
+/**
+ * Zulip's `with` operator (zerver/lib/narrow.py `update_narrow_terms_containing_with_operator`,
+ * test_message_fetch.py `test_with_operator`-style cases): it follows the message's conversation.
+ */
+describe('getMessages: the with operator', () => {
+  const s = small();
+  const win = { anchor: 'newest', num_before: 50, num_after: 0 };
+  const EVEN = [1000, 1002, 1004, 1006, 1008];
+
+  it("replaces the conversation terms with the message's channel and topic, keeping the others", () => {
+    expect(ids(fetch(s, 'hamlet', { ...win, narrow: [{ operator: 'with', operand: 1002 }] }))).toEqual(EVEN);
+    // Channel and topic terms naming another conversation are replaced; `is:` terms stay.
+    const mixed = [
+      { operator: 'channel', operand: 'Denmark' },
+      { operator: 'topic', operand: 'elsewhere' },
+      { operator: 'with', operand: '1004' },
+      { operator: 'is', operand: 'unread' },
+    ];
+    expect(ids(fetch(s, 'hamlet', { ...win, narrow: mixed }))).toEqual([1004, 1006, 1008]);
+    // The empty topic: `with` a general-chat message narrows to the empty topic.
+    expect(ids(fetch(s, 'hamlet', { ...win, narrow: [['with', '1001']] }))).toEqual([
+      1001, 1003, 1005, 1007, 1009,
+    ]);
+  });
+
+  it("a direct message: its participants, a one-to-one message by its Recipient's user", () => {
+    // Cordelia sent 2000 to Hamlet: the Recipient is Hamlet, so `dm:[hamlet]` for Cordelia.
+    expect(ids(fetch(s, 'cordelia', { ...win, narrow: [{ operator: 'with', operand: 2000 }] }))).toEqual([
+      2000,
+    ]);
+    // For Hamlet (the receiver) `dm:[hamlet]` is his own conversation, as in Zulip.
+    expect(ids(fetch(s, 'hamlet', { ...win, narrow: [{ operator: 'with', operand: 2000 }] }))).toEqual([]);
+  });
+
+  it('an inaccessible or missing message: the given conversation terms, else Invalid with operator', () => {
+    const fallback = [
+      { operator: 'channel', operand: 'Verona' },
+      { operator: 'topic', operand: 'even' },
+      { operator: 'with', operand: 2001 },
+    ];
+    expect(ids(fetch(s, 'hamlet', { ...win, narrow: fallback }))).toEqual(EVEN);
+    const dm = [
+      { operator: 'dm', operand: [cordelia] },
+      { operator: 'with', operand: 999_999 },
+    ];
+    expect(ids(fetch(s, 'hamlet', { ...win, narrow: dm }))).toEqual([2000]);
+    const invalid = [
+      "Invalid narrow operator: Invalid 'with' operator",
+      'BAD_NARROW',
+      { desc: "Invalid 'with' operator" },
+    ] as const;
+    refused(s, fetch(s, 'hamlet', { ...win, narrow: [{ operator: 'with', operand: 2001 }] }), ...invalid);
+    // A channel term alone does not define a conversation.
+    const channelOnly = [
+      { operator: 'channel', operand: 'Verona' },
+      { operator: 'with', operand: 2001 },
+    ];
+    refused(s, fetch(s, 'hamlet', { ...win, narrow: channelOnly }), ...invalid);
+    refused(s, fetch(s, 'hamlet', { ...win, narrow: [{ operator: 'with', operand: 'abc' }] }), ...invalid);
+  });
+
+  it('refuses a second with term, before anything else about the narrow', () => {
+    const two = [
+      { operator: 'with', operand: 1000 },
+      { operator: 'with', operand: 1002 },
+    ];
+    refused(
+      s,
+      fetch(s, 'hamlet', { ...win, narrow: two }),
+      "Invalid narrow operator combination: Duplicate 'with' operators.",
+      'BAD_NARROW',
+      { desc: "Duplicate 'with' operators." },
+    );
+  });
+
+  it('over the wire', () => {
+    const r = wire(s, 'hamlet', 'GET', '/messages', {
+      anchor: 'newest',
+      num_before: '50',
+      num_after: '0',
+      narrow: JSON.stringify([{ operator: 'with', operand: 1006 }]),
+    });
+    expect(ok(r).messages.map((m) => m.id)).toEqual(EVEN);
+  });
+});
+
+describe('getMessages: channels:web-public turns history on (ok_to_include_history)', () => {
+  it('a non-guest sees web-public messages without rows, read and historical; a guest does not', () => {
+    const snap = devSnapshot();
+    snap['messages'] = [
+      {
+        id: 500,
+        sender_id: hamlet,
+        stream_id: 4,
+        topic: 'walls',
+        content: 'in Rome',
+        timestamp: 1_700_000_000,
+        flags: { [hamlet]: ['read'] },
+      },
+      {
+        id: 501,
+        sender_id: hamlet,
+        stream_id: VERONA,
+        topic: 'x',
+        content: 'in Verona',
+        timestamp: 1_700_000_001,
+        flags: { [hamlet]: ['read'] },
+      },
+    ];
+    snap['user_topics'] = [];
+    snap['subscriptions'] = snap['subscriptions'].filter(
+      (x) =>
+        !(
+          (x as { user_id: number }).user_id === cast.polonius && (x as { stream_id: number }).stream_id === 4
+        ),
+    );
+    const s = createRealm(snap, { random: seededRandom(1) });
+    const narrow = [{ operator: 'channels', operand: 'web-public' }];
+    const win = { anchor: 'newest', num_before: 10, num_after: 0, narrow };
+    const got = ok(fetch(s, 'othello', win)).messages;
+    expect(got.map((m) => [m.id, m.flags])).toEqual([[500, ['read', 'historical']]]);
+    expect(ids(fetch(s, 'polonius', win))).toEqual([]);
+  });
+});

@@ -203,19 +203,19 @@ describe('sendMessage: a channel message', () => {
     }
   });
 
-  it('applies the channel topics policy', () => {
+  it('applies the channel topics policy (test_message_edit.py test_topic_required_in_mandatory_topic_realm; MessagesNotAllowedInEmptyTopicError, TopicsNotAllowedError)', () => {
     refused(
       dev,
       send(dev, 'hamlet', { type: 'stream', to: VENICE, topic: '', content: 'x' }),
-      'Sending messages to the general chat topic is not allowed in this channel.',
-      'TOPICS_REQUIRED',
+      'Sending messages to the general chat is not allowed in this channel.',
+      'BAD_REQUEST',
       { empty_topic_display_name: 'general chat' },
     );
     refused(
       dev,
       send(dev, 'hamlet', { type: 'stream', to: GENERAL_ONLY, topic: 'x', content: 'x' }),
       'Only the general chat topic is allowed in this channel.',
-      'TOPICS_NOT_ALLOWED',
+      'BAD_REQUEST',
       { empty_topic_display_name: 'general chat' },
     );
     ok(send(dev, 'hamlet', { type: 'stream', to: GENERAL_ONLY, topic: '', content: 'x' }));
@@ -620,5 +620,137 @@ describe('a guest who gains access to users through a direct message', () => {
       realm: { ...settings, can_access_all_users_group: 'role:everyone' },
     });
     expect(dm(open, 1, [2]).events.filter((e) => e.event.type === 'realm_user')).toEqual([]);
+  });
+});
+
+describe('sendMessage: Zulip cases of issue 25 (check_message, access_stream_for_send_message)', () => {
+  const dev = devRealm();
+  const SECRETS = 7;
+  const channelOf = (s: ReturnType<typeof devSnapshot>, id: number) =>
+    (s['channels'] as Array<Record<string, unknown>>).find((x) => x['stream_id'] === id)!;
+
+  it('an unknown type is "Invalid type" (test_message_send.py test_invalid_type)', () => {
+    refused(
+      dev,
+      send(dev, 'hamlet', { type: 'invalid type', content: 'Test message', to: 'othello@zulip.com' }),
+      'Invalid type',
+    );
+    const r = wire(dev, 'hamlet', 'POST', '/messages', { type: 'invalid type', content: 'x', to: 'Verona' });
+    expect(r.body).toMatchObject({ result: 'error', msg: 'Invalid type', code: 'BAD_REQUEST' });
+  });
+
+  it('a channel name is checked before it is looked up (validate_stream_name_with_pm_notification → check_stream_name)', () => {
+    refused(dev, send(dev, 'hamlet', toVerona({ to: '   ' })), "Channel name can't be empty.");
+    refused(
+      dev,
+      send(dev, 'hamlet', toVerona({ to: 'x'.repeat(61) })),
+      'Channel name too long (limit: 60 characters).',
+    );
+    refused(
+      dev,
+      send(dev, 'hamlet', toVerona({ to: 'bad\u0001name' })),
+      'Invalid character in channel name, at position 4.',
+    );
+    // Surrounding whitespace is stripped, then the name is found.
+    ok(send(dev, 'hamlet', toVerona({ to: '  Verona ' })));
+  });
+
+  it('widget_content is validated (check_message, check_widget_content in zerver/lib/validator.py)', () => {
+    const w = (widget_content: string) => send(dev, 'hamlet', toVerona({ widget_content }));
+    refused(dev, w('{not json'), 'Widgets: API programmer sent invalid JSON content');
+    refused(dev, w('[]'), 'Widgets: widget_content is not a dict');
+    refused(dev, w('{"extra_data": {}}'), 'Widgets: widget_type is not in widget_content');
+    refused(dev, w('{"widget_type": "zform"}'), 'Widgets: extra_data is not in widget_content');
+    refused(dev, w('{"widget_type": "zform", "extra_data": 3}'), 'Widgets: extra_data is not a dict');
+    refused(dev, w('{"widget_type": "zform", "extra_data": {}}'), 'Widgets: zform is missing type field');
+    refused(
+      dev,
+      w('{"widget_type": "zform", "extra_data": {"type": "wheel"}}'),
+      'Widgets: unknown zform type: wheel',
+    );
+    refused(dev, w('{"widget_type": "poll", "extra_data": {}}'), 'Widgets: unknown widget type: poll');
+    const choices = (extra: Record<string, unknown>) =>
+      w(JSON.stringify({ widget_type: 'zform', extra_data: { type: 'choices', ...extra } }));
+    refused(dev, choices({}), 'Widgets: heading key is missing from extra_data');
+    refused(dev, choices({ heading: 1, choices: [] }), 'Widgets: extra_data["heading"] is not a string');
+    refused(dev, choices({ heading: 'h' }), 'Widgets: choices key is missing from extra_data');
+    refused(dev, choices({ heading: 'h', choices: {} }), 'Widgets: extra_data["choices"] is not a list');
+    refused(dev, choices({ heading: 'h', choices: [1] }), 'Widgets: extra_data["choices"][0] is not a dict');
+    refused(
+      dev,
+      choices({ heading: 'h', choices: [{ short_name: 'a', long_name: 'b' }] }),
+      'Widgets: reply key is missing from extra_data["choices"][0]',
+    );
+    refused(
+      dev,
+      choices({ heading: 'h', choices: [{ short_name: 'a', long_name: 2, reply: 'c' }] }),
+      'Widgets: extra_data["choices"][0]["long_name"] is not a string',
+    );
+    ok(choices({ heading: 'h', choices: [{ short_name: 'a', long_name: 'b', reply: 'c' }] }));
+    // Checked after the addressee, as in check_message.
+    refused(
+      dev,
+      send(dev, 'hamlet', toVerona({ to: 'Atlantis', widget_content: '{' })),
+      "Channel 'Atlantis' does not exist",
+      'STREAM_DOES_NOT_EXIST',
+      { stream: 'Atlantis' },
+    );
+  });
+
+  it('a non-guest in can_subscribe_group or can_add_subscribers_group may post to a private channel with shared history', () => {
+    // Cordelia is not subscribed to "core team" (private, shared history).
+    refused(
+      dev,
+      send(dev, 'cordelia', toVerona({ to: CORE_TEAM })),
+      "Not authorized to send to channel 'core team'",
+    );
+    for (const setting of ['can_subscribe_group', 'can_add_subscribers_group']) {
+      const s = realmWith((snap) => {
+        channelOf(snap, CORE_TEAM)[setting] = {
+          direct_members: [cordelia, cast.polonius],
+          direct_subgroups: [],
+        };
+        channelOf(snap, SECRETS)[setting] = { direct_members: [othello], direct_subgroups: [] };
+      });
+      ok(send(s, 'cordelia', toVerona({ to: CORE_TEAM })));
+      // Not a guest (the groups cannot grant guests content access).
+      refused(
+        s,
+        send(s, 'polonius', toVerona({ to: CORE_TEAM })),
+        "Not authorized to send to channel 'core team'",
+      );
+      // Not where the history is protected.
+      refused(
+        s,
+        send(s, 'othello', toVerona({ to: SECRETS })),
+        "Not authorized to send to channel 'secrets'",
+      );
+    }
+  });
+
+  it("can_create_topic_group retries with a bot's owner (check_for_can_create_topic_group_violation)", () => {
+    const s = realmWith((snap) => {
+      channelOf(snap, VERONA)['can_create_topic_group'] = { direct_members: [hamlet], direct_subgroups: [] };
+    });
+    // The default bot belongs to Hamlet; the embedded bot to Othello.
+    ok(send(s, 'defaultBot', toVerona({ topic: 'a brand new topic' })));
+    refused(
+      s,
+      send(s, 'embeddedBot', toVerona({ topic: 'another new topic' })),
+      'You do not have permission to create new topics in this channel.',
+    );
+  });
+
+  it('system groups cannot be mentioned: their can_mention_group is role:nobody (default_for_system_groups)', () => {
+    refused(
+      dev,
+      send(dev, 'iago', toVerona({ content: 'ping @*role:moderators*' })),
+      "You are not allowed to mention user group 'role:moderators'.",
+    );
+    expect(dev.groups.get(dev.systemGroups['role:members'])!.can_mention_group).toBe(
+      dev.systemGroups['role:nobody'],
+    );
+    // A silent mention is not a mention.
+    ok(send(dev, 'iago', toVerona({ content: 'ping @_*role:moderators*' })));
   });
 });

@@ -1004,14 +1004,20 @@ describe('updateMessageFlagsForNarrow', () => {
         ok(call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'public']] })),
       ).toMatchObject({ processed_count: 3 });
     });
-    it('channels:web-public does not turn history on (Zulip: narrow.py ok_to_include_history)', () => {
-      // Zulip's IncludeHistoryTest.test_ok_to_include_history: only `channels:public` includes
-      // history; with `web-public` only the user's own rows are processed, so no historical rows.
+    it('channels:web-public turns history on for a non-guest (Zulip: narrow.py ok_to_include_history)', () => {
+      // Zulip's `ok_to_include_history` accepts `channels:public` and `channels:web-public` for a
+      // user who can access public channels: Rome's messages count without the user's own rows.
       const r = call(rome3, 'hamlet', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
-      expect(ok(r)).toMatchObject({ processed_count: 0, updated_count: 0 });
-      expect(r.state).toBe(rome3);
+      expect(ok(r)).toMatchObject({ processed_count: 3, updated_count: 3 });
       const own = call(rome3, 'iago', { ...base, flag: 'starred', narrow: [['channels', 'web-public']] });
       expect(ok(own)).toMatchObject({ processed_count: 3, updated_count: 3 });
+      // A guest cannot access public channels, so no history.
+      const guest = call(rome3, 'polonius', {
+        ...base,
+        flag: 'starred',
+        narrow: [['channels', 'web-public']],
+      });
+      expect(ok(guest)).toMatchObject({ processed_count: 0 });
     });
     it('rows from a private channel the user left are excluded', () => {
       const s = realmWith(
@@ -1218,6 +1224,47 @@ describe('updateMessageFlagsForNarrow', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('updateMessageFlagsForNarrow: the with operator (update_narrow_terms_containing_with_operator)', () => {
+  const s = realmWith(verona10());
+  it("marks the message's conversation, wherever the other terms point", () => {
+    const r = call(s, 'hamlet', {
+      ...base,
+      narrow: [
+        { operator: 'channel', operand: 'Denmark' },
+        { operator: 'with', operand: 1003 },
+      ],
+    });
+    expect(ok(r)).toMatchObject({
+      processed_count: 5,
+      updated_count: 5,
+      first_processed_id: 1001,
+      last_processed_id: 1009,
+    });
+  });
+  it('refuses a second with term and an unusable one', () => {
+    refused(
+      s,
+      call(s, 'hamlet', {
+        ...base,
+        narrow: [
+          ['with', '1000'],
+          ['with', '1001'],
+        ],
+      }),
+      "Invalid narrow operator combination: Duplicate 'with' operators.",
+      'BAD_NARROW',
+      { desc: "Duplicate 'with' operators." },
+    );
+    refused(
+      s,
+      call(s, 'hamlet', { ...base, narrow: [['with', '99999']] }),
+      "Invalid narrow operator: Invalid 'with' operator",
+      'BAD_NARROW',
+      { desc: "Invalid 'with' operator" },
     );
   });
 });

@@ -96,22 +96,35 @@ export function checkChannelSend(
   if (!mayUseTopic(state, sender, channel, topic))
     return errors.badRequest('You do not have permission to create new topics in this channel.');
   const policy = effectiveTopicsPolicy(state, channel);
-  const display = { empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME };
-  if (policy === 'disable_empty_topic' && topic === '')
-    return zulipError(
-      `Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} topic is not allowed in this channel.`,
-      'TOPICS_REQUIRED',
-      400,
-      display,
-    );
-  if (policy === 'empty_topic_only' && topic !== '')
-    return zulipError(
-      `Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`,
-      'TOPICS_NOT_ALLOWED',
-      400,
-      display,
-    );
+  if (policy === 'disable_empty_topic' && topic === '') return emptyTopicNotAllowed();
+  if (policy === 'empty_topic_only' && topic !== '') return namedTopicNotAllowed();
   return undefined;
+}
+
+/**
+ * Zulip's `MessagesNotAllowedInEmptyTopicError` (test_message_edit.py
+ * `test_topic_required_in_mandatory_topic_realm`): a plain `BAD_REQUEST` whose message names the
+ * empty topic without the word "topic", with the display name as a data field.
+ */
+export function emptyTopicNotAllowed(): ZulipError {
+  return zulipError(
+    `Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel.`,
+    'BAD_REQUEST',
+    400,
+    { empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME },
+  );
+}
+
+/** Zulip's `TopicsNotAllowedError` (a channel whose `topics_policy` is `empty_topic_only`). */
+export function namedTopicNotAllowed(): ZulipError {
+  return zulipError(
+    `Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`,
+    'BAD_REQUEST',
+    400,
+    {
+      empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
+    },
+  );
 }
 
 /** `access_stream_for_send_message`. */
@@ -134,7 +147,22 @@ export function checkSendAccess(state: RealmState, sender: User, channel: Channe
     isSubscribed(state, channel.stream_id, sender.bot_owner_id)
   )
     return undefined;
+  // A non-guest who may subscribe (or add subscribers) may read a shared history, so may post.
+  if (
+    channel.history_public_to_subscribers &&
+    !isGuest(sender) &&
+    grantsContentAccess(state, sender, channel)
+  )
+    return undefined;
   return notAuthorized;
+}
+
+/** `is_user_in_groups_granting_content_access`: `can_subscribe_group` or `can_add_subscribers_group` (callers exclude guests). */
+function grantsContentAccess(state: RealmState, user: User, channel: Channel): boolean {
+  return (
+    isUserInSettingValue(state, user, channel.can_subscribe_group) ||
+    isUserInSettingValue(state, user, channel.can_add_subscribers_group)
+  );
 }
 
 function maySendByGroup(state: RealmState, user: User, channel: Channel): boolean {
@@ -146,13 +174,16 @@ function maySendByGroup(state: RealmState, user: User, channel: Channel): boolea
 
 /** `access_stream_to_create_new_topic`: an existing topic is always fine; a new one needs `can_create_topic_group`. */
 function mayUseTopic(state: RealmState, sender: User, channel: Channel, topic: string): boolean {
-  if (
-    hasPermission(state, sender, CHANNEL_SETTING_RULES.can_create_topic_group, channel.can_create_topic_group)
-  )
-    return true;
+  const rule = CHANNEL_SETTING_RULES.can_create_topic_group;
+  if (hasPermission(state, sender, rule, channel.can_create_topic_group)) return true;
   // Whether the topic has a message: the index's count, not a copy of its ids.
   const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
-  return key !== undefined && (state.messages.byTopic.get(channel.stream_id)?.get(key)?.count ?? 0) > 0;
+  if (key !== undefined && (state.messages.byTopic.get(channel.stream_id)?.get(key)?.count ?? 0) > 0)
+    return true;
+  // `check_for_can_create_topic_group_violation`: a bot may start a topic where its owner may.
+  const owner =
+    sender.is_bot && sender.bot_owner_id !== null ? state.users.get(sender.bot_owner_id) : undefined;
+  return owner !== undefined && hasPermission(state, owner, rule, channel.can_create_topic_group);
 }
 
 /**

@@ -42,7 +42,8 @@ export function systemGroupRecord(
     can_join_group: nobody,
     can_leave_group: nobody,
     can_manage_group: nobody,
-    can_mention_group: ids['role:everyone'],
+    // `default_for_system_groups` is role:nobody for every group setting, mentions included.
+    can_mention_group: nobody,
     can_remove_members_group: nobody,
   };
 }

@@ -7,7 +7,7 @@ import { failure, success } from '../../core/result';
 import { escapeHtmlTopic, highlightHtml } from '../../core/search/highlight';
 import { narrowSearchLexemes } from '../../core/search/query';
 import { buildNarrow, selectWindow } from '../../narrow';
-import { renameGeneralChat, narrowSchema } from './narrow-request';
+import { renameGeneralChat, narrowSchema, resolveWithOperator } from './narrow-request';
 
 /**
  * GET /api/v1/messages/matches_narrow — https://zulip.com/api/check-messages-match-narrow
@@ -34,7 +34,9 @@ export const checkMessagesMatchNarrow = defineOperation({
     param('narrow', narrowSchema, { required: true }),
   ],
   handler: ({ state, user, params, ignored }) => {
-    const built = buildNarrow(state, user!, renameGeneralChat(params.narrow));
+    const terms = resolveWithOperator(state, user!, renameGeneralChat(params.narrow));
+    if (!Array.isArray(terms)) return failure(state, terms);
+    const built = buildNarrow(state, user!, terms);
     if (!built.ok) return failure(state, built.error);
     // Zulip joins the user's UserMessage rows only: no history candidates.
     const plan = { ...built.plan, history: false };

@@ -1,19 +1,17 @@
 import * as z from 'zod/mini';
 import { zulipError } from '../../core/errors';
-import { getRowFlags } from '../../core/messages/rows';
-import { getMessage as readMessage } from '../../core/messages/store';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { failure, success } from '../../core/result';
-import { NarrowContext } from '../../narrow';
+import { accessMessage } from './message-access';
 import { flagNames, messageDict } from './message-dict';
 
 /**
  * GET /api/v1/messages/{message_id} — https://zulip.com/api/get-message
  *
- * Zulip's `json_fetch_raw_message` with `access_message_and_usermessage`: a direct message needs a
- * row; a channel message needs a row in a channel the user may still read, or the channel's
- * history (public to the user, or shared with subscribers the user may join). Anything else,
+ * Zulip's `json_fetch_raw_message` with `access_message_and_usermessage` (`has_message_access`): a
+ * direct message needs a row; a channel message needs content access to its channel (no exception
+ * for web-public channels: a guest must be subscribed) and, unless its history is shared, a row. Anything else,
  * missing ids included, is `Invalid message(s)`. The message comes with `client_gravatar` on (as
  * Zulip fetches it), the user's flags (`read`+`historical` without a row) and `raw_content`.
  *
@@ -39,20 +37,10 @@ export const getMessage = defineOperation({
   handler: ({ state, user, params, ignored }) => {
     const me = user!;
     const invalid = zulipError('Invalid message(s)');
-    const record = readMessage(state.messages, params.message_id);
-    if (record === undefined) return failure(state, invalid);
-    const rows = state.messages.rows.get(me.user_id);
-    const row = rows === undefined ? undefined : getRowFlags(rows, record.id);
-    let ok: boolean;
-    if (record.stream_id === null) ok = row !== undefined;
-    else {
-      const ctx = new NarrowContext(state, me);
-      const channel = state.channels.get(record.stream_id);
-      ok =
-        (row !== undefined && ctx.rowChannelReadable(record.stream_id)) ||
-        (channel !== undefined && ctx.canReadHistory(channel));
-    }
-    if (!ok) return failure(state, invalid);
+    // `access_message` → `has_message_access` (message-access.ts).
+    const accessed = accessMessage(state, me, params.message_id, false);
+    if (accessed === undefined) return failure(state, invalid);
+    const { record, row } = accessed;
     const flags = row === undefined ? ['read', 'historical'] : flagNames(row);
     const message = messageDict(
       state,

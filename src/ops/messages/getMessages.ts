@@ -11,7 +11,7 @@ import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow } from '../../narrow/terms';
 import { DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
-import { renameGeneralChat, resolveAnchor, type NarrowInput } from './narrow-request';
+import { renameGeneralChat, resolveAnchor, resolveWithOperator, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_FETCH. */
 export const MAX_MESSAGES_PER_FETCH = 5000;
@@ -36,7 +36,8 @@ const narrowSchema = accepts<readonly NarrowInput[] | null>()(
  *
  * Zulip's `get_messages_backend` in its order: `message_ids` excludes the range parameters
  * (INCOMPATIBLE combination), the anchor (`Missing 'anchor' argument.`, `Invalid anchor`; ids,
- * `newest`, `oldest`, `first_unread`, the legacy `use_first_unread_anchor`), at most 5000 messages,
+ * `newest`, `oldest`, `first_unread`, the legacy `use_first_unread_anchor`), `with:<message id>`
+ * resolved to the message's conversation (`clean_narrow_for_message_fetch`), at most 5000 messages,
  * the anchor excluded only at an end of the range, then the narrow (the engine's every operator,
  * history from channels the user may read as Zulip's `include_history`). Each message comes in
  * Zulip's shape with this user's flags (`read`+`historical` for a message without a row).
@@ -94,13 +95,16 @@ export const getMessages = defineOperation({
       if (parsed === undefined) return failure(state, zulipError('Invalid anchor'));
       anchor = parsed;
     }
+    // `clean_narrow_for_message_fetch`, between the anchor and the size checks as in Zulip.
+    const terms = resolveWithOperator(state, me, renameGeneralChat(params.narrow ?? []));
+    if (!Array.isArray(terms)) return failure(state, terms);
     const requested = ids !== undefined ? ids.length : numBefore + numAfter;
     if (requested > MAX_MESSAGES_PER_FETCH)
       return failure(state, zulipError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`));
     const includeAnchor = ids !== undefined ? false : (params.include_anchor ?? true);
     if (numBefore > 0 && numAfter > 0 && !includeAnchor)
       return failure(state, zulipError('The anchor can only be excluded at an end of the range'));
-    const built = buildNarrow(state, me, renameGeneralChat(params.narrow ?? []));
+    const built = buildNarrow(state, me, terms);
     if (!built.ok) return failure(state, built.error);
     const plan = built.plan;
     const opts: DictOptions = {

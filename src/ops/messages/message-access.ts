@@ -12,8 +12,9 @@ export interface AccessedMessage {
 
 /**
  * Zulip's `access_message_and_usermessage` (zerver/lib/message.py, `has_message_access`): a direct
- * message needs a row; a channel message needs a row in a channel the user may still read, or the
- * channel's history. With `modifying` (editing, moving, deleting) a message of an archived channel
+ * message needs a row; a channel message needs content access to its channel (subscribed, or a
+ * non-guest in a public channel or in `can_subscribe_group` / `can_add_subscribers_group`; no
+ * exception for web-public channels) and, unless the history is shared, a row. With `modifying` (editing, moving, deleting) a message of an archived channel
  * is refused too. Undefined means Zulip's "Invalid message(s)".
  */
 export function accessMessage(
@@ -29,7 +30,10 @@ export function accessMessage(
   if (record.stream_id === null) return row === undefined ? undefined : { record, row };
   const channel = state.channels.get(record.stream_id);
   if (channel === undefined || (modifying && channel.is_archived)) return undefined;
-  const ctx = new NarrowContext(state, user);
-  const ok = (row !== undefined && ctx.rowChannelReadable(record.stream_id)) || ctx.canReadHistory(channel);
+  // Content access without the web-public exception (`has_message_access` has none: a guest
+  // reads a web-public channel's messages only while subscribed), plus a row unless the history
+  // is shared.
+  const readable = new NarrowContext(state, user).rowChannelReadable(record.stream_id);
+  const ok = readable && (row !== undefined || channel.history_public_to_subscribers);
   return ok ? { record, row } : undefined;
 }

@@ -1,6 +1,10 @@
 import * as z from 'zod/mini';
+import { zulipError, type ZulipError } from '../../core/errors';
+import type { User } from '../../core/model/records';
 import { accepts, zulipIssue } from '../../core/params';
-import { NEWEST } from '../../narrow';
+import type { RealmState } from '../../core/state';
+import { badNarrow, NEWEST } from '../../narrow';
+import { accessMessage } from './message-access';
 import { parseNarrow, type NarrowTerm, type Operand } from '../../narrow/terms';
 
 /*
@@ -58,3 +62,67 @@ export const narrowSchema = accepts<readonly NarrowInput[]>()(
     }),
   ),
 );
+
+/** `can_narrow_define_conversation`: a `dm` term, or a channel term together with a topic term. */
+function definesConversation(terms: readonly NarrowTerm[]): boolean {
+  let channel = false;
+  let topic = false;
+  for (const t of terms) {
+    if (t.operator === 'dm' || t.operator === 'pm-with') return true;
+    if (t.operator === 'stream' || t.operator === 'channel') channel = true;
+    else if (t.operator === 'topic') topic = true;
+    if (channel && topic) return true;
+  }
+  return false;
+}
+
+const CONVERSATION_OPERATORS = new Set(['stream', 'channel', 'topic', 'dm', 'pm-with']);
+
+/**
+ * Zulip's `update_narrow_terms_containing_with_operator` (zerver/lib/narrow.py), run after the
+ * `general chat` rename as in `clean_narrow_for_message_fetch`: `with:<message id>` follows the
+ * message's conversation wherever it is now. The term is dropped; a message the user may read
+ * replaces the conversation terms (channel, topic, dm) with its channel and topic, or its direct
+ * message participants (a one-to-one message by its recipient's id, as Zulip's `Recipient`
+ * gives it); otherwise the given terms stay when they name a conversation by themselves, and the
+ * narrow is refused when they do not.
+ */
+export function resolveWithOperator(
+  state: RealmState,
+  user: User,
+  terms: readonly NarrowTerm[],
+): NarrowTerm[] | ZulipError {
+  const withTerms = terms.filter((t) => t.operator === 'with');
+  if (withTerms.length === 0) return [...terms];
+  if (withTerms.length > 1)
+    return zulipError("Invalid narrow operator combination: Duplicate 'with' operators.", 'BAD_NARROW', 400, {
+      desc: "Duplicate 'with' operators.",
+    });
+  const rest = terms.filter((t) => t !== withTerms[0]);
+  const invalid = badNarrow("Invalid 'with' operator");
+  const operand = withTerms[0]!.operand;
+  const messageId =
+    typeof operand === 'string'
+      ? parsePythonInt(operand)
+      : typeof operand === 'boolean'
+        ? Number(operand)
+        : operand;
+  if (typeof messageId !== 'number') return invalid;
+  const accessed = accessMessage(state, user, messageId, false);
+  if (accessed === undefined) return definesConversation(rest) ? rest : invalid;
+  const others = rest.filter((t) => !CONVERSATION_OPERATORS.has(t.operator));
+  const { record } = accessed;
+  if (record.stream_id !== null)
+    return [
+      { operator: 'channel', operand: record.stream_id, negated: false },
+      { operator: 'topic', operand: record.topic, negated: false },
+      ...others,
+    ];
+  const participants = record.participants ?? [];
+  // A one-to-one message's `Recipient` is its receiver (the sender for a message to oneself).
+  const dm =
+    participants.length <= 2
+      ? [participants.find((id) => id !== record.sender_id) ?? record.sender_id]
+      : [...participants];
+  return [{ operator: 'dm', operand: dm, negated: false }, ...others];
+}

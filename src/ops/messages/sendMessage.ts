@@ -13,8 +13,22 @@ import {
   truncateTopic,
 } from '../../core/messages/send-checks';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
-import { extractPrivateRecipients, extractStreamIndicator, messageTypeSchema } from './send-recipients';
+import { checkChannelName } from '../../core/channels/check-channel-name';
+import { checkWidgetContent } from '../../core/messages/widget-content';
+import { pythonStrip } from '../../core/text/whitespace';
+import { zulipIssue } from '../../core/params';
+import { extractPrivateRecipients, extractStreamIndicator } from './send-recipients';
 import { deliverMessage, type Addressee } from './send-deliver';
+
+/** `type`: a literal of Zulip's four spellings; anything else is "Invalid type" (test_message_send.py `test_invalid_type`). */
+const sendTypeSchema = z.pipe(
+  z.string(),
+  z.transform((value, ctx) => {
+    if (value === 'direct' || value === 'channel' || value === 'stream' || value === 'private') return value;
+    zulipIssue(ctx, 'Invalid {var}');
+    return z.NEVER;
+  }),
+);
 
 // On the wire a plain string (maybe JSON); the library API may pass the decoded id, name or list.
 const toSchema = z.union([z.string(), z.int(), z.array(z.union([z.string(), z.int()]))]);
@@ -44,7 +58,7 @@ function escapeHtml(s: string): string {
  *
  * Differences (docs/differences/messages.md): mirroring clients, forged senders and widgets are not
  * modelled (`sender` is refused as Zulip refuses it from a normal client; `forged` is refused; a
- * `widget_content` is read and dropped); `read_by_sender` defaults to false (Zulip guesses from the
+ * `widget_content` is validated as Zulip validates it, then dropped); `read_by_sender` defaults to false (Zulip guesses from the
  * client's name, and API clients get false); no bot-owner notices for sends to empty channels.
  *
  * @example
@@ -66,7 +80,7 @@ export const sendMessage = defineOperation({
     param('read_by_sender', z.boolean()),
     rawParam('sender', z.string()),
     rawParam('to', toSchema),
-    rawParam('type', messageTypeSchema, { required: true }),
+    rawParam('type', sendTypeSchema, { required: true }),
     param('time', z.number()),
     // OptionalTopic: stripped of surrounding whitespace by pydantic; `subject` is its legacy name.
     rawParam('topic', z.pipe(z.string(), z.transform(stripUnicodeWhitespace)), { alias: 'subject' }),
@@ -91,6 +105,10 @@ export const sendMessage = defineOperation({
     if (typeof content !== 'string') return failure(state, content);
     const target = checkAddressee(state, user, addressee);
     if ('code' in target) return failure(state, target);
+    // After the addressee, before mentions, as in `check_message`.
+    const widget =
+      params.widget_content === undefined ? undefined : checkWidgetContent(params.widget_content);
+    if (widget) return failure(state, widget);
     return deliverMessage(state, user, target, content, {
       now: ctx.now,
       readBySender: params.read_by_sender ?? false,
@@ -143,7 +161,10 @@ function checkAddressee(state: RealmState, sender: User, built: Built): Addresse
     const topic = truncateTopic(state, built.topic);
     let streamId: number;
     if (typeof built.channel === 'string') {
-      const name = built.channel.trim();
+      // `validate_stream_name_with_pm_notification`: the name is checked before it is looked up.
+      const name = pythonStrip(built.channel);
+      const invalid = checkChannelName(name, state.server.max_stream_name_length);
+      if (invalid) return invalid;
       const id = state.channelsByName.get(name.toLowerCase());
       if (id === undefined) return errors.channelDoesNotExistByName(escapeHtml(name));
       streamId = id;

@@ -9,7 +9,7 @@ import { buildNarrow, firstUnreadAnchor } from '../../narrow';
 import { checkFlagUpdate } from './flag-names';
 import { updateWindow } from './flags-window';
 import { messageDetails } from './message-details';
-import { renameGeneralChat, resolveAnchor, narrowSchema } from './narrow-request';
+import { renameGeneralChat, resolveAnchor, resolveWithOperator, narrowSchema } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE. */
 export const MAX_MESSAGES_PER_UPDATE = 5000;
@@ -71,7 +71,9 @@ export const updateMessageFlagsForNarrow = defineOperation({
       return failure(state, zulipError('The anchor can only be excluded at an end of the range'));
     }
     const [numBefore, numAfter] = clampCounts(params.num_before, params.num_after);
-    const built = buildNarrow(state, me, renameGeneralChat(params.narrow));
+    const terms = resolveWithOperator(state, me, renameGeneralChat(params.narrow));
+    if (!Array.isArray(terms)) return failure(state, terms);
+    const built = buildNarrow(state, me, terms);
     if (!built.ok) return failure(state, built.error);
     const plan = built.plan;
 

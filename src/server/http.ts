@@ -6,6 +6,7 @@
  * so both answer every request the same way.
  */
 import type { OpResult } from '../core/result';
+import { fairnessKey, FairScheduler, type FairnessOptions } from './fairness';
 import { RateLimiter, rateLimitBody, type RateLimitOptions } from './rate-limit';
 import type { ApiRequest, RequestHandler, ServerLogger } from './types';
 
@@ -28,6 +29,13 @@ export interface HttpOptions {
    * DELETE /events (long-polls, each answer bounded) are not counted.
    */
   readonly rateLimit?: RateLimitOptions | RateLimiter | false;
+  /**
+   * Fair scheduling between users (src/server/fairness.ts): one request per user in the realm at
+   * a time, and a share of the event loop per user while others are active (`{}` for the
+   * defaults), or a `FairScheduler` to share between servers. Default: none (the `serve` command
+   * turns it on). GET and DELETE /events are not scheduled (they wait for events, not the realm).
+   */
+  readonly fairness?: FairnessOptions | FairScheduler | false;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -103,6 +111,12 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       : options.rateLimit instanceof RateLimiter
         ? options.rateLimit
         : new RateLimiter(options.rateLimit);
+  const fairness =
+    options.fairness === undefined || options.fairness === false
+      ? undefined
+      : options.fairness instanceof FairScheduler
+        ? options.fairness
+        : new FairScheduler(options.fairness);
 
   return async function answer(head, body) {
     try {
@@ -154,10 +168,18 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         ...(form.kind === 'form' ? { body: form.value } : {}),
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
-      const result: OpResult = await realm.request(apiRequest);
+      const respond = async (): Promise<[OpResult, HttpAnswer]> => {
+        const result: OpResult = await realm.request(apiRequest);
+        // Serialized in the user's turn: a large answer is that user's cost.
+        return [result, resultAnswer(result)];
+      };
+      const [result, answer] =
+        fairness !== undefined && counted(method, path)
+          ? await fairness.run(fairnessKey(head.headers['authorization']), respond)
+          : await respond();
       // Only authenticated requests count (Zulip limits the user, after authentication).
       if (credential !== undefined && result.status !== 401) limiter!.record(credential);
-      return resultAnswer(result);
+      return answer;
     } catch (error) {
       const tooLarge = changeTooLarge(error);
       if (tooLarge !== undefined) {
@@ -171,7 +193,7 @@ export function createHttpCore(options: HttpOptions): HttpCore {
   };
 }
 
-/** Whether a request counts against the rate limit: every one but the event long-polls. */
+/** Whether a request counts against the rate limit (and is scheduled): every one but the event long-polls. */
 function counted(method: string, path: string): boolean {
   return !(path.replace(/\/+$/, '') === '/api/v1/events' && (method === 'GET' || method === 'DELETE'));
 }

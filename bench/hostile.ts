@@ -2,8 +2,9 @@
  * Hostile load on one realm (issue 31), on loopback. One member (Hamlet, in a child process)
  * registers a queue it never reads (`queue_lifespan_secs=604800`) and alternates mark-unread /
  * mark-read over 5,000 messages (POST /messages/flags/narrow, each mark-unread event ~205 KB of
- * ids and details), with ATTACKERS requests in flight at once; another member (Iago, in this
- * process) sends GET /users/me every 10 ms. The realm is served twice from one process: with fair
+ * ids and details), with ATTACKERS requests in flight at once; another member (Iago, in another
+ * child process, so a busy server counts against every request he makes) sends GET /users/me
+ * every 10 ms. The realm is served twice from one process: with fair
  * scheduling (src/server/fairness.ts, as `serve` does) and without; the rate limit is off on both
  * so the attack runs at full speed. Phases interleave (alone, attack without fairness, attack
  * with fairness; ROUNDS times), so the load of the machine weighs on all of them alike. Iago
@@ -11,7 +12,7 @@
  * heap, and what one GET /events answers on a queue at its byte budget.
  *
  * Run: node --expose-gc --import tsx bench/hostile.ts [rounds] [phase-ms]
- * Env: PORT (default 9150; PORT+1 too), ATTACKERS (default 4).
+ * Env: PORT (default 9150; PORT+1 too), ATTACKERS (default 4), FAIR_SHARE (ms/s, as `serve --fair-share`).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -45,7 +46,42 @@ const post = (base: string, authorization: string, path: string, body: Record<st
   });
 
 if (process.argv[2] === '--attacker') await attacker();
+else if (process.argv[2] === '--victim') await victim();
 else await main();
+
+/**
+ * The victim's process (its own event loop, so a server that is busy when a request is due still
+ * counts against it): GET /users/me every 10 ms, each latency filed under the phase the parent
+ * last named (`phase NAME`, `phase -` for none); `report` prints them all as JSON.
+ */
+async function victim(): Promise<void> {
+  const authorization = process.env['AUTH']!;
+  const url = process.env['URL']!;
+  let phase: string | undefined;
+  let on = true;
+  const latencies: Record<string, number[]> = {};
+  const loop = (async () => {
+    while (on) {
+      const at = phase;
+      const t = performance.now();
+      await (await fetch(`${url}/api/v1/users/me`, { headers: { authorization } })).text();
+      const ms = performance.now() - t;
+      if (at !== undefined && at === phase) (latencies[at] ??= []).push(ms);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.startsWith('phase ')) {
+      const name = line.slice(6);
+      phase = name === '-' ? undefined : name;
+    } else if (line === 'report') {
+      on = false;
+      await loop;
+      process.stdout.write(`${JSON.stringify(latencies)}\n`);
+      process.exit(0);
+    }
+  }
+}
 
 /**
  * The attacker's process: on `attack URL` it registers a never-read queue there and flips flags
@@ -126,33 +162,32 @@ async function main(): Promise<void> {
 
   const handle = await openRealm({ store: memoryStore(), snapshot: snap, checkpoints: false });
   const live = withEventQueues(handle, { gcIntervalMs: 0 });
-  const scheduler = new FairScheduler();
+  // FAIR_SHARE=ms/s (default: the scheduler's, as in `serve`).
+  const share = /^(\d+)\/(\d+)$/.exec(process.env['FAIR_SHARE'] ?? '');
+  const scheduler = new FairScheduler(
+    share === null ? {} : { burstMs: Number(share[1]), shareMsPerSec: Number(share[1]) / Number(share[2]) },
+  );
   const fair = await serveNode({ realm: live, port: PORT, fairness: scheduler });
   const unfair = await serveNode({ realm: live, port: PORT + 1 });
 
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--attacker'], {
-    env: { ...process.env, AUTH: auth(4) },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const replies = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const tell = (line: string) => child.stdin.write(`${line}\n`);
+  const spawnRole = (role: string, env: Record<string, string>) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), role], {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const replies = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    return {
+      tell: (line: string) => child.stdin.write(`${line}\n`),
+      reply: async () => (await replies.next()).value as string,
+    };
+  };
+  const attack = spawnRole('--attacker', { AUTH: auth(4) });
+  // Iago always goes through the fair server.
+  const victim = spawnRole('--victim', { AUTH: auth(2), URL: fair.url });
 
   type Phase = 'alone' | 'attack, no fairness' | 'attack, fair scheduling';
   const phases: Phase[] = ['alone', 'attack, no fairness', 'attack, fair scheduling'];
-  const latencies = new Map<Phase, number[]>(phases.map((p) => [p, []]));
   const attacks = new Map<Phase, { count: number; ms: number; statuses: Record<string, number> }>();
-  let phase: Phase | undefined;
-  let victimOn = true;
-  const victim = (async () => {
-    while (victimOn) {
-      const at = phase;
-      const t = performance.now();
-      await (await fetch(`${fair.url}/api/v1/users/me`, { headers: { authorization: auth(2) } })).text();
-      const ms = performance.now() - t;
-      if (at !== undefined && at === phase) latencies.get(at)!.push(ms);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
 
   let mostBytes = 0;
   let mostHeap = 0;
@@ -168,16 +203,16 @@ async function main(): Promise<void> {
     for (let k = 0; k < phases.length; k++) {
       const p = phases[(k + round) % phases.length]!;
       const base = p === 'alone' ? undefined : p === 'attack, no fairness' ? unfair.url : fair.url;
-      if (base !== undefined) tell(`attack ${base}`);
+      if (base !== undefined) attack.tell(`attack ${base}`);
       // Let the attack get going before measuring.
       await new Promise((r) => setTimeout(r, 100));
-      phase = p;
+      victim.tell(`phase ${p}`);
       const started = performance.now();
       await new Promise((r) => setTimeout(r, PHASE_MS));
-      phase = undefined;
+      victim.tell('phase -');
       if (base !== undefined) {
-        tell('pause');
-        const reply = JSON.parse((await replies.next()).value as string) as {
+        attack.tell('pause');
+        const reply = JSON.parse(await attack.reply()) as {
           count: number;
           statuses: Record<string, number>;
         };
@@ -190,9 +225,9 @@ async function main(): Promise<void> {
     }
   }
   const elapsed = performance.now() - t0;
-  tell('quit');
-  victimOn = false;
-  await victim;
+  attack.tell('quit');
+  victim.tell('report');
+  const latencies = JSON.parse(await victim.reply()) as Partial<Record<Phase, number[]>>;
   clearInterval(sample);
 
   // A queue full to its budget (16 MiB), read by its client: one poll's size and time.
@@ -226,7 +261,7 @@ async function main(): Promise<void> {
       longest: s.at(-1) ?? Number.NaN,
     };
   };
-  const alone = stats(latencies.get('alone')!);
+  const alone = stats(latencies.alone ?? []);
   const out = [
     `load average at each round: ${loads.join(', ')}; at the end: ${loadavg()
       .map((x) => x.toFixed(2))
@@ -236,7 +271,7 @@ async function main(): Promise<void> {
     '| Iago GET /users/me | requests | median ms | p99 ms | longest ms | median / alone | p99 / alone | attack requests/s |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...phases.map((p) => {
-      const s = stats(latencies.get(p)!);
+      const s = stats(latencies[p] ?? []);
       const a = attacks.get(p);
       const rate =
         a === undefined ? '' : `${((a.count * 1000) / a.ms).toFixed(0)} (${JSON.stringify(a.statuses)})`;

@@ -282,7 +282,8 @@ function mergeKey(event: Readonly<Record<string, unknown>> & { readonly type: st
   return key === 'flags/remove/read' ? undefined : key;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+// JSON text has no characters below U+0020 (JSON.stringify escapes them).
+const NON_ASCII = /[^\u0020-\u007f]/;
 
 /** The UTF-8 length of a value's JSON: what an event costs in a queue and in an answer. */
 export function jsonBytes(value: unknown): number {

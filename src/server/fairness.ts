@@ -115,7 +115,13 @@ export class FairScheduler {
           const started = this.enter();
           // The user leaves the realm before its caller goes on, so a request the caller makes
           // next is charged nothing of this one's time.
-          task().then(
+          let ran: Promise<T>;
+          try {
+            ran = task();
+          } catch (error) {
+            ran = Promise.reject(error as Error);
+          }
+          ran.then(
             (value) => {
               this.leave(key, user, started);
               resolve(value);

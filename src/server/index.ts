@@ -18,3 +18,4 @@ export {
 export { pureRealm } from './pure';
 export { RateLimiter, type RateLimitOptions } from './rate-limit';
 export type { ApiRequest, FetchHandler, RequestHandler, ServerLogger } from './types';
+export { FairScheduler, fairnessKey, type FairnessOptions } from './fairness';

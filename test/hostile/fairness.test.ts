@@ -4,6 +4,7 @@
  * than a share of the event loop waits (is paced, not refused) while others are active. Orders
  * and fake clocks only: no timing assertions.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { withEventQueues } from '../../src/host/live-realm';
 import { openRealm } from '../../src/host/realm-handle';
@@ -194,5 +195,58 @@ describe('fair scheduling', () => {
     const scheduler = new FairScheduler({ maxUsers: 10 });
     for (let i = 0; i < 100; i++) await scheduler.run(`user ${i}`, () => Promise.resolve());
     expect(scheduler.size).toBeLessThanOrEqual(10);
+  });
+
+  it('property: every request answered, each user in order and within maxInFlight, whatever the arrivals', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ user: fc.integer({ min: 0, max: 3 }), ticks: fc.integer({ min: 0, max: 3 }) }), {
+          maxLength: 40,
+        }),
+        fc.integer({ min: 1, max: 3 }),
+        async (arrivals, maxInFlight) => {
+          const clock = { now: 0, busy: 0 };
+          const timers: (() => void)[] = [];
+          const scheduler = new FairScheduler({
+            maxInFlight,
+            burstMs: 5,
+            shareMsPerSec: 1,
+            now: () => clock.now,
+            busy: () => clock.busy,
+            setTimer: (fn) => timers.push(fn),
+          });
+          const inFlight = new Map<number, number>();
+          const started: Record<number, number[]> = {};
+          const answers = arrivals.map(({ user, ticks }, i) =>
+            scheduler.run(`u${user}`, async () => {
+              (started[user] ??= []).push(i);
+              const n = (inFlight.get(user) ?? 0) + 1;
+              expect(n).toBeLessThanOrEqual(maxInFlight);
+              inFlight.set(user, n);
+              for (let t = 0; t < ticks; t++) await Promise.resolve();
+              clock.busy += ticks * 3;
+              inFlight.set(user, inFlight.get(user)! - 1);
+              return i;
+            }),
+          );
+          // Paced users wake when their timers fire (time passes).
+          let settled = false;
+          const all = Promise.all(answers).then((v) => {
+            settled = true;
+            return v;
+          });
+          for (let round = 0; !settled && round < 1000; round++) {
+            await flush();
+            clock.now += 10_000;
+            for (const fire of timers.splice(0)) fire();
+          }
+          expect(await all).toEqual(arrivals.map((_, i) => i));
+          for (const [user, order] of Object.entries(started))
+            expect(order).toEqual(arrivals.flatMap((a, i) => (a.user === Number(user) ? [i] : [])));
+          expect(scheduler.waiting).toBe(0);
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });

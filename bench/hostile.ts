@@ -165,7 +165,7 @@ async function main(): Promise<void> {
   // FAIR_SHARE=ms/s (default: the scheduler's, as in `serve`).
   const share = /^(\d+)\/(\d+)$/.exec(process.env['FAIR_SHARE'] ?? '');
   const scheduler = new FairScheduler(
-    share === null ? {} : { burstMs: Number(share[1]), shareMsPerSec: Number(share[1]) / Number(share[2]) },
+    share === null ? {} : { shareMsPerSec: Number(share[1]) / Number(share[2]) },
   );
   const fair = await serveNode({ realm: live, port: PORT, fairness: scheduler });
   const unfair = await serveNode({ realm: live, port: PORT + 1 });

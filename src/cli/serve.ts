@@ -56,8 +56,9 @@ Options:
   --user EMAIL       Whose credentials to print (default: an administrator)
   --max-body BYTES   Largest request body (default 1048576)
   --rate-limit N/S   Requests per user in S seconds (default 200/60, Zulip's; "off" for none)
-  --fair-share MS/S  Event-loop ms a user may use in S seconds while others are active (default
-                     100/1: 10%; one request per user at a time); "off" for none
+  --fair-share MS/S  Event-loop ms a user may use in S seconds while others are active, after
+                     a first 500 ms (default 100/1: 10%), one request per user at a time;
+                     "off" for none
   --verbose          Log every request and the events of every change
   -h, --help         Show this help
 
@@ -218,15 +219,14 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 
 type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes' | 'rateLimit' | 'fairness'>;
 
-/** `--fair-share`: "MS/S" (event-loop ms per user per S seconds, the burst too), "off", or 100/1. */
+/** `--fair-share`: "MS/S" (event-loop ms per user per S seconds), "off", or the default 100/1. */
 function fairnessOf(spec: string | undefined): FairScheduler | false {
   if (spec === undefined) return new FairScheduler();
   if (spec === 'off') return false;
   const m = /^(\d+)\/(\d+)$/.exec(spec);
   if (m === null || Number(m[1]) < 1 || Number(m[2]) < 1)
     throw new UsageError(`--fair-share must be MS/SECONDS (e.g. 100/1) or off, got ${spec}`);
-  const ms = Number(m[1]);
-  return new FairScheduler({ burstMs: ms, shareMsPerSec: ms / Number(m[2]) });
+  return new FairScheduler({ shareMsPerSec: Number(m[1]) / Number(m[2]) });
 }
 
 /** `--rate-limit`: "N/S" (N requests per user in S seconds), "off", or Zulip's 200/60 when absent. */

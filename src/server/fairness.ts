@@ -23,7 +23,11 @@
 export interface FairnessOptions {
   /** A user's requests in the realm at once; the rest wait in the user's queue. Default 1. */
   readonly maxInFlight?: number;
-  /** Event-loop milliseconds a user may spend at once before being paced. Default 100. */
+  /**
+   * Event-loop milliseconds a user may spend at once before being paced. Default 500: a client's
+   * register on a large realm is not held back, and a burst never blocks others (one request per
+   * user in the realm: theirs interleave), it only shares the thread with them for a while.
+   */
   readonly burstMs?: number;
   /** Event-loop milliseconds per second a user's budget refills (its share). Default 100 (10%). */
   readonly shareMsPerSec?: number;
@@ -85,7 +89,7 @@ export class FairScheduler {
 
   constructor(options: FairnessOptions = {}) {
     this.maxInFlight = options.maxInFlight ?? 1;
-    this.burstMs = options.burstMs ?? 100;
+    this.burstMs = options.burstMs ?? 500;
     this.shareMsPerSec = options.shareMsPerSec ?? 100;
     this.activeWindowMs = options.activeWindowMs ?? 1000;
     this.maxUsers = options.maxUsers ?? 10_000;

@@ -57,7 +57,7 @@ Options:
   --max-body BYTES   Largest request body (default 1048576)
   --rate-limit N/S   Requests per user in S seconds (default 200/60, Zulip's; "off" for none)
   --fair-share MS/S  Event-loop ms a user may use in S seconds while others are active, after
-                     a first 500 ms (default 100/1: 10%), one request per user at a time;
+                     a first 100 ms (default 100/1: 10%), one request per user at a time;
                      "off" for none
   --verbose          Log every request and the events of every change
   -h, --help         Show this help

@@ -11,7 +11,7 @@
  *   charged the event loop's busy time while it was in the realm, shared equally among the
  *   requests in the realm at the same moment (waiting for a disk write costs nothing). Each user
  *   has a budget of `burstMs` that refills at `shareMsPerSec`; a user whose budget is spent
- *   waits until it is positive again before the next request enters the realm. Nothing is
+ *   waits until it is no longer negative before the next request enters the realm. Nothing is
  *   refused (unlike the rate limit, no 429): the heavy user's answers come later, the others'
  *   come as fast as alone. A user alone on the server (nobody else active in the last
  *   `activeWindowMs`) is never held back.
@@ -24,9 +24,9 @@ export interface FairnessOptions {
   /** A user's requests in the realm at once; the rest wait in the user's queue. Default 1. */
   readonly maxInFlight?: number;
   /**
-   * Event-loop milliseconds a user may spend at once before being paced. Default 500: a client's
-   * register on a large realm is not held back, and a burst never blocks others (one request per
-   * user in the realm: theirs interleave), it only shares the thread with them for a while.
+   * Event-loop milliseconds a user may spend at once before being paced. Default 100. The debt is
+   * bounded by it too: after one very expensive request (a register on a large realm) the user's
+   * next one waits at most burstMs / shareMsPerSec seconds (1 s by default).
    */
   readonly burstMs?: number;
   /** Event-loop milliseconds per second a user's budget refills (its share). Default 100 (10%). */
@@ -89,7 +89,7 @@ export class FairScheduler {
 
   constructor(options: FairnessOptions = {}) {
     this.maxInFlight = options.maxInFlight ?? 1;
-    this.burstMs = options.burstMs ?? 500;
+    this.burstMs = options.burstMs ?? 100;
     this.shareMsPerSec = options.shareMsPerSec ?? 100;
     this.activeWindowMs = options.activeWindowMs ?? 1000;
     this.maxUsers = options.maxUsers ?? 10_000;
@@ -202,7 +202,9 @@ export class FairScheduler {
     this.inRealm--;
     user.inFlight--;
     this.refill(user);
-    user.budget -= this.share - started;
+    // Bounded debt: one huge request delays the user's next by a bounded time; sustained heavy
+    // use is paced all the same (each request's debt is added after the previous one is paid).
+    user.budget = Math.max(-this.burstMs, user.budget - (this.share - started));
     this.admit(key, user);
   }
 
@@ -216,7 +218,7 @@ export class FairScheduler {
   private admit(key: string, user: UserState): void {
     while (user.pending.length > 0 && user.inFlight < this.maxInFlight) {
       this.refill(user);
-      if (user.budget <= 0 && this.othersActive(key)) {
+      if (user.budget < 0 && this.othersActive(key)) {
         this.wakeLater(key, user);
         return;
       }
@@ -234,7 +236,7 @@ export class FairScheduler {
   private wakeLater(key: string, user: UserState): void {
     if (user.timer) return;
     user.timer = true;
-    const ms = Math.max(1, (-user.budget * 1000) / this.shareMsPerSec);
+    const ms = Math.max(1, Math.ceil((-user.budget * 1000) / this.shareMsPerSec));
     this.setTimer(() => {
       user.timer = false;
       this.admit(key, user);

@@ -134,12 +134,12 @@ describe('fair scheduling', () => {
     const log: string[] = [];
     // Iago is active too.
     await scheduler.run('iago', () => Promise.resolve('i'));
-    // Hamlet's request keeps the event loop busy for 300 ms (alone in the realm meanwhile).
+    // Hamlet's request keeps the event loop busy for 150 ms (alone in the realm meanwhile).
     await scheduler.run('hamlet', async () => {
-      clock.busy += 300;
-      clock.now += 300;
+      clock.busy += 150;
+      clock.now += 150;
     });
-    // Budget: 100 (full) - 300 = -200 ms: at 100 ms a second, the next request waits 2 s.
+    // Budget: 100 (full) - 150 = -50 ms: at 100 ms a second, the next request waits 0.5 s.
     const next = scheduler.run('hamlet', () => {
       log.push('hamlet again');
       return Promise.resolve('h');
@@ -147,13 +147,28 @@ describe('fair scheduling', () => {
     await flush();
     expect(log).toEqual([]);
     expect(timers).toHaveLength(1);
-    expect(timers[0]!.ms).toBeCloseTo(2000);
+    expect(timers[0]!.ms).toBeCloseTo(500);
     // Iago is not held back meanwhile.
     expect(await scheduler.run('iago', () => Promise.resolve('i2'))).toBe('i2');
-    clock.now += 2000;
+    clock.now += 500;
     timers[0]!.fn();
     expect(await next).toBe('h');
     expect(log).toEqual(['hamlet again']);
+    // One very expensive request (10 s of the thread): the debt is bounded by burstMs, so the
+    // next request waits 1 s, not 100 s.
+    await scheduler.run('iago', () => Promise.resolve());
+    await scheduler.run('hamlet', async () => {
+      clock.busy += 10_000;
+      clock.now += 10_000;
+    });
+    await scheduler.run('iago', () => Promise.resolve());
+    const after = scheduler.run('hamlet', () => Promise.resolve('late'));
+    await flush();
+    expect(timers).toHaveLength(2);
+    expect(timers[1]!.ms).toBeCloseTo(1000);
+    clock.now += 1000;
+    timers[1]!.fn();
+    expect(await after).toBe('late');
   });
 
   it('never paces a user alone on the server, and shares busy time among the requests in the realm', async () => {

@@ -137,8 +137,7 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         const secs = limiter!.secsToFreedom(credential);
         if (secs > 0) {
           await body?.discard();
-          const answer = jsonAnswer(429, rateLimitBody(secs));
-          return { ...answer, headers: { ...answer.headers, 'retry-after': String(secs) } };
+          return rateLimited(secs);
         }
       }
       const form = body === null ? NO_FORM : await readForm(body, head.headers, maxBodyBytes);
@@ -168,18 +167,22 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         ...(form.kind === 'form' ? { body: form.value } : {}),
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
-      const respond = async (): Promise<[OpResult, HttpAnswer]> => {
+      const respond = async (): Promise<HttpAnswer> => {
+        if (credential !== undefined) {
+          // Checked again in the user's turn: with fair scheduling a user's requests run one at a
+          // time, so a burst sent at once is counted one by one and refused past the limit.
+          const secs = limiter!.secsToFreedom(credential);
+          if (secs > 0) return rateLimited(secs);
+        }
         const result: OpResult = await realm.request(apiRequest);
+        // Only authenticated requests count (Zulip limits the user, after authentication).
+        if (credential !== undefined && result.status !== 401) limiter!.record(credential);
         // Serialized in the user's turn: a large answer is that user's cost.
-        return [result, resultAnswer(result)];
+        return resultAnswer(result);
       };
-      const [result, answer] =
-        fairness !== undefined && counted(method, path)
-          ? await fairness.run(fairnessKey(head.headers['authorization']), respond)
-          : await respond();
-      // Only authenticated requests count (Zulip limits the user, after authentication).
-      if (credential !== undefined && result.status !== 401) limiter!.record(credential);
-      return answer;
+      return fairness !== undefined && counted(method, path)
+        ? await fairness.run(fairnessKey(head.headers['authorization']), respond)
+        : await respond();
     } catch (error) {
       const tooLarge = changeTooLarge(error);
       if (tooLarge !== undefined) {
@@ -191,6 +194,12 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       return jsonAnswer(500, INTERNAL_ERROR);
     }
   };
+}
+
+/** Zulip's 429 answer, with `Retry-After`. */
+function rateLimited(secs: number): HttpAnswer {
+  const answer = jsonAnswer(429, rateLimitBody(secs));
+  return { ...answer, headers: { ...answer.headers, 'retry-after': String(secs) } };
 }
 
 /** Whether a request counts against the rate limit (and is scheduled): every one but the event long-polls. */

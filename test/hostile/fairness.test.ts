@@ -10,9 +10,10 @@ import { withEventQueues } from '../../src/host/live-realm';
 import { openRealm } from '../../src/host/realm-handle';
 import { fairnessKey, FairScheduler } from '../../src/server/fairness';
 import { createHttpCore } from '../../src/server/http';
+import { pureRealm } from '../../src/server/pure';
 import { memoryStore } from '../../src/stores/memory/index';
 import { basicAuthHeader } from '../../src/wire/auth';
-import { cast, devRealm } from '../support/realm';
+import { cast, devRealm, testCtx } from '../support/realm';
 
 const authOf = (id: number) => {
   const u = devRealm().users.get(id)!;
@@ -263,5 +264,27 @@ describe('fair scheduling', () => {
       ),
       { numRuns: 100 },
     );
+  });
+
+  it('with the rate limit: a burst sent all at once is counted one by one, refused past the limit', async () => {
+    const realm = pureRealm(devRealm(), () => testCtx());
+    const get = (answer: ReturnType<typeof createHttpCore>) => () =>
+      answer(
+        {
+          method: 'GET',
+          path: '/api/v1/users/me',
+          search: '',
+          headers: { authorization: authOf(cast.hamlet) },
+        },
+        null,
+      );
+    const fair = get(createHttpCore({ realm, rateLimit: { maxRequests: 5 }, fairness: {} }));
+    const statuses = (await Promise.all(Array.from({ length: 20 }, fair))).map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    // Without fair scheduling all 20 pass the check before any is counted.
+    const unfair = get(createHttpCore({ realm, rateLimit: { maxRequests: 5 } }));
+    const loose = (await Promise.all(Array.from({ length: 20 }, unfair))).map((a) => a.status);
+    expect(loose.filter((s) => s === 200).length).toBeGreaterThan(5);
   });
 });

@@ -287,4 +287,18 @@ describe('fair scheduling', () => {
     const loose = (await Promise.all(Array.from({ length: 20 }, unfair))).map((a) => a.status);
     expect(loose.filter((s) => s === 200).length).toBeGreaterThan(5);
   });
+
+  it('serves a burst of 5,000 requests from one user in order', async () => {
+    const scheduler = new FairScheduler();
+    const order: number[] = [];
+    const all = Array.from({ length: 5000 }, (_, i) =>
+      scheduler.run('a', () => {
+        order.push(i);
+        return Promise.resolve(i);
+      }),
+    );
+    expect(await Promise.all(all)).toEqual(order);
+    expect(order).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+    expect(scheduler.waiting).toBe(0);
+  });
 });

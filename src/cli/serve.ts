@@ -12,6 +12,7 @@ import { parseRealm } from '../core/snapshot/create';
 import { defaultPasswordHasher } from '../core/passwords';
 import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer, type ServeNodeOptions } from '../server/node';
+import { FairScheduler } from '../server/fairness';
 import { RateLimiter } from '../server/rate-limit';
 import type { FetchHandler } from '../server/types';
 import { memoryStore } from '../stores/memory/index';
@@ -56,6 +57,9 @@ Options:
   --user EMAIL       Whose credentials to print (default: an administrator)
   --max-body BYTES   Largest request body (default 1048576)
   --rate-limit N/S   Requests per user in S seconds (default 200/60, Zulip's; "off" for none)
+  --fair-share MS/S  Event-loop ms a user may use in S seconds while others are active, after
+                     a first 100 ms (default 100/1: 10%), one request per user at a time;
+                     "off" for none
   --verbose          Log every request and the events of every change
   --dev-login        Zulip's development login: GET /dev_list_users and POST /dev_fetch_api_key
                      hand anyone any user's API key without a password (never on by default)
@@ -73,6 +77,7 @@ const OPTIONS = {
   user: { type: 'string' },
   'max-body': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'fair-share': { type: 'string' },
   verbose: { type: 'boolean' },
   'dev-login': { type: 'boolean' },
 } as const;
@@ -106,6 +111,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     args['max-body'] === undefined ? undefined : integer('--max-body', args['max-body'], 0);
   const host = args.host ?? '127.0.0.1';
   const rateLimit = rateLimitOf(args['rate-limit']);
+  const fairness = fairnessOf(args['fair-share']);
 
   let store: RealmStore;
   let where: string;
@@ -180,7 +186,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     const logger = {
       error: (message: string, error: unknown) => io.err(`error: ${message}: ${describeError(error)}`),
     };
-    const limit = { ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }), rateLimit };
+    const limit = { ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }), rateLimit, fairness };
     // The direct node:http path (no Fetch conversions); --verbose logs through the Fetch handler.
     let serving: ServedBy = { realm: live, ...limit };
     if (args.verbose || args['dev-login']) {
@@ -221,7 +227,17 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   };
 }
 
-type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes' | 'rateLimit'>;
+type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes' | 'rateLimit' | 'fairness'>;
+
+/** `--fair-share`: "MS/S" (event-loop ms per user per S seconds), "off", or the default 100/1. */
+function fairnessOf(spec: string | undefined): FairScheduler | false {
+  if (spec === undefined) return new FairScheduler();
+  if (spec === 'off') return false;
+  const m = /^(\d+)\/(\d+)$/.exec(spec);
+  if (m === null || Number(m[1]) < 1 || Number(m[2]) < 1)
+    throw new UsageError(`--fair-share must be MS/SECONDS (e.g. 100/1) or off, got ${spec}`);
+  return new FairScheduler({ shareMsPerSec: Number(m[1]) / Number(m[2]) });
+}
 
 /** `--rate-limit`: "N/S" (N requests per user in S seconds), "off", or Zulip's 200/60 when absent. */
 function rateLimitOf(spec: string | undefined): RateLimiter | false {

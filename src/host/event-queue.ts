@@ -282,10 +282,16 @@ function mergeKey(event: Readonly<Record<string, unknown>> & { readonly type: st
   return key === 'flags/remove/read' ? undefined : key;
 }
 
+// JSON text has no characters below U+0020 (JSON.stringify escapes them).
+const NON_ASCII = /[^\u0020-\u007f]/;
+
 /** The UTF-8 length of a value's JSON: what an event costs in a queue and in an answer. */
 export function jsonBytes(value: unknown): number {
   const text = JSON.stringify(value) ?? '';
   let bytes = text.length;
+  // Most events are ASCII (ids, flags, names): the regular expression scans natively, several
+  // times faster than the loop below over a 200 KB flag event.
+  if (!NON_ASCII.test(text)) return bytes;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     // Two bytes below U+0800, three above it; a surrogate pair (two units) makes four.

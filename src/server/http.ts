@@ -6,6 +6,7 @@
  * so both answer every request the same way.
  */
 import type { OpResult } from '../core/result';
+import { fairnessKey, FairScheduler, type FairnessOptions } from './fairness';
 import { RateLimiter, rateLimitBody, type RateLimitOptions } from './rate-limit';
 import type { ApiRequest, RequestHandler, ServerLogger } from './types';
 
@@ -28,6 +29,13 @@ export interface HttpOptions {
    * DELETE /events (long-polls, each answer bounded) are not counted.
    */
   readonly rateLimit?: RateLimitOptions | RateLimiter | false;
+  /**
+   * Fair scheduling between users (src/server/fairness.ts): one request per user in the realm at
+   * a time, and a share of the event loop per user while others are active (`{}` for the
+   * defaults), or a `FairScheduler` to share between servers. Default: none (the `serve` command
+   * turns it on). GET and DELETE /events are not scheduled (they wait for events, not the realm).
+   */
+  readonly fairness?: FairnessOptions | FairScheduler | false;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -103,6 +111,12 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       : options.rateLimit instanceof RateLimiter
         ? options.rateLimit
         : new RateLimiter(options.rateLimit);
+  const fairness =
+    options.fairness === undefined || options.fairness === false
+      ? undefined
+      : options.fairness instanceof FairScheduler
+        ? options.fairness
+        : new FairScheduler(options.fairness);
 
   return async function answer(head, body) {
     try {
@@ -123,8 +137,7 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         const secs = limiter!.secsToFreedom(credential);
         if (secs > 0) {
           await body?.discard();
-          const answer = jsonAnswer(429, rateLimitBody(secs));
-          return { ...answer, headers: { ...answer.headers, 'retry-after': String(secs) } };
+          return rateLimited(secs);
         }
       }
       const form = body === null ? NO_FORM : await readForm(body, head.headers, maxBodyBytes);
@@ -154,10 +167,22 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         ...(form.kind === 'form' ? { body: form.value } : {}),
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
-      const result: OpResult = await realm.request(apiRequest);
-      // Only authenticated requests count (Zulip limits the user, after authentication).
-      if (credential !== undefined && result.status !== 401) limiter!.record(credential);
-      return resultAnswer(result);
+      const respond = async (): Promise<HttpAnswer> => {
+        if (credential !== undefined) {
+          // Checked again in the user's turn: with fair scheduling a user's requests run one at a
+          // time, so a burst sent at once is counted one by one and refused past the limit.
+          const secs = limiter!.secsToFreedom(credential);
+          if (secs > 0) return rateLimited(secs);
+        }
+        const result: OpResult = await realm.request(apiRequest);
+        // Only authenticated requests count (Zulip limits the user, after authentication).
+        if (credential !== undefined && result.status !== 401) limiter!.record(credential);
+        // Serialized in the user's turn: a large answer is that user's cost.
+        return resultAnswer(result);
+      };
+      return fairness !== undefined && counted(method, path)
+        ? await fairness.run(fairnessKey(head.headers['authorization']), respond)
+        : await respond();
     } catch (error) {
       const tooLarge = changeTooLarge(error);
       if (tooLarge !== undefined) {
@@ -171,7 +196,13 @@ export function createHttpCore(options: HttpOptions): HttpCore {
   };
 }
 
-/** Whether a request counts against the rate limit: every one but the event long-polls. */
+/** Zulip's 429 answer, with `Retry-After`. */
+function rateLimited(secs: number): HttpAnswer {
+  const answer = jsonAnswer(429, rateLimitBody(secs));
+  return { ...answer, headers: { ...answer.headers, 'retry-after': String(secs) } };
+}
+
+/** Whether a request counts against the rate limit (and is scheduled): every one but the event long-polls. */
 function counted(method: string, path: string): boolean {
   return !(path.replace(/\/+$/, '') === '/api/v1/events' && (method === 'GET' || method === 'DELETE'));
 }

@@ -19,3 +19,4 @@ export { pureRealm } from './pure';
 export { RateLimiter, type RateLimitOptions } from './rate-limit';
 export type { ApiRequest, FetchHandler, RequestHandler, ServerLogger } from './types';
 export { withDevLogin, devListUsers, devFetchApiKey } from './dev-login';
+export { FairScheduler, fairnessKey, type FairnessOptions } from './fairness';

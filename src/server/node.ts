@@ -18,6 +18,7 @@ import {
   type HttpHead,
   type HttpOptions,
 } from './http';
+import { FairScheduler } from './fairness';
 import { RateLimiter } from './rate-limit';
 import type { FetchHandler, ServerLogger } from './types';
 
@@ -368,6 +369,8 @@ export interface ServeNodeOptions {
   readonly basePath?: string;
   /** Per-user rate limit on the direct path (`HttpOptions.rateLimit`). Default: none. */
   readonly rateLimit?: HttpOptions['rateLimit'];
+  /** Fair scheduling between users on the direct path (`HttpOptions.fairness`). Default: none. */
+  readonly fairness?: HttpOptions['fairness'];
   /** Default 0: a free port chosen by the system. */
   readonly port?: number;
   /** Default `127.0.0.1` (only this machine). Use `0.0.0.0` or `::` to listen on every interface. */
@@ -411,6 +414,14 @@ export async function serveNode(options: ServeNodeOptions): Promise<NodeServer> 
               options.rateLimit instanceof RateLimiter
                 ? options.rateLimit
                 : new RateLimiter(options.rateLimit),
+          }),
+      ...(options.fairness === undefined || options.fairness === false
+        ? {}
+        : {
+            fairness:
+              options.fairness instanceof FairScheduler
+                ? options.fairness
+                : new FairScheduler(options.fairness),
           }),
     };
     listener = createNodeRealmHandler(realmOptions);

@@ -1,0 +1,275 @@
+/**
+ * Fair scheduling of requests between users (issue 31), in front of the realm. The realm runs
+ * one request at a time on one thread, so one member who sends many expensive requests (5,000
+ * message flag flips, big fetches) delays everyone. Zulip spreads requests over many worker
+ * processes; here one member's work is kept from crowding out the others' instead:
+ *
+ * - **One request in the realm per user** (`maxInFlight`, default 1): a user's further
+ *   requests wait in that user's own queue, in order, so a second user's request joins the
+ *   realm's next batch behind at most one request of a user who sent 200 at once.
+ * - **A share of the event loop per user** while other users are active: every request is
+ *   charged the event loop's busy time while it was in the realm, shared equally among the
+ *   requests in the realm at the same moment (waiting for a disk write costs nothing). Each user
+ *   has a budget of `burstMs` that refills at `shareMsPerSec`; a user whose budget is spent
+ *   waits until it is no longer negative before the next request enters the realm. Nothing is
+ *   refused (unlike the rate limit, no 429): the heavy user's answers come later, the others'
+ *   come as fast as alone. A user alone on the server (nobody else active in the last
+ *   `activeWindowMs`) is never held back.
+ *
+ * Host layer: it reads a clock (`performance.now`) and the event loop's busy time
+ * (`performance.eventLoopUtilization` where the runtime has it, wall time otherwise).
+ */
+
+export interface FairnessOptions {
+  /** A user's requests in the realm at once; the rest wait in the user's queue. Default 1. */
+  readonly maxInFlight?: number;
+  /**
+   * Event-loop milliseconds a user may spend at once before being paced. Default 100. The debt is
+   * bounded by it too: after one very expensive request (a register on a large realm) the user's
+   * next one waits at most burstMs / shareMsPerSec seconds (1 s by default).
+   */
+  readonly burstMs?: number;
+  /** Event-loop milliseconds per second a user's budget refills (its share). Default 100 (10%). */
+  readonly shareMsPerSec?: number;
+  /** How recently another user must have made a request for pacing to apply. Default 1000 ms. */
+  readonly activeWindowMs?: number;
+  /** Users tracked at once; past it idle ones are forgotten, least recently active first. Default 10,000. */
+  readonly maxUsers?: number;
+  /** Milliseconds, monotonic. Default `performance.now`. */
+  readonly now?: () => number;
+  /** Cumulative busy milliseconds of the event loop. Default: from `performance.eventLoopUtilization`, or `now`. */
+  readonly busy?: () => number;
+  /** Schedules a wake-up (pacing). Default `setTimeout`. */
+  readonly setTimer?: (fn: () => void, ms: number) => void;
+}
+
+interface Waiting {
+  readonly run: () => void;
+}
+
+interface UserState {
+  /** Waiting requests from `head` on (an index, not `shift`: a burst of thousands stays linear). */
+  pending: Waiting[];
+  head: number;
+  inFlight: number;
+  /** Event-loop milliseconds left; negative when overspent. */
+  budget: number;
+  /** When `budget` was last refilled. */
+  refilledAt: number;
+  timer: boolean;
+}
+
+/** A default busy-time source: the event loop's active time where the runtime reports it. */
+function defaultBusy(now: () => number): () => number {
+  const perf = globalThis.performance as
+    (Performance & { eventLoopUtilization?: () => { active: number } }) | undefined;
+  const elu = perf?.eventLoopUtilization;
+  if (typeof elu === 'function') {
+    return () => elu.call(perf).active;
+  }
+  return now;
+}
+
+export class FairScheduler {
+  private readonly users = new Map<string, UserState>();
+  private readonly maxInFlight: number;
+  private readonly burstMs: number;
+  private readonly shareMsPerSec: number;
+  private readonly activeWindowMs: number;
+  private readonly maxUsers: number;
+  private readonly now: () => number;
+  private readonly busy: () => number;
+  private readonly setTimer: (fn: () => void, ms: number) => void;
+  /** Busy time each request in the realm has been charged so far (processor-sharing integral). */
+  private share = 0;
+  private lastBusy: number;
+  private inRealm = 0;
+  /** The user of the latest request and its time; the latest time of anybody else's. */
+  private lastUser: string | undefined;
+  private lastSeenAt = Number.NEGATIVE_INFINITY;
+  private othersSeenAt = Number.NEGATIVE_INFINITY;
+
+  constructor(options: FairnessOptions = {}) {
+    this.maxInFlight = options.maxInFlight ?? 1;
+    this.burstMs = options.burstMs ?? 100;
+    this.shareMsPerSec = options.shareMsPerSec ?? 100;
+    this.activeWindowMs = options.activeWindowMs ?? 1000;
+    this.maxUsers = options.maxUsers ?? 10_000;
+    this.now = options.now ?? (() => performance.now());
+    this.busy = options.busy ?? defaultBusy(this.now);
+    this.setTimer = options.setTimer ?? ((fn, ms) => void setTimeout(fn, ms));
+    if (!(this.maxInFlight >= 1) || !(this.burstMs > 0) || !(this.shareMsPerSec > 0))
+      throw new RangeError('fairness: maxInFlight ≥ 1, burstMs > 0 and shareMsPerSec > 0');
+    this.lastBusy = this.busy();
+  }
+
+  /**
+   * Runs `task` for `key` (a user) when the user's turn comes: after the user's earlier
+   * requests, within `maxInFlight`, and once the user's budget allows it.
+   */
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const user = this.userOf(key);
+    const at = this.now();
+    if (this.lastUser !== key) {
+      this.othersSeenAt = this.lastSeenAt;
+      this.lastUser = key;
+    }
+    this.lastSeenAt = at;
+    return new Promise<T>((resolve, reject) => {
+      user.pending.push({
+        run: () => {
+          const started = this.enter();
+          // The user leaves the realm before its caller goes on, so a request the caller makes
+          // next is charged nothing of this one's time.
+          let ran: Promise<T>;
+          try {
+            ran = task();
+          } catch (error) {
+            ran = Promise.reject(error as Error);
+          }
+          ran.then(
+            (value) => {
+              this.leave(key, user, started);
+              resolve(value);
+            },
+            (error: unknown) => {
+              this.leave(key, user, started);
+              reject(error);
+            },
+          );
+        },
+      });
+      this.admit(key, user);
+    });
+  }
+
+  /** Users tracked now. */
+  get size(): number {
+    return this.users.size;
+  }
+
+  /** Requests waiting in users' queues (not yet in the realm). */
+  get waiting(): number {
+    let n = 0;
+    for (const u of this.users.values()) n += u.pending.length - u.head;
+    return n;
+  }
+
+  private userOf(key: string): UserState {
+    let user = this.users.get(key);
+    if (user === undefined) {
+      user = {
+        pending: [],
+        head: 0,
+        inFlight: 0,
+        budget: this.burstMs,
+        refilledAt: this.now(),
+        timer: false,
+      };
+      this.forgetIdle();
+    } else {
+      // Re-inserted: the Map's order is least recently active first.
+      this.users.delete(key);
+    }
+    this.users.set(key, user);
+    return user;
+  }
+
+  /** Keeps the table bounded: forgets the least recently active users that have nothing queued. */
+  private forgetIdle(): void {
+    if (this.users.size < this.maxUsers) return;
+    // Only the few least recently active are looked at: constant work per new user, even when
+    // many users have requests in the realm (the table then grows past the bound for a while).
+    let looked = 0;
+    for (const [key, user] of this.users) {
+      if (this.users.size < this.maxUsers || ++looked > 16) break;
+      if (user.pending.length === user.head && user.inFlight === 0 && !user.timer) this.users.delete(key);
+    }
+  }
+
+  /** Charges the busy time since the last change to the requests in the realm, equally. */
+  private account(): void {
+    const busy = this.busy();
+    if (this.inRealm > 0) this.share += (busy - this.lastBusy) / this.inRealm;
+    this.lastBusy = busy;
+  }
+
+  private enter(): number {
+    this.account();
+    this.inRealm++;
+    return this.share;
+  }
+
+  private leave(key: string, user: UserState, started: number): void {
+    this.account();
+    this.inRealm--;
+    user.inFlight--;
+    this.refill(user);
+    // Bounded debt: one huge request delays the user's next by a bounded time; sustained heavy
+    // use is paced all the same (each request's debt is added after the previous one is paid).
+    user.budget = Math.max(-this.burstMs, user.budget - (this.share - started));
+    this.admit(key, user);
+  }
+
+  private refill(user: UserState): void {
+    const at = this.now();
+    user.budget = Math.min(this.burstMs, user.budget + ((at - user.refilledAt) * this.shareMsPerSec) / 1000);
+    user.refilledAt = at;
+  }
+
+  /** Lets the user's next requests into the realm, as far as its limits allow. */
+  private admit(key: string, user: UserState): void {
+    while (user.head < user.pending.length && user.inFlight < this.maxInFlight) {
+      this.refill(user);
+      if (user.budget < 0 && this.othersActive(key)) {
+        this.wakeLater(key, user);
+        return;
+      }
+      user.inFlight++;
+      const next = user.pending[user.head++]!;
+      if (user.head === user.pending.length) {
+        user.pending = [];
+        user.head = 0;
+      } else if (user.head >= 1024 && user.head * 2 >= user.pending.length) {
+        user.pending = user.pending.slice(user.head);
+        user.head = 0;
+      }
+      next.run();
+    }
+  }
+
+  /** Whether a user other than `key` made a request recently (pacing a lone user helps nobody). */
+  private othersActive(key: string): boolean {
+    const at = this.now();
+    return at - (this.lastUser === key ? this.othersSeenAt : this.lastSeenAt) < this.activeWindowMs;
+  }
+
+  private wakeLater(key: string, user: UserState): void {
+    if (user.timer) return;
+    user.timer = true;
+    const ms = Math.max(1, Math.ceil((-user.budget * 1000) / this.shareMsPerSec));
+    this.setTimer(() => {
+      user.timer = false;
+      this.admit(key, user);
+    }, ms);
+  }
+}
+
+/**
+ * The user a request is scheduled as: the API key of its HTTP Basic credential (one per user,
+ * however the user name is spelled), else the whole header; requests without one share a key.
+ */
+export function fairnessKey(authorization: string | undefined): string {
+  if (authorization === undefined) return '';
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (m !== null) {
+    try {
+      const decoded = atob(m[1]!);
+      const colon = decoded.indexOf(':');
+      if (colon >= 0) return `key:${decoded.slice(colon + 1)}`;
+    } catch {
+      // Not base64: scheduled by the header as sent.
+    }
+  }
+  return `header:${authorization}`;
+}

@@ -1,5 +1,5 @@
 import { IntMap } from '../collections/int-map';
-import { buildIdList, idListToArray, removeIds, type IdList } from './idlist';
+import { insertIds, removeIds, type IdList } from './idlist';
 import type { Interner } from './interner';
 import { growRowHolders, rowHolderCandidates } from './row-holders';
 import { lowerBound } from './rows';
@@ -9,9 +9,9 @@ import type { MessageChunk, MessageEdits, MessageStore } from './store-types';
 
 /**
  * Editing stored messages in place (PATCH /messages/{id}): content, topic, edit history. Like
- * deletion, only the chunks holding an edited message are copied (their changed columns only) and
- * only the topic lists that lose or gain an id are rebuilt: the cost follows the edited messages,
- * never the organization.
+ * deletion, only the chunks holding an edited message are copied (their changed columns only), and
+ * the channel and topic id lists rebuild only their chunks that lose or gain an id (`removeIds`,
+ * `insertIds`): the cost follows the edited messages, never the organization nor the channel.
  */
 
 /** The table with `name` interned (ids are never reused: the next is one past the largest). */
@@ -99,32 +99,15 @@ export function moveMessages(
       const next = removeIds(list, moved);
       byChannel = next.count === 0 ? byChannel.delete(streamId) : byChannel.set(streamId, next);
     }
-    byChannel = byChannel.set(newStreamId, mergeIds(byChannel.get(newStreamId), ids));
+    byChannel = byChannel.set(newStreamId, insertIds(byChannel.get(newStreamId), ids));
   }
   // Join the new topic.
   const newTopics = byTopic.get(newStreamId) ?? IntMap.empty<IdList>();
-  byTopic = byTopic.set(newStreamId, newTopics.set(topicKey, mergeIds(newTopics.get(topicKey), ids)));
+  byTopic = byTopic.set(newStreamId, newTopics.set(topicKey, insertIds(newTopics.get(topicKey), ids)));
   const next = Object.freeze({ ...store, chunks, topics, foldedTopics, byTopic, byChannel });
   // The rows stay with their messages: their possible holders now hold rows in the new channel.
   if (newStreamId !== streamId) growRowHolders(next, newStreamId, rowHolderCandidates(store, ids));
   return messagesChanged(store, next, ids, 'topic');
-}
-
-/**
- * `list` with ascending `ids` (none of them in it) merged in. Rebuilds the list: O(list + ids).
- * Fine for topic lists; a channel list is rebuilt only by moves between channels.
- */
-function mergeIds(list: IdList | undefined, ids: readonly number[]): IdList {
-  const a = list === undefined ? [] : idListToArray(list);
-  const out: number[] = new Array<number>(a.length + ids.length);
-  let i = 0;
-  let j = 0;
-  let o = 0;
-  while (i < a.length || j < ids.length) {
-    if (j >= ids.length || (i < a.length && a[i]! < ids[j]!)) out[o++] = a[i++]!;
-    else out[o++] = ids[j++]!;
-  }
-  return buildIdList(out);
 }
 
 /** The store with these messages' edit records replaced. */

@@ -218,7 +218,7 @@ function topicSenders(store: MessageStore, record: MessageRecord): Set<number> {
 }
 
 /** The topic's messages the user may see (`bulk_access_stream_messages_query`), ascending. */
-function visibleTopicMessages(state: RealmState, me: User, channel: Channel, topic: string): number[] {
+export function visibleTopicMessages(state: RealmState, me: User, channel: Channel, topic: string): number[] {
   const ids = topicMessageIds(state.messages, channel.stream_id, topic);
   if (new NarrowContext(state, me).canReadHistory(channel)) return ids;
   const rows = state.messages.rows.get(me.user_id);

@@ -288,6 +288,76 @@ describe('updateMessage: channels', () => {
   });
 });
 
+describe('updateMessage: the move checks of check_update_message', () => {
+  const channelRow = (snap: EditableSnapshot, id: number) =>
+    (snap.channels as unknown as Array<Record<string, unknown>>).find((c) => c['stream_id'] === id)!;
+  // Verona > weather: 112 (sent 1735696320) and 145 (1735698300); the move limit is a week.
+  const week = 604800;
+
+  it('change_all refuses when older messages passed the limit (test_change_all_propagate_mode_for_moving_old_messages)', () => {
+    const now = 1735696320 + week + 21;
+    expectRefused(
+      OP,
+      patch(state, 145, { topic: 'x', propagate_mode: 'change_all' }, 'hamlet', now),
+      state,
+      'You only have permission to move the 1/2 most recent messages in this topic.',
+      'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+      {
+        first_message_id_allowed_to_move: 145,
+        total_messages_in_topic: 2,
+        total_messages_allowed_to_move: 1,
+      },
+    );
+    // change_later takes only the recent message; moderators have no limit.
+    ok(patch(state, 145, { topic: 'x', propagate_mode: 'change_later' }, 'hamlet', now));
+    ok(patch(state, 145, { topic: 'x', propagate_mode: 'change_all' }, 'shiva', now));
+    // The stricter of the two limits applies to a move of topic and channel together.
+    const tight = realmWith((snap) => {
+      snap.realm.move_messages_between_streams_limit_seconds = 1000;
+    });
+    const r = patch(
+      tight,
+      145,
+      { topic: 'x', stream_id: '2', propagate_mode: 'change_all' },
+      'hamlet',
+      1735698300 + 500,
+    );
+    expect(r.body).toMatchObject({
+      code: 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+      total_messages_allowed_to_move: 1,
+    });
+    expect(r.state).toBe(tight);
+  });
+
+  it('the destination must let the mover post (check_stream_access_based_on_can_send_message_group)', () => {
+    const closed = realmWith((snap) => {
+      channelRow(snap, 2)['can_send_message_group'] = 'role:nobody';
+    });
+    expectRefused(
+      OP,
+      patch(closed, 112, { stream_id: '2' }, 'iago', 1735696320 + 10),
+      closed,
+      'You do not have permission to post in this channel.',
+    );
+  });
+
+  it('a new topic in the destination needs can_create_topic_group (check_for_can_create_topic_group_violation)', () => {
+    const admins = realmWith((snap) => {
+      channelRow(snap, 1)['can_create_topic_group'] = 'role:administrators';
+    });
+    expectRefused(
+      OP,
+      patch(admins, 145, { topic: 'brand new' }, 'hamlet'),
+      admins,
+      'You do not have permission to create new topics in this channel.',
+    );
+    // An existing topic is fine, and so is resolving (no topic creation check).
+    ok(patch(admins, 145, { topic: 'lunch' }, 'hamlet'));
+    ok(patch(admins, 145, { topic: '✔ weather' }, 'hamlet'));
+    ok(patch(admins, 145, { topic: 'brand new' }, 'iago'));
+  });
+});
+
 describe('updateMessage: laws', () => {
   it('totality and failure purity, library and wire', () => {
     const names = ['message_id', 'content', 'topic', 'propagate_mode', 'stream_id'];

@@ -358,6 +358,63 @@ describe('updateMessage: the move checks of check_update_message', () => {
   });
 });
 
+describe('updateMessage: user-topic records follow a moved topic', () => {
+  // Hamlet (4) muted Verona > weather (112, 145).
+  const policyOf = (s: RealmState, userId: number, streamId: number, topic: string) =>
+    (s.userTopics.get(userId) ?? []).find((t) => t.stream_id === streamId && t.topic_name === topic)
+      ?.visibility_policy;
+  const userTopicEvents = (r: OpResult, userId: number) =>
+    r.events
+      .filter((e) => e.users.includes(userId) && ['user_topic', 'muted_topics'].includes(e.event.type))
+      .map((e) => e.event as Record<string, unknown>);
+
+  it('to a new topic the record moves (test_user_topic_states_on_moving_to_topic_with_no_messages)', () => {
+    const r = patch(state, 112, { topic: 'climate', propagate_mode: 'change_all' }, 'iago', 1735696320 + 10);
+    ok(r);
+    expect(policyOf(r.state, 4, 1, 'weather')).toBeUndefined();
+    expect(policyOf(r.state, 4, 1, 'climate')).toBe(1);
+    const events = userTopicEvents(r, 4);
+    expect(events.map((e) => [e['type'], e['topic_name'], e['visibility_policy']])).toEqual([
+      ['user_topic', 'weather', 0],
+      ['muted_topics', undefined, undefined],
+      ['user_topic', 'climate', 1],
+    ]);
+    expect(events[1]!['muted_topics']).toContainEqual(['Verona', 'climate', 1735696330]);
+    // The user-topic events come before the update_message event.
+    const i = r.events.findIndex((e) => e.event.type === 'user_topic');
+    const j = r.events.findIndex((e) => e.event.type === 'update_message');
+    expect(i).toBeLessThan(j);
+  });
+
+  it('into a topic with messages the more visible policy wins (get_visibility_policy_after_merge)', () => {
+    // Muted (weather) merged with inherit (lunch) is inherit: the record just goes.
+    const r = patch(state, 112, { topic: 'lunch', propagate_mode: 'change_all' }, 'iago', 1735696320 + 10);
+    ok(r);
+    expect(policyOf(r.state, 4, 1, 'weather')).toBeUndefined();
+    expect(policyOf(r.state, 4, 1, 'lunch')).toBeUndefined();
+    expect(userTopicEvents(r, 4).map((e) => [e['type'], e['topic_name'], e['visibility_policy']])).toEqual([
+      ['user_topic', 'weather', 0],
+    ]);
+  });
+
+  it('a partial move leaves the records alone; a channel move carries them', () => {
+    const one = patch(state, 112, { topic: 'climate' }, 'iago', 1735696320 + 10);
+    ok(one);
+    expect(policyOf(one.state, 4, 1, 'weather')).toBe(1);
+    expect(userTopicEvents(one, 4)).toEqual([]);
+    const moved = patch(
+      state,
+      112,
+      { stream_id: '2', propagate_mode: 'change_all' },
+      'iago',
+      1735696320 + 10,
+    );
+    ok(moved);
+    expect(policyOf(moved.state, 4, 1, 'weather')).toBeUndefined();
+    expect(policyOf(moved.state, 4, 2, 'weather')).toBe(1);
+  });
+});
+
 describe('updateMessage: laws', () => {
   it('totality and failure purity, library and wire', () => {
     const names = ['message_id', 'content', 'topic', 'propagate_mode', 'stream_id'];

@@ -4,6 +4,7 @@ import { to, type AddressedEvent } from '../../core/events';
 import { renderMarkdown } from '../../core/markdown';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
 import { topicMessageIds, usersWithRows } from '../../core/messages/query';
+import { moveUserTopics } from '../../core/messages/move-user-topics';
 import { growRowHolders, carryRowHolders } from '../../core/messages/row-holders';
 import { deleteRows, getRowFlags, insertRows, updateRowFlags, type UserRows } from '../../core/messages/rows';
 import {
@@ -110,6 +111,11 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
 
   const events: AddressedEvent[] = [];
   let losingAccess: number[] = [];
+  // Whether the destination topic had messages before the move (`target_topic_has_messages`).
+  const targetHadMessages =
+    moving &&
+    channel !== null &&
+    topicMessageIds(state.messages, (newChannel ?? channel).stream_id, newTopic).length > 0;
   if (moving && channel !== null) {
     store = moveMessages(
       store,
@@ -150,7 +156,7 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
   store = setEdits(store, entries);
   event['message_ids'] = changed;
 
-  const next = edit(state, (draft) => {
+  let next = edit(state, (draft) => {
     draft.messages = castDraft(store);
   });
   if (losingAccess.length > 0 && channel !== null) {
@@ -163,6 +169,26 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
         topic: oldTopic,
       }),
     );
+  }
+  if (moving && channel !== null) {
+    // User-topic records follow a move of the whole topic (as the mover sees it).
+    const movedAll =
+      u.propagateMode === 'change_all' || visibleTopicMessages(next, me, channel, oldTopic).length === 0;
+    if (movedAll) {
+      const dest = newChannel ?? channel;
+      const carried = moveUserTopics(
+        next,
+        channel,
+        oldTopic,
+        dest,
+        newTopic,
+        new Set(losingAccess),
+        targetHadMessages,
+        u.now,
+      );
+      next = carried.state;
+      events.push(...carried.events);
+    }
   }
   events.push(...perUserEvents(next, record, channel, newChannel, event, losingAccess));
   const effects = channel === null || !moving ? [] : notices(state, next, me, u, changed, resolveOnly);

@@ -55,6 +55,8 @@ export function moveMessages(
   // Old folded topic → the ids leaving it.
   const leaving = new Map<number, Set<number>>();
   const chunks = store.chunks.slice();
+  const crossing = newStreamId !== streamId;
+  // Only the columns that change are copied (the recipient only for a move between channels).
   const copies = new Map<number, { topic: Int32Array; topicKey: Int32Array; recipient: Int32Array }>();
   for (const id of ids) {
     const ci = chunkIndexOf(store.chunks, id);
@@ -67,7 +69,7 @@ export function moveMessages(
       copy = {
         topic: new Int32Array(c.topic),
         topicKey: new Int32Array(c.topicKey),
-        recipient: new Int32Array(c.recipient),
+        recipient: crossing ? new Int32Array(c.recipient) : c.recipient,
       };
       copies.set(ci, copy);
     }
@@ -77,7 +79,7 @@ export function moveMessages(
     set.add(id);
     copy.topic[i] = topicId;
     copy.topicKey[i] = topicKey;
-    copy.recipient[i] = newStreamId;
+    if (crossing) copy.recipient[i] = newStreamId;
   }
   for (const [ci, copy] of copies) chunks[ci] = { ...(store.chunks[ci] as MessageChunk), ...copy };
 

@@ -282,7 +282,6 @@ function moveRows(
   )
     .filter((id) => state.users.get(id)?.is_active === true)
     .sort((a, b) => a - b);
-  const holdersBefore = usersWithRows(store, ids);
   let rows = store.rows;
   const idSet = new Set(ids);
   for (const userId of losingRows) {
@@ -307,7 +306,8 @@ function moveRows(
   }
   carryRowHolders(store, rows);
   const next: MessageStore = Object.freeze({ ...store, rows });
-  growRowHolders(next, dest.stream_id, [...holdersBefore, ...gaining]);
+  // The messages' earlier holders were added under the new channel by `moveMessages`.
+  growRowHolders(next, dest.stream_id, gaining);
   return { store: next, losingAccess };
 }
 

@@ -22,7 +22,6 @@ import { loadavg } from 'node:os';
 import pg from 'pg';
 import { idListToArray, type IdList } from '../src/core/messages/idlist';
 import { moveMessages } from '../src/core/messages/store-edit';
-import { topicMessageIds } from '../src/core/messages/query';
 import { isPublic } from '../src/core/permissions/channels';
 import type { RealmState } from '../src/core/state';
 import { updateMessage } from '../src/ops/index';

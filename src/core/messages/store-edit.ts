@@ -67,9 +67,9 @@ export function moveMessages(
     let copy = copies.get(ci);
     if (copy === undefined) {
       copy = {
-        topic: new Int32Array(c.topic),
-        topicKey: new Int32Array(c.topicKey),
-        recipient: crossing ? new Int32Array(c.recipient) : c.recipient,
+        topic: c.topic.slice(),
+        topicKey: c.topicKey.slice(),
+        recipient: crossing ? c.recipient.slice() : c.recipient,
       };
       copies.set(ci, copy);
     }

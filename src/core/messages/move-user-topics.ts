@@ -111,6 +111,12 @@ export function moveUserTopics(
     if (p.cut || !active(p.userId)) continue;
     if (p.orig !== VisibilityPolicy.inherit)
       events.push(to([p.userId], event(from, oldTopic, VisibilityPolicy.inherit)));
+    // Zulip skips `muted_topics` here, expecting the one the new topic's update sends; when the
+    // new topic keeps its policy none follows, so a muted record's end is announced (deviation).
+    if (p.next === null && p.orig === VisibilityPolicy.muted)
+      events.push(
+        to([p.userId], { type: 'muted_topics', muted_topics: mutedTopics(next, finalRows.get(p.userId)!) }),
+      );
     if (p.next !== null) {
       events.push(
         to([p.userId], { type: 'muted_topics', muted_topics: mutedTopics(next, finalRows.get(p.userId)!) }),

@@ -32,28 +32,40 @@ export function buildIdList(ids: ArrayLike<number>, length = ids.length): IdList
  */
 export function removeIds(list: IdList, ids: ReadonlySet<number>): IdList {
   if (list.count === 0 || ids.size === 0) return list;
-  // chunk index → how many of its ids go
-  const touched = new Map<number, number>();
+  // chunk index → positions of its ids that go
+  const touched = new Map<number, number[]>();
   for (const id of ids) {
     const ci = idChunkFor(list.chunks, id);
     const c = list.chunks[ci]!;
     const i = lowerBound(c, id);
-    if (i < c.length && c[i] === id) touched.set(ci, (touched.get(ci) ?? 0) + 1);
+    if (i < c.length && c[i] === id) {
+      const positions = touched.get(ci);
+      if (positions) positions.push(i);
+      else touched.set(ci, [i]);
+    }
   }
   if (touched.size === 0) return list;
   const chunks: Int32Array[] = [];
   let count = list.count;
   list.chunks.forEach((c, ci) => {
-    const hits = touched.get(ci);
-    if (hits === undefined) {
+    const positions = touched.get(ci);
+    if (positions === undefined) {
       chunks.push(c);
       return;
     }
-    count -= hits;
-    if (hits === c.length) return;
-    const out = new Int32Array(c.length - hits);
+    count -= positions.length;
+    if (positions.length === c.length) return;
+    positions.sort((x, y) => x - y);
+    // Copy the runs between removed ids as blocks.
+    const out = new Int32Array(c.length - positions.length);
+    let from = 0;
     let j = 0;
-    for (let i = 0; i < c.length; i++) if (!ids.has(c[i]!)) out[j++] = c[i]!;
+    for (const p of positions) {
+      out.set(c.subarray(from, p), j);
+      j += p - from;
+      from = p + 1;
+    }
+    out.set(c.subarray(from), j);
     chunks.push(out);
   });
   return { chunks, count };

@@ -112,10 +112,12 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
   const events: AddressedEvent[] = [];
   let losingAccess: number[] = [];
   // Whether the destination topic had messages before the move (`target_topic_has_messages`).
+  const targetKey = state.messages.foldedTopics.ids.get(newTopic.toLowerCase());
   const targetHadMessages =
     moving &&
     channel !== null &&
-    topicMessageIds(state.messages, (newChannel ?? channel).stream_id, newTopic).length > 0;
+    targetKey !== undefined &&
+    (state.messages.byTopic.get((newChannel ?? channel).stream_id)?.get(targetKey)?.count ?? 0) > 0;
   if (moving && channel !== null) {
     store = moveMessages(
       store,

@@ -16,6 +16,7 @@ import { runSnapshotStreamBench } from './snapshot-stream';
 import { runMessagesBench } from './messages';
 import { runCheckpointStallBench } from './checkpoint-run';
 import { runSearchBench } from './search/bench';
+import { runMoveTopicBench } from './move-topic';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -36,7 +37,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,checkpoint,search` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,checkpoint,search,move-topic` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -108,4 +109,9 @@ if (wanted('search')) {
   const markdown = await runSearchBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('search', markdown);
+}
+if (wanted('move-topic')) {
+  const markdown = await runMoveTopicBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('move-topic', markdown);
 }

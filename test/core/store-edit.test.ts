@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idListToArray } from '../../src/core/messages/idlist';
+import { buildIdList, ID_CHUNK, idListToArray, insertIds } from '../../src/core/messages/idlist';
 import { allMessages, deleteMessages, type MessageStore } from '../../src/core/messages/store';
 import { moveMessages, replaceContent } from '../../src/core/messages/store-edit';
 import { usersWithRows } from '../../src/core/messages/query';
@@ -93,6 +93,33 @@ describe('message store edits', () => {
         // The base store is untouched (persistence).
         expect(sorted(actualIndexes(base).byTopic)).toEqual(sorted(expectedIndexes(base).byTopic));
       }),
+      { numRuns: runs(60) },
+    );
+  });
+});
+
+describe('insertIds (the destination lists of a move)', () => {
+  it('equals a sorted rebuild, shares untouched chunks and keeps chunks bounded', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 40_000 }), { maxLength: 12_000 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 40_000 }), { maxLength: 3_000 }),
+        (base, add) => {
+          base.sort((a, b) => a - b);
+          add.sort((a, b) => a - b);
+          const list = buildIdList(base);
+          const next = insertIds(list, add);
+          const want = [...new Set([...base, ...add])].sort((a, b) => a - b);
+          expect(idListToArray(next)).toEqual(want);
+          expect(next.count).toBe(want.length);
+          for (const c of next.chunks) expect(c.length).toBeLessThanOrEqual(2 * ID_CHUNK);
+          // A chunk past the last added id (not the first: it takes smaller ids) is the same object.
+          list.chunks.forEach((c, i) => {
+            if (i > 0 && (add.length === 0 || c[0]! > add[add.length - 1]!)) expect(next.chunks).toContain(c);
+          });
+          expect(idListToArray(list)).toEqual(base);
+        },
+      ),
       { numRuns: runs(60) },
     );
   });

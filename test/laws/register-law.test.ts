@@ -12,6 +12,7 @@ import type { RealmState } from '../../src/core/state';
 import { EventQueues } from '../../src/host/event-queues';
 import { OPERATIONS } from '../../src/ops/index';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
+import { updateMessage } from '../../src/ops/messages/updateMessage';
 import { cast, devRealm, testCtx } from '../support/realm';
 import { applyRegisterEvents } from './client/register-reducer';
 import { viewDiff } from './client/view';
@@ -262,6 +263,17 @@ describe('verify_action: registerState + events = registerState after', () => {
     'clients without empty_topic_name (general chat for the empty topic), arbitrary realms, %s',
     (name) => checkArbitrary(name, NO_EMPTY_TOPIC, 6),
   );
+
+  it('whole-topic moves carry user-topic records: user_topic events keep every client in step (dev realm)', () => {
+    // Hamlet muted Verona > weather (112, 145): renamed, merged into an existing topic, moved to Denmark.
+    for (const params of [
+      { message_id: 112, topic: 'climate', propagate_mode: 'change_all' },
+      { message_id: 112, topic: 'lunch', propagate_mode: 'change_all' },
+      { message_id: 145, topic: 'climate', propagate_mode: 'change_later' },
+      { message_id: 112, stream_id: 2, propagate_mode: 'change_all' },
+    ])
+      expect(check(dev.state, new PlausibleCall(updateMessage, cast.iago, params))).toBe(true);
+  });
 
   it('a message to the empty topic, for clients with and without empty_topic_name (dev realm)', () => {
     // Channel 9 allows only the empty topic; its subscribers get the message unread.

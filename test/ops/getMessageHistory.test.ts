@@ -59,7 +59,7 @@ describe('getMessageHistory', () => {
     expect((m.message['edit_history'] as unknown[]).length).toBe(2);
   });
 
-  it('content_html_diff keeps both renderings as HTML, text runs highlighted (not escaped)', () => {
+  it('content_html_diff is the word-level diff (highlight_html_differences)', () => {
     const s = updateMessage(
       base,
       as('hamlet'),
@@ -78,8 +78,8 @@ describe('getMessageHistory', () => {
       }
     ).message_history;
     expect(h[2]?.['content_html_diff']).toBe(
-      '<div><p><span class="highlight_text_deleted">one </span><strong><span class="highlight_text_deleted">two</span></strong></p>' +
-        ' <p><span class="highlight_text_inserted">three</span></p></div>',
+      '<div><p><span class="highlight_text_inserted">three</span></p>' +
+        ' <p><span class="highlight_text_deleted">one <strong>two</strong></span></p></div>',
     );
   });
 

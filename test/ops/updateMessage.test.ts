@@ -288,6 +288,135 @@ describe('updateMessage: channels', () => {
   });
 });
 
+describe('updateMessage: the move checks of check_update_message', () => {
+  const channelRow = (snap: EditableSnapshot, id: number) =>
+    (snap.channels as unknown as Array<Record<string, unknown>>).find((c) => c['stream_id'] === id)!;
+  // Verona > weather: 112 (sent 1735696320) and 145 (1735698300); the move limit is a week.
+  const week = 604800;
+
+  it('change_all refuses when older messages passed the limit (test_change_all_propagate_mode_for_moving_old_messages)', () => {
+    const now = 1735696320 + week + 21;
+    expectRefused(
+      OP,
+      patch(state, 145, { topic: 'x', propagate_mode: 'change_all' }, 'hamlet', now),
+      state,
+      'You only have permission to move the 1/2 most recent messages in this topic.',
+      'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+      {
+        first_message_id_allowed_to_move: 145,
+        total_messages_in_topic: 2,
+        total_messages_allowed_to_move: 1,
+      },
+    );
+    // change_later takes only the recent message; moderators have no limit.
+    ok(patch(state, 145, { topic: 'x', propagate_mode: 'change_later' }, 'hamlet', now));
+    ok(patch(state, 145, { topic: 'x', propagate_mode: 'change_all' }, 'shiva', now));
+    // The stricter of the two limits applies to a move of topic and channel together.
+    const tight = realmWith((snap) => {
+      snap.realm.move_messages_between_streams_limit_seconds = 1000;
+    });
+    const r = patch(
+      tight,
+      145,
+      { topic: 'x', stream_id: '2', propagate_mode: 'change_all' },
+      'hamlet',
+      1735698300 + 500,
+    );
+    expect(r.body).toMatchObject({
+      code: 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+      total_messages_allowed_to_move: 1,
+    });
+    expect(r.state).toBe(tight);
+  });
+
+  it('the destination must let the mover post (check_stream_access_based_on_can_send_message_group)', () => {
+    const closed = realmWith((snap) => {
+      channelRow(snap, 2)['can_send_message_group'] = 'role:nobody';
+    });
+    expectRefused(
+      OP,
+      patch(closed, 112, { stream_id: '2' }, 'iago', 1735696320 + 10),
+      closed,
+      'You do not have permission to post in this channel.',
+    );
+  });
+
+  it('a new topic in the destination needs can_create_topic_group (check_for_can_create_topic_group_violation)', () => {
+    const admins = realmWith((snap) => {
+      channelRow(snap, 1)['can_create_topic_group'] = 'role:administrators';
+    });
+    expectRefused(
+      OP,
+      patch(admins, 145, { topic: 'brand new' }, 'hamlet'),
+      admins,
+      'You do not have permission to create new topics in this channel.',
+    );
+    // An existing topic is fine, and so is resolving (no topic creation check).
+    ok(patch(admins, 145, { topic: 'lunch' }, 'hamlet'));
+    ok(patch(admins, 145, { topic: '✔ weather' }, 'hamlet'));
+    ok(patch(admins, 145, { topic: 'brand new' }, 'iago'));
+  });
+});
+
+describe('updateMessage: user-topic records follow a moved topic', () => {
+  // Hamlet (4) muted Verona > weather (112, 145).
+  const policyOf = (s: RealmState, userId: number, streamId: number, topic: string) =>
+    (s.userTopics.get(userId) ?? []).find((t) => t.stream_id === streamId && t.topic_name === topic)
+      ?.visibility_policy;
+  const userTopicEvents = (r: OpResult, userId: number) =>
+    r.events
+      .filter((e) => e.users.includes(userId) && ['user_topic', 'muted_topics'].includes(e.event.type))
+      .map((e) => e.event as Record<string, unknown>);
+
+  it('to a new topic the record moves (test_user_topic_states_on_moving_to_topic_with_no_messages)', () => {
+    const r = patch(state, 112, { topic: 'climate', propagate_mode: 'change_all' }, 'iago', 1735696320 + 10);
+    ok(r);
+    expect(policyOf(r.state, 4, 1, 'weather')).toBeUndefined();
+    expect(policyOf(r.state, 4, 1, 'climate')).toBe(1);
+    const events = userTopicEvents(r, 4);
+    expect(events.map((e) => [e['type'], e['topic_name'], e['visibility_policy']])).toEqual([
+      ['user_topic', 'weather', 0],
+      ['muted_topics', undefined, undefined],
+      ['user_topic', 'climate', 1],
+    ]);
+    expect(events[1]!['muted_topics']).toContainEqual(['Verona', 'climate', 1735696330]);
+    // The user-topic events come before the update_message event.
+    const i = r.events.findIndex((e) => e.event.type === 'user_topic');
+    const j = r.events.findIndex((e) => e.event.type === 'update_message');
+    expect(i).toBeLessThan(j);
+  });
+
+  it('into a topic with messages the more visible policy wins (get_visibility_policy_after_merge)', () => {
+    // Muted (weather) merged with inherit (lunch) is inherit: the record just goes.
+    const r = patch(state, 112, { topic: 'lunch', propagate_mode: 'change_all' }, 'iago', 1735696320 + 10);
+    ok(r);
+    expect(policyOf(r.state, 4, 1, 'weather')).toBeUndefined();
+    expect(policyOf(r.state, 4, 1, 'lunch')).toBeUndefined();
+    // Zulip sends no muted_topics here; we do, so clients on the legacy list stay in step.
+    expect(userTopicEvents(r, 4).map((e) => [e['type'], e['topic_name'], e['visibility_policy']])).toEqual([
+      ['user_topic', 'weather', 0],
+      ['muted_topics', undefined, undefined],
+    ]);
+  });
+
+  it('a partial move leaves the records alone; a channel move carries them', () => {
+    const one = patch(state, 112, { topic: 'climate' }, 'iago', 1735696320 + 10);
+    ok(one);
+    expect(policyOf(one.state, 4, 1, 'weather')).toBe(1);
+    expect(userTopicEvents(one, 4)).toEqual([]);
+    const moved = patch(
+      state,
+      112,
+      { stream_id: '2', propagate_mode: 'change_all' },
+      'iago',
+      1735696320 + 10,
+    );
+    ok(moved);
+    expect(policyOf(moved.state, 4, 1, 'weather')).toBeUndefined();
+    expect(policyOf(moved.state, 4, 2, 'weather')).toBe(1);
+  });
+});
+
 describe('updateMessage: laws', () => {
   it('totality and failure purity, library and wire', () => {
     const names = ['message_id', 'content', 'topic', 'propagate_mode', 'stream_id'];

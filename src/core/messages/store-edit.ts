@@ -1,5 +1,5 @@
 import { IntMap } from '../collections/int-map';
-import { buildIdList, idListToArray, removeIds, type IdList } from './idlist';
+import { insertIds, removeIds, type IdList } from './idlist';
 import type { Interner } from './interner';
 import { growRowHolders, rowHolderCandidates } from './row-holders';
 import { lowerBound } from './rows';
@@ -9,9 +9,9 @@ import type { MessageChunk, MessageEdits, MessageStore } from './store-types';
 
 /**
  * Editing stored messages in place (PATCH /messages/{id}): content, topic, edit history. Like
- * deletion, only the chunks holding an edited message are copied (their changed columns only) and
- * only the topic lists that lose or gain an id are rebuilt: the cost follows the edited messages,
- * never the organization.
+ * deletion, only the chunks holding an edited message are copied (their changed columns only), and
+ * the channel and topic id lists rebuild only their chunks that lose or gain an id (`removeIds`,
+ * `insertIds`): the cost follows the edited messages, never the organization nor the channel.
  */
 
 /** The table with `name` interned (ids are never reused: the next is one past the largest). */
@@ -55,6 +55,8 @@ export function moveMessages(
   // Old folded topic → the ids leaving it.
   const leaving = new Map<number, Set<number>>();
   const chunks = store.chunks.slice();
+  const crossing = newStreamId !== streamId;
+  // Only the columns that change are copied (the recipient only for a move between channels).
   const copies = new Map<number, { topic: Int32Array; topicKey: Int32Array; recipient: Int32Array }>();
   for (const id of ids) {
     const ci = chunkIndexOf(store.chunks, id);
@@ -65,9 +67,9 @@ export function moveMessages(
     let copy = copies.get(ci);
     if (copy === undefined) {
       copy = {
-        topic: new Int32Array(c.topic),
-        topicKey: new Int32Array(c.topicKey),
-        recipient: new Int32Array(c.recipient),
+        topic: c.topic.slice(),
+        topicKey: c.topicKey.slice(),
+        recipient: crossing ? c.recipient.slice() : c.recipient,
       };
       copies.set(ci, copy);
     }
@@ -77,7 +79,7 @@ export function moveMessages(
     set.add(id);
     copy.topic[i] = topicId;
     copy.topicKey[i] = topicKey;
-    copy.recipient[i] = newStreamId;
+    if (crossing) copy.recipient[i] = newStreamId;
   }
   for (const [ci, copy] of copies) chunks[ci] = { ...(store.chunks[ci] as MessageChunk), ...copy };
 
@@ -99,32 +101,15 @@ export function moveMessages(
       const next = removeIds(list, moved);
       byChannel = next.count === 0 ? byChannel.delete(streamId) : byChannel.set(streamId, next);
     }
-    byChannel = byChannel.set(newStreamId, mergeIds(byChannel.get(newStreamId), ids));
+    byChannel = byChannel.set(newStreamId, insertIds(byChannel.get(newStreamId), ids));
   }
   // Join the new topic.
   const newTopics = byTopic.get(newStreamId) ?? IntMap.empty<IdList>();
-  byTopic = byTopic.set(newStreamId, newTopics.set(topicKey, mergeIds(newTopics.get(topicKey), ids)));
+  byTopic = byTopic.set(newStreamId, newTopics.set(topicKey, insertIds(newTopics.get(topicKey), ids)));
   const next = Object.freeze({ ...store, chunks, topics, foldedTopics, byTopic, byChannel });
   // The rows stay with their messages: their possible holders now hold rows in the new channel.
   if (newStreamId !== streamId) growRowHolders(next, newStreamId, rowHolderCandidates(store, ids));
   return messagesChanged(store, next, ids, 'topic');
-}
-
-/**
- * `list` with ascending `ids` (none of them in it) merged in. Rebuilds the list: O(list + ids).
- * Fine for topic lists; a channel list is rebuilt only by moves between channels.
- */
-function mergeIds(list: IdList | undefined, ids: readonly number[]): IdList {
-  const a = list === undefined ? [] : idListToArray(list);
-  const out: number[] = new Array<number>(a.length + ids.length);
-  let i = 0;
-  let j = 0;
-  let o = 0;
-  while (i < a.length || j < ids.length) {
-    if (j >= ids.length || (i < a.length && a[i]! < ids[j]!)) out[o++] = a[i++]!;
-    else out[o++] = ids[j++]!;
-  }
-  return buildIdList(out);
 }
 
 /** The store with these messages' edit records replaced. */

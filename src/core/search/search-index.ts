@@ -1,9 +1,8 @@
 import { StrMap } from '../collections/str-map';
-import { buildIdList, removeIds, type IdList } from '../messages/idlist';
+import { buildIdList, insertIds, removeIds, type IdList } from '../messages/idlist';
 import { nameOf } from '../messages/interner';
 import { locateMessage } from '../messages/store-read';
 import type { MessageChunk, MessageStore } from '../messages/store-types';
-import { insertId } from './postings';
 import { forEachWord, indexedText, lexemeOf, messageLexemes } from './text';
 
 /**
@@ -149,9 +148,9 @@ export function carrySearchIndex(before: MessageStore, after: MessageStore, ids:
     postings = next.count === 0 ? postings.delete(l) : postings.set(l, next);
   }
   for (const [l, added] of gain) {
-    let list = postings.get(l);
-    for (const id of added) list = insertId(list, id);
-    postings = postings.set(l, list!);
+    // One batch insertion per list (ids ascending).
+    added.sort((a, b) => a - b);
+    postings = postings.set(l, insertIds(postings.get(l), added));
   }
   indexes.set(after.chunks, { postings, size });
 }

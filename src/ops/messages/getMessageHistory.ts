@@ -5,6 +5,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { failure, success } from '../../core/result';
+import { highlightHtmlDifferences } from '../../core/text/html-diff';
 import { accessMessage } from './message-access';
 
 type Entry = Record<string, unknown>;
@@ -16,8 +17,8 @@ type Entry = Record<string, unknown>;
  * `message_edit_history_visibility_policy` is `none`; the message as `access_message` finds it;
  * then, oldest first, the original message and one entry per edit, each with the topic and
  * content as they were after it. With the `moves` policy only moves are listed (and no content
- * changes). Difference: `content_html_diff` is the previous and the new rendering side by side
- * (`highlight_text_deleted` / `highlight_text_inserted` spans), not Zulip's word-level diff.
+ * changes). `content_html_diff` is Zulip's word-level `highlight_html_differences`
+ * (src/core/text/html-diff.ts).
  *
  * @example
  * ```ts
@@ -66,7 +67,7 @@ export const getMessageHistory = defineOperation({
         const prevRendered = e.prev_rendered_content ?? renderMarkdown(e.prev_content);
         entry['prev_content'] = e.prev_content;
         entry['prev_rendered_content'] = prevRendered;
-        entry['content_html_diff'] = htmlDiff(prevRendered, rendered);
+        entry['content_html_diff'] = highlightHtmlDifferences(prevRendered, rendered);
         content = e.prev_content;
         rendered = prevRendered;
       }
@@ -97,25 +98,4 @@ export const getMessageHistory = defineOperation({
 function withoutContentChange(e: Entry): Entry {
   const { prev_content: _c, prev_rendered_content: _r, content_html_diff: _d, ...rest } = e;
   return rest;
-}
-
-/**
- * Both renderings in a `<div>`, as Zulip's diff is, their markup kept (a client inserts this as
- * HTML: escaping it showed the tags as text), every run of text in a highlight span.
- */
-function htmlDiff(before: string, after: string): string {
-  if (before === after) return after;
-  return `<div>${highlightText(before, 'deleted')} ${highlightText(after, 'inserted')}</div>`;
-}
-
-/** Wraps each text run between tags (not whitespace-only ones) in a highlight span. */
-function highlightText(html: string, kind: 'deleted' | 'inserted'): string {
-  return html
-    .split(/(<[^>]*>)/)
-    .map((part) =>
-      part.startsWith('<') || part.trim() === ''
-        ? part
-        : `<span class="highlight_text_${kind}">${part}</span>`,
-    )
-    .join('');
 }

@@ -4,6 +4,7 @@ import { to, type AddressedEvent } from '../../core/events';
 import { renderMarkdown } from '../../core/markdown';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
 import { topicMessageIds, usersWithRows } from '../../core/messages/query';
+import { moveUserTopics } from '../../core/messages/move-user-topics';
 import { growRowHolders, carryRowHolders } from '../../core/messages/row-holders';
 import { deleteRows, getRowFlags, insertRows, updateRowFlags, type UserRows } from '../../core/messages/rows';
 import {
@@ -110,6 +111,13 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
 
   const events: AddressedEvent[] = [];
   let losingAccess: number[] = [];
+  // Whether the destination topic had messages before the move (`target_topic_has_messages`).
+  const targetKey = state.messages.foldedTopics.ids.get(newTopic.toLowerCase());
+  const targetHadMessages =
+    moving &&
+    channel !== null &&
+    targetKey !== undefined &&
+    (state.messages.byTopic.get((newChannel ?? channel).stream_id)?.get(targetKey)?.count ?? 0) > 0;
   if (moving && channel !== null) {
     store = moveMessages(
       store,
@@ -150,7 +158,7 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
   store = setEdits(store, entries);
   event['message_ids'] = changed;
 
-  const next = edit(state, (draft) => {
+  let next = edit(state, (draft) => {
     draft.messages = castDraft(store);
   });
   if (losingAccess.length > 0 && channel !== null) {
@@ -163,6 +171,26 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
         topic: oldTopic,
       }),
     );
+  }
+  if (moving && channel !== null) {
+    // User-topic records follow a move of the whole topic (as the mover sees it).
+    const movedAll =
+      u.propagateMode === 'change_all' || visibleTopicMessages(next, me, channel, oldTopic).length === 0;
+    if (movedAll) {
+      const dest = newChannel ?? channel;
+      const carried = moveUserTopics(
+        next,
+        channel,
+        oldTopic,
+        dest,
+        newTopic,
+        new Set(losingAccess),
+        targetHadMessages,
+        u.now,
+      );
+      next = carried.state;
+      events.push(...carried.events);
+    }
   }
   events.push(...perUserEvents(next, record, channel, newChannel, event, losingAccess));
   const effects = channel === null || !moving ? [] : notices(state, next, me, u, changed, resolveOnly);
@@ -218,7 +246,7 @@ function topicSenders(store: MessageStore, record: MessageRecord): Set<number> {
 }
 
 /** The topic's messages the user may see (`bulk_access_stream_messages_query`), ascending. */
-function visibleTopicMessages(state: RealmState, me: User, channel: Channel, topic: string): number[] {
+export function visibleTopicMessages(state: RealmState, me: User, channel: Channel, topic: string): number[] {
   const ids = topicMessageIds(state.messages, channel.stream_id, topic);
   if (new NarrowContext(state, me).canReadHistory(channel)) return ids;
   const rows = state.messages.rows.get(me.user_id);
@@ -256,7 +284,6 @@ function moveRows(
   )
     .filter((id) => state.users.get(id)?.is_active === true)
     .sort((a, b) => a - b);
-  const holdersBefore = usersWithRows(store, ids);
   let rows = store.rows;
   const idSet = new Set(ids);
   for (const userId of losingRows) {
@@ -281,7 +308,8 @@ function moveRows(
   }
   carryRowHolders(store, rows);
   const next: MessageStore = Object.freeze({ ...store, rows });
-  growRowHolders(next, dest.stream_id, [...holdersBefore, ...gaining]);
+  // The messages' earlier holders were added under the new channel by `moveMessages`.
+  growRowHolders(next, dest.stream_id, gaining);
   return { store: next, losingAccess };
 }
 

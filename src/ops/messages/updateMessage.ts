@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { zulipError } from '../../core/errors';
+import { zulipError, type ZulipError } from '../../core/errors';
 import { findMentions, mayMention } from '../../core/messages/mentions';
 import {
   checkTopicPrintable,
@@ -8,6 +8,7 @@ import {
   truncateTopic,
 } from '../../core/messages/send-checks';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
+import type { MessageRecord } from '../../core/messages/store';
 import type { Channel, User } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam } from '../../core/params';
@@ -25,6 +26,7 @@ import { sha256Hex } from '../../core/sha256';
 import type { RealmState } from '../../core/state';
 import { stripUnicodeWhitespace } from '../../core/text/whitespace';
 import { accessMessage } from './message-access';
+import { changeAllTimeLimitRefusal, createTopicRefusal, sendToDestinationRefusal } from './move-checks';
 import { WILDCARD_MENTION_THRESHOLD } from './send-deliver';
 import { applyMessageUpdate, RESOLVED_TOPIC_PREFIX, type MessageUpdate } from './update-message-apply';
 
@@ -111,6 +113,43 @@ export const updateMessage = defineOperation({
 
     const channel = record.stream_id === null ? null : state.channels.get(record.stream_id)!;
     const oldTopic = record.topic;
+    // build_message_edit_request: the destination's access, then its topics policy.
+    let target: Channel | null = null;
+    if (streamId !== undefined && channel !== null) {
+      const dest = state.channels.get(streamId);
+      if (dest === undefined || dest.is_archived || !hasContentAccess(state, me, dest))
+        return fail('Invalid channel ID');
+      target = dest;
+    }
+    const newChannel = target !== null && target.stream_id !== channel?.stream_id ? target : null;
+    if (channel !== null) {
+      const destination = target ?? channel;
+      const destTopic = topic ?? oldTopic;
+      if (topic !== undefined || target !== null) {
+        const policy = effectiveTopicsPolicy(state, destination);
+        const display = { empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME };
+        if (policy === 'disable_empty_topic' && destTopic === '')
+          return failure(
+            state,
+            zulipError(
+              `Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} topic is not allowed in this channel.`,
+              'TOPICS_REQUIRED',
+              400,
+              display,
+            ),
+          );
+        if (policy === 'empty_topic_only' && destTopic !== '')
+          return failure(
+            state,
+            zulipError(
+              `Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`,
+              'TOPICS_NOT_ALLOWED',
+              400,
+              display,
+            ),
+          );
+      }
+    }
     if (topic !== undefined && channel !== null) {
       const refused = topicEditRefusal(state, me, channel, oldTopic, topic, record.timestamp, now);
       if (refused !== undefined) return fail(refused);
@@ -151,40 +190,21 @@ export const updateMessage = defineOperation({
       }
     }
 
-    let newChannel: Channel | null = null;
-    if (streamId !== undefined && channel !== null) {
-      const refused = channelMoveRefusal(state, me, channel, streamId, record.timestamp, now);
-      if (typeof refused === 'string') return fail(refused);
-      newChannel = refused;
-      if (newChannel.stream_id === channel.stream_id) newChannel = null;
-    }
-    if (channel !== null) {
-      const destination = newChannel ?? channel;
-      const destTopic = topic ?? oldTopic;
-      if (topic !== undefined || newChannel !== null) {
-        const policy = effectiveTopicsPolicy(state, destination);
-        const display = { empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME };
-        if (policy === 'disable_empty_topic' && destTopic === '')
-          return failure(
-            state,
-            zulipError(
-              `Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} topic is not allowed in this channel.`,
-              'TOPICS_REQUIRED',
-              400,
-              display,
-            ),
-          );
-        if (policy === 'empty_topic_only' && destTopic !== '')
-          return failure(
-            state,
-            zulipError(
-              `Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`,
-              'TOPICS_NOT_ALLOWED',
-              400,
-              display,
-            ),
-          );
-      }
+    if (channel !== null && (topic !== undefined || streamId !== undefined)) {
+      const onlyResolve = topic !== undefined && isResolveOnly(oldTopic, topic);
+      const moved = moveRefusal(
+        state,
+        me,
+        record,
+        channel,
+        target,
+        topic,
+        streamId,
+        propagateMode,
+        onlyResolve,
+        now,
+      );
+      if (moved !== undefined) return failure(state, moved);
     }
     const update: MessageUpdate = {
       record,
@@ -271,32 +291,60 @@ function topicEditRefusal(
 }
 
 /**
- * Moves between channels: `can_move_messages_between_channels_group` (or the channel's
- * `can_move_messages_out_of_channel_group`), access to the destination (active, content access),
- * and below moderators `move_messages_between_streams_limit_seconds` (+ 20 s).
+ * The move checks after the content's (`check_update_message`): for a move between channels
+ * `can_move_messages_between_channels_group` (or the channel's `can_move_messages_out_of_channel_group`),
+ * posting in the destination and, below moderators, `move_messages_between_streams_limit_seconds`
+ * (+ 20 s); then for a real move (not a resolve) the `change_all` time limit over the whole topic
+ * and the destination's `can_create_topic_group`.
  */
-function channelMoveRefusal(
+function moveRefusal(
   state: RealmState,
   me: User,
+  record: MessageRecord,
   channel: Channel,
-  streamId: number,
-  sent: number,
+  target: Channel | null,
+  topic: string | undefined,
+  streamId: number | undefined,
+  propagateMode: string,
+  onlyResolve: boolean,
   now: number,
-): string | Channel {
-  const may =
-    hasRealmPermission(state, me, 'can_move_messages_between_channels_group') ||
-    hasPermission(
+): ZulipError | undefined {
+  const fail = (msg: string) => zulipError(msg);
+  if (target !== null) {
+    const may =
+      hasRealmPermission(state, me, 'can_move_messages_between_channels_group') ||
+      hasPermission(
+        state,
+        me,
+        CHANNEL_SETTING_RULES.can_move_messages_out_of_channel_group,
+        channel.can_move_messages_out_of_channel_group,
+      );
+    if (!may) return fail("You don't have permission to move this message");
+    const cannotPost = sendToDestinationRefusal(state, me, target);
+    if (cannotPost !== undefined) return fail(cannotPost);
+    const limit = state.realm.move_messages_between_streams_limit_seconds;
+    if (limit !== null && !isModerator(me) && now - record.timestamp > limit + EDIT_LIMIT_BUFFER)
+      return fail("The time limit for editing this message's channel has passed");
+  }
+  if (onlyResolve) return undefined;
+  if (propagateMode === 'change_all') {
+    const late = changeAllTimeLimitRefusal(
       state,
       me,
-      CHANNEL_SETTING_RULES.can_move_messages_out_of_channel_group,
-      channel.can_move_messages_out_of_channel_group,
+      record,
+      channel,
+      topic !== undefined,
+      streamId !== undefined,
+      now,
     );
-  if (!may) return "You don't have permission to move this message";
-  const target = state.channels.get(streamId);
-  if (target === undefined || target.is_archived || !hasContentAccess(state, me, target))
-    return 'Invalid channel ID';
-  const limit = state.realm.move_messages_between_streams_limit_seconds;
-  if (limit !== null && !isModerator(me) && now - sent > limit + EDIT_LIMIT_BUFFER)
-    return "The time limit for editing this message's channel has passed";
-  return target;
+    if (late !== undefined) return late;
+  }
+  const dest = target ?? channel;
+  const cannotCreate = createTopicRefusal(state, me, dest, truncateTopic(state, topic ?? record.topic));
+  return cannotCreate === undefined ? undefined : fail(cannotCreate);
+}
+
+/** Zulip's `topic_resolved` / `topic_unresolved`: the edit only adds or removes the resolved prefix. */
+function isResolveOnly(old: string, topic: string): boolean {
+  return resolveToggle(old, topic) !== null && unresolvedName(old) === unresolvedName(topic);
 }

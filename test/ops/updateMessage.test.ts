@@ -245,7 +245,12 @@ describe('updateMessage: topics', () => {
   it('topics policy of the destination', () => {
     // Venice disables the empty topic.
     const r = patch(state, 105, { topic: '' }, 'iago', 1735695900 + 5);
-    expect(r.body).toMatchObject({ result: 'error', code: 'TOPICS_REQUIRED' });
+    expect(r.body).toMatchObject({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Sending messages to the general chat is not allowed in this channel.',
+      empty_topic_display_name: 'general chat',
+    });
     expect(r.state).toBe(state);
   });
 });

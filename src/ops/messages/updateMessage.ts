@@ -3,7 +3,9 @@ import { zulipError, type ZulipError } from '../../core/errors';
 import { findMentions, mayMention } from '../../core/messages/mentions';
 import {
   checkTopicPrintable,
+  emptyTopicNotAllowed,
   effectiveTopicsPolicy,
+  namedTopicNotAllowed,
   normalizeMessageContent,
   truncateTopic,
 } from '../../core/messages/send-checks';
@@ -127,27 +129,10 @@ export const updateMessage = defineOperation({
       const destTopic = topic ?? oldTopic;
       if (topic !== undefined || target !== null) {
         const policy = effectiveTopicsPolicy(state, destination);
-        const display = { empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME };
+        // The same two refusals as on send: message_edit.py raises the classes message_send.py does.
         if (policy === 'disable_empty_topic' && destTopic === '')
-          return failure(
-            state,
-            zulipError(
-              `Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} topic is not allowed in this channel.`,
-              'TOPICS_REQUIRED',
-              400,
-              display,
-            ),
-          );
-        if (policy === 'empty_topic_only' && destTopic !== '')
-          return failure(
-            state,
-            zulipError(
-              `Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`,
-              'TOPICS_NOT_ALLOWED',
-              400,
-              display,
-            ),
-          );
+          return failure(state, emptyTopicNotAllowed());
+        if (policy === 'empty_topic_only' && destTopic !== '') return failure(state, namedTopicNotAllowed());
       }
     }
     if (topic !== undefined && channel !== null) {

@@ -44,6 +44,8 @@ import { deleteMessage } from './messages/deleteMessage';
 import { updateMessage } from './messages/updateMessage';
 import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 import { getMessageHistory } from './messages/getMessageHistory';
+// Issue 26: joining and creating channels.
+import { subscribe } from './channels/subscribe';
 
 export {
   updateSettings,
@@ -90,6 +92,7 @@ export {
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  subscribe,
 };
 
 /**
@@ -149,6 +152,7 @@ export const OPERATIONS = [
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  subscribe,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

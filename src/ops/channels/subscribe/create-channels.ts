@@ -92,6 +92,8 @@ export function checkCreationPermissions(
   req: CreationRequest,
 ): ZulipError | undefined {
   const can = (s: Parameters<typeof hasRealmPermission>[2]) => hasRealmPermission(state, user, s);
+  // Zulip has no policy for a private web-public channel (its creation notice asserts one exists).
+  if (req.invite_only && req.is_web_public) return zulipError('Invalid parameters');
   if (req.invite_only && !can('can_create_private_channel_group')) return errors.insufficientPermission();
   if (!req.invite_only && !can('can_create_public_channel_group')) return errors.insufficientPermission();
   if (req.is_default_stream && !isRealmAdmin(user)) return errors.insufficientPermission();

@@ -55,9 +55,10 @@ function pickColors(
 }
 
 /**
- * The subscription rows Zulip's `bulk_add_subscriptions` writes: for each user (request order) and
- * channel, a reactivated row (its settings kept) or a new one with a picked color. Rows already
- * active are `already`.
+ * The subscription rows Zulip's `bulk_add_subscriptions` writes: new rows (with a picked color) for
+ * each user in turn, channels by ascending id (Zulip's set of small ids), then the reactivated rows
+ * (settings kept) — the order of Zulip's `subs_to_add + subs_to_activate`. Rows already active are
+ * `already`.
  */
 export function plannedSubscriptions(
   state: RealmState,
@@ -65,46 +66,47 @@ export function plannedSubscriptions(
   channels: readonly Channel[],
   requestedColors: ReadonlyMap<number, string>,
 ): { rows: Subscription[]; added: Addition[]; already: Addition[] } {
-  const rows: Subscription[] = [];
-  const added: Addition[] = [];
+  const fresh: Array<{ row: Subscription; addition: Addition }> = [];
+  const activated: Array<{ row: Subscription; addition: Addition }> = [];
   const already: Addition[] = [];
+  const byId = [...channels].sort((a, b) => a.stream_id - b.stream_id);
   for (const user of users) {
-    const fresh: Channel[] = [];
-    for (const channel of channels) {
+    const unseen: Channel[] = [];
+    for (const channel of byId) {
       const sub = getSubscription(state, channel.stream_id, user.user_id);
-      if (sub === undefined) fresh.push(channel);
+      if (sub === undefined) unseen.push(channel);
       else if (sub.active) already.push({ user, channel });
-      else {
-        rows.push(editRecord(sub, (d) => void (d.active = true)));
-        added.push({ user, channel });
-      }
+      else
+        activated.push({
+          row: editRecord(sub, (d) => void (d.active = true)),
+          addition: { user, channel },
+        });
     }
     const colors = pickColors(
       state,
       user.user_id,
-      fresh.map((c) => c.stream_id),
+      unseen.map((c) => c.stream_id),
       requestedColors,
     );
-    for (const channel of fresh) {
-      rows.push(
-        Object.freeze({
-          user_id: user.user_id,
-          stream_id: channel.stream_id,
-          active: true,
-          color: colors.get(channel.stream_id)!,
-          is_muted: false,
-          pin_to_top: false,
-          desktop_notifications: null,
-          audible_notifications: null,
-          push_notifications: null,
-          email_notifications: null,
-          wildcard_mentions_notify: null,
-        }),
-      );
-      added.push({ user, channel });
+    for (const channel of unseen) {
+      const row: Subscription = Object.freeze({
+        user_id: user.user_id,
+        stream_id: channel.stream_id,
+        active: true,
+        color: colors.get(channel.stream_id)!,
+        is_muted: false,
+        pin_to_top: false,
+        desktop_notifications: null,
+        audible_notifications: null,
+        push_notifications: null,
+        email_notifications: null,
+        wildcard_mentions_notify: null,
+      });
+      fresh.push({ row, addition: { user, channel } });
     }
   }
-  return { rows, added, already };
+  const all = [...fresh, ...activated];
+  return { rows: all.map((x) => x.row), added: all.map((x) => x.addition), already };
 }
 
 /**

@@ -169,9 +169,10 @@ class Subscribe implements fc.Command<Model, Real> {
     else if (channels.every((c) => !c.invite_only)) expect(r.body.result).toBe('success');
     if (r.body.result === 'error') expect(r.state).toBe(before);
     else {
+      const body = r.body;
       const byName = (n: string) => channels.find((c) => c.name === n)!.stream_id;
-      const mine = (field: string) =>
-        ((r.body[field] as Record<string, string[]>)[String(this.actorId)] ?? []).map(byName);
+      const mine = (field: 'subscribed' | 'already_subscribed') =>
+        (body[field][String(this.actorId)] ?? []).map(byName);
       for (const c of mine('already_subscribed'))
         expect(model.subs.get(key(this.actorId, c))?.active).toBe(true);
       for (const c of mine('subscribed')) {

@@ -204,6 +204,31 @@ describe('subscribe: others (principals)', () => {
   });
 });
 
+describe('subscribe: realms that limit which users guests see', () => {
+  it('a guest and the users they could not see get realm_user/add (send_user_creation_events_on_adding_subscriptions)', () => {
+    const s = realmWith((snap) => {
+      (snap.realm as Record<string, unknown>)['can_access_all_users_group'] = 6;
+    });
+    const r = post(s, { subscriptions: subs('guest room'), principals: JSON.stringify([10, 13]) }, 'iago');
+    ok(r, { subscribed: { '10': ['guest room'], '13': ['guest room'] }, already_subscribed: {} });
+    const adds = r.events.filter((e) => e.event.type === 'realm_user');
+    // Zulip sends it twice: once as "13 was added where 10 is", once as "guest 10 gained 13".
+    expect(adds.map((e) => [e.users, (e.event as { person: { user_id: number } }).person.user_id])).toEqual([
+      [[10], 13],
+      [[10], 13],
+    ]);
+    expect(kinds(r)).toEqual([
+      'stream/create',
+      'stream/create',
+      'subscription/add',
+      'subscription/add',
+      'realm_user/add',
+      'realm_user/add',
+      'subscription/peer_add',
+    ]);
+  });
+});
+
 describe('subscribe: creating channels', () => {
   it('creates a public channel and subscribes its creator (test_subs.py: test_subscriptions_add_new_stream)', () => {
     const r = post(state, {

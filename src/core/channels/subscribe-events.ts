@@ -4,6 +4,9 @@ import type { Channel, Subscription, User } from '../model/records';
 import { getSubscription, subscriberIds } from '../permissions/channels';
 import { CHANNEL_SETTING_RULES, hasPermission } from '../permissions/setting-rules';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
+import { allUsersAccessible, peersOf } from '../permissions/user-access';
+import { formatUser } from '../users/format';
+import { activeNonGuestUserIds } from '../users/realm-users';
 import { editRecord } from '../result';
 import type { RealmState } from '../state';
 import { streamToDict } from './stream-dict';
@@ -113,9 +116,12 @@ export function plannedSubscriptions(
  * The events of `bulk_add_subscriptions`, given the state after the change, in Zulip's order:
  * `stream/create` for channels the new subscriber could not see before (private channels: to
  * subscribers who are neither administrators nor holders of a metadata-granting setting; public
- * non-web-public channels: to guests), one `subscription/add` per user, then `peer_add`.
+ * non-web-public channels: to guests), one `subscription/add` per user, `realm_user/add` where
+ * restricted guests gain access to users, then `peer_add`. `before` is the state before the rows
+ * were added (for who could already see whom).
  */
 export function subscribeEvents(
+  before: RealmState,
   after: RealmState,
   additions: readonly Addition[],
   now: number,
@@ -170,6 +176,7 @@ export function subscribeEvents(
     });
     events.push(to([user.user_id], { type: 'subscription', op: 'add', subscriptions }));
   }
+  if (!allUsersAccessible(before)) events.push(...userAddEvents(before, after, [...byUser.values()]));
   events.push(...peerEvents(after, [...byChannel.values()], 'peer_add'));
   return events;
 }
@@ -179,4 +186,37 @@ function holdsMetadataSetting(state: RealmState, user: User, channel: Channel): 
   return (['can_administer_channel_group', 'can_add_subscribers_group', 'can_subscribe_group'] as const).some(
     (name) => hasPermission(state, user, CHANNEL_SETTING_RULES[name], channel[name]),
   );
+}
+
+/**
+ * Zulip's `send_user_creation_events_on_adding_subscriptions`, for realms that limit which users
+ * guests see: the channels' subscribers who could not see a new subscriber before (not a non-guest,
+ * no shared channel or direct message) get them in `realm_user/add`; a new guest subscriber gets
+ * every subscriber of those channels they could not see. One event per viewer, the person formatted
+ * for that viewer (as `accessGainedEvents` does for direct messages).
+ */
+function userAddEvents(
+  before: RealmState,
+  after: RealmState,
+  added: ReadonlyArray<{ user: User; channels: Channel[] }>,
+): AddressedEvent[] {
+  const events: AddressedEvent[] = [];
+  const nonGuests = new Set(activeNonGuestUserIds(before));
+  const add = (target: User, viewerId: number) => {
+    const viewer = after.users.get(viewerId)!;
+    const person: { readonly user_id: number } & Readonly<Record<string, unknown>> = {
+      ...formatUser(after, viewer, target, { clientGravatar: false, includeCustomProfileFields: true }),
+    };
+    events.push(to([viewerId], { type: 'realm_user', op: 'add', person }));
+  };
+  for (const { user, channels } of added) {
+    const inChannels = new Set(channels.flatMap((c) => subscriberIds(after, c.stream_id)));
+    const peers = peersOf(before, user.user_id);
+    for (const id of [...inChannels].sort((a, b) => a - b))
+      if (!nonGuests.has(id) && !peers.has(id)) add(user, id);
+    if (!isGuest(user)) continue;
+    for (const id of [...inChannels].sort((a, b) => a - b))
+      if (!peers.has(id)) add(after.users.get(id)!, user.user_id);
+  }
+  return events;
 }

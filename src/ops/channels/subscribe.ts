@@ -212,10 +212,11 @@ export const subscribe = defineOperation({
     }
     const plan = plannedSubscriptions(next, targets, channels, colors);
     if (plan.rows.length > 0) {
+      const beforeRows = next;
       next = edit(next, (draft) => {
         for (const row of plan.rows) putSubscription(draft, row);
       });
-      events.push(...subscribeEvents(next, plan.added, now));
+      events.push(...subscribeEvents(beforeRows, next, plan.added, now));
     }
 
     const data = {

@@ -26,8 +26,9 @@ const post = (s: RealmState, params: Record<string, string>, who: CastName = 'ha
   wire(s, who, 'POST', '/users/me/subscriptions', params, testCtx());
 const subs = (...names: string[]) => JSON.stringify(names.map((name) => ({ name })));
 
+/** A success; `new_subscription_messages_sent` is true unless `data` says otherwise (feature level 397). */
 function ok(r: OpResult, data: object): void {
-  expect(r.body).toEqual({ result: 'success', msg: '', ...data });
+  expect(r.body).toEqual({ result: 'success', msg: '', new_subscription_messages_sent: true, ...data });
   expect(r.status).toBe(200);
   expectValidResponse(OP, 200, r.body);
   for (const e of r.events) expectValidEvent(e.event);
@@ -146,6 +147,22 @@ describe('subscribe: others (principals)', () => {
         content: '@_**King Hamlet|4** subscribed you to #**Venice**.',
       },
     ]);
+  });
+
+  it('sends no direct message when send_new_subscription_messages is false (feature level 397)', () => {
+    const r = post(state, {
+      subscriptions: subs('Venice'),
+      principals: JSON.stringify([5]),
+      send_new_subscription_messages: 'false',
+    });
+    expect(r.body).toEqual({
+      result: 'success',
+      msg: '',
+      subscribed: { '5': ['Venice'] },
+      already_subscribed: {},
+    });
+    expectValidResponse(OP, 200, r.body);
+    expect(r.effects).toEqual([]);
   });
 
   it('lists several channels in the direct message, sorted; no message to bots or oneself', () => {

@@ -19,6 +19,13 @@ export const STREAM_ASSIGNMENT_COLORS = [
   '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
 ] as const; // prettier-ignore
 
+/**
+ * Zulip's `MAX_BULK_NEW_SUBSCRIPTION_MESSAGES` (zproject/default_settings.py): above this many newly
+ * subscribed users, no "subscribed you" direct messages are sent. Register's
+ * `max_bulk_new_subscription_messages`.
+ */
+export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
+
 /** One subscription created or reactivated. */
 export interface Addition {
   readonly user: User;

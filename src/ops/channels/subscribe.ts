@@ -1,6 +1,11 @@
 import * as z from 'zod/mini';
 import { checkChannelName } from '../../core/channels/check-channel-name';
-import { plannedSubscriptions, subscribeEvents, type Addition } from '../../core/channels/subscribe-events';
+import {
+  MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
+  plannedSubscriptions,
+  subscribeEvents,
+  type Addition,
+} from '../../core/channels/subscribe-events';
 import { errors, zulipError, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import type { GroupSettingValue } from '../../core/model/group-setting';
@@ -100,6 +105,7 @@ export const subscribe = defineOperation({
     param('principals', principalsSchema),
     param('authorization_errors_fatal', z.boolean()),
     param('folder_id', z.int()),
+    param('send_new_subscription_messages', z.boolean()),
   ],
   handler: ({ state, user, params, ctx, ignored }) => {
     const caller = user!;
@@ -219,14 +225,25 @@ export const subscribe = defineOperation({
       events.push(...subscribeEvents(beforeRows, next, plan.added, now));
     }
 
+    const subscribed = namesByUser(plan.added);
+    // Feature level 397: the "subscribed you" direct messages only on request, and never in bulk.
+    const wantsMessages = params.send_new_subscription_messages ?? true;
+    const messagesSent =
+      wantsMessages && Object.keys(subscribed).length <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
     const data = {
-      subscribed: namesByUser(plan.added),
+      subscribed,
       already_subscribed: namesByUser(plan.already),
       ...(params.authorization_errors_fatal === false
         ? { unauthorized: unauthorized.map((c) => c.name) }
         : {}),
+      ...(wantsMessages ? { new_subscription_messages_sent: messagesSent } : {}),
     };
-    const effects = newSubscriberNotices(caller, plan.added, created, params.announce ?? false);
+    const effects = newSubscriberNotices(
+      caller,
+      messagesSent ? plan.added : [],
+      created,
+      params.announce ?? false,
+    );
     return success(next, { data, ignored, events, effects });
   },
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/ops/channels/subscribe';
 import { getStreamId } from '../../src/ops/channels/getStreamId';
+import { getMessages } from '../../src/ops/messages/getMessages';
+import { sendMessage } from '../../src/ops/messages/sendMessage';
 import { createRealm } from '../../src/core/snapshot/create';
 import { seededRandom } from '../../src/core/context';
 import { getChannelByName, isSubscribed } from '../../src/core/permissions/channels';
@@ -290,6 +292,28 @@ describe('subscribe: creating channels', () => {
     // The new channel is in the name index the other operations use.
     expect(getStreamId(r.state, as('cordelia'), { stream: 'Brand new' }, testCtx()).body).toMatchObject({
       stream_id: 11,
+    });
+  });
+
+  it('a new channel can be posted to and narrowed to at once', () => {
+    const created = post(state, { subscriptions: subs('fresh') }).state;
+    const sent = sendMessage(
+      created,
+      as('hamlet'),
+      { type: 'stream', to: 11, topic: 'hi', content: 'first' },
+      testCtx(),
+    );
+    expect(sent.status).toBe(200);
+    const narrow = [{ operator: 'channel', operand: 11 }];
+    const got = getMessages(
+      sent.state,
+      as('cordelia'),
+      { anchor: 'newest', num_before: 5, num_after: 0, narrow },
+      testCtx(),
+    );
+    expect(got.body).toMatchObject({
+      result: 'success',
+      messages: [expect.objectContaining({ content: '<p>first</p>' })],
     });
   });
 

@@ -211,10 +211,12 @@ export const subscribe = defineOperation({
       for (let i = 0; i < created.length; i++) events.push(defaultStreamsEvent(next));
     }
 
+    // Zulip keys requested colors by the name as sent (unstripped) and looks them up by the
+    // channel's exact name.
     const colors = new Map<number, string>();
-    for (const w of wanted) {
-      const c = getChannelByName(next, w.name);
-      if (c && w.color !== undefined) colors.set(c.stream_id, w.color);
+    for (const e of entries) {
+      const c = getChannelByName(next, e.name);
+      if (c && c.name === e.name && e.color != null) colors.set(c.stream_id, e.color);
     }
     const plan = plannedSubscriptions(next, targets, channels, colors);
     if (plan.rows.length > 0) {

@@ -142,7 +142,6 @@ export const subscribe = defineOperation({
       name: pythonStrip(e.name),
       // Zulip keeps descriptions on one line.
       description: (e.description ?? '').replace(/\n/g, ' '),
-      color: e.color ?? undefined,
     }));
     for (const name of new Set(wanted.map((w) => w.name))) {
       const invalid = checkChannelName(name, state.server.max_stream_name_length);

@@ -88,6 +88,9 @@ export const READ_OPERATION_IDS = [
   'get-stream-email-address',
 ] as const;
 
+/** Issue 26: joining and creating channels. */
+export const SUBSCRIBE_OPERATION_IDS = ['subscribe'] as const;
+
 /** Zulip's pseudo-operation documenting the errors common to many endpoints; extracted too. */
 export const COMMON_ERRORS_ID = 'rest-error-handling';
 
@@ -96,6 +99,7 @@ const EXTRACTED_IDS: readonly string[] = [
   ...LIVE_OPERATION_IDS,
   ...READ_OPERATION_IDS,
   COMMON_ERRORS_ID,
+  ...SUBSCRIBE_OPERATION_IDS,
 ];
 
 /** JSON Schema keywords we keep; everything else (prose, examples, x-*, deprecated, default) is dropped. */

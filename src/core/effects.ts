@@ -44,6 +44,21 @@ export type Effect =
       readonly content: string;
     }
   | {
+      /** A direct message Zulip's Notification Bot would send (e.g. "X subscribed you to #**c**."). */
+      readonly type: 'post_notification_direct_message';
+      readonly recipient_id: number;
+      readonly content: string;
+    }
+  | {
+      /**
+       * Zulip's "new channels" announcement, for the realm's new-channel announcements channel
+       * (a realm setting the engine does not model: the host picks the channel, or drops it).
+       */
+      readonly type: 'announce_new_channels';
+      readonly topic: string;
+      readonly content: string;
+    }
+  | {
       /** Store this presence row (volatile host state: never a change-log record). */
       readonly type: 'update_presence';
       readonly row: PresenceRow;

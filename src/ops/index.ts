@@ -45,6 +45,8 @@ import { updateMessage } from './messages/updateMessage';
 import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 import { getMessageHistory } from './messages/getMessageHistory';
 import { getStreamEmailAddress } from './channels/getStreamEmailAddress';
+// Issue 26: joining and creating channels.
+import { subscribe } from './channels/subscribe';
 
 export {
   updateSettings,
@@ -92,6 +94,7 @@ export {
   checkMessagesMatchNarrow,
   getMessageHistory,
   getStreamEmailAddress,
+  subscribe,
 };
 
 /**
@@ -152,6 +155,7 @@ export const OPERATIONS = [
   checkMessagesMatchNarrow,
   getMessageHistory,
   getStreamEmailAddress,
+  subscribe,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

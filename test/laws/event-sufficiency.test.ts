@@ -28,7 +28,9 @@ import { loose } from '../support/loose';
  *    users who lose sight of it, and the `invite_only` update only to those who keep it;
  * 2. a guest leaving a web-public channel: no `stream/delete` (a web-public channel stays
  *    accessible), but Zulip's channel events go to subscribed guests only;
- * 3. a channel that stops being web-public: no `stream/delete` to those who lose sight of it.
+ * 3. a channel that stops being web-public: no `stream/delete` to those who lose sight of it;
+ * 4. a web-public channel created: `create_stream_if_needed` sends `stream/create` to every active
+ *    user, guests included, though later channel events reach subscribed guests only.
  * Those channels, and only those, may linger in that user's client view.
  */
 function lingering(before: RealmState, after: RealmState, userId: number): Set<number> {
@@ -45,6 +47,7 @@ function lingering(before: RealmState, after: RealmState, userId: number): Set<n
       !isSubscribed(after, c.stream_id, userId)
     )
       out.add(c.stream_id);
+    if (isGuest(u) && c.is_web_public && !before.channels.has(c.stream_id)) out.add(c.stream_id);
   }
   return out;
 }

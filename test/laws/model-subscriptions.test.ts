@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RealmState } from '../../src/core/state';
-import { unsubscribe, updateSubscriptionSettings } from '../../src/ops/index';
+import { subscribe, unsubscribe, updateSubscriptionSettings } from '../../src/ops/index';
 import { cast, devRealm, testCtx } from '../support/realm';
 import { fcParams } from './runs';
 
 /**
  * Model-based sequences over subscriptions: random interleavings of subscription property changes
- * (POST /users/me/subscriptions/properties) and unsubscriptions (DELETE /users/me/subscriptions,
- * oneself or others by an administrator), checked after every step against a deliberately simple
+ * (POST /users/me/subscriptions/properties), unsubscriptions (DELETE /users/me/subscriptions,
+ * oneself or others by an administrator) and joining (POST /users/me/subscriptions, oneself), checked after every step against a deliberately simple
  * model: a table (user, channel) → { active, properties }.
  */
 type Props = Record<string, unknown>;
@@ -144,6 +144,61 @@ class Unsubscribe implements fc.Command<Model, Real> {
     `Unsubscribe(${this.actorId}, [${this.streamIds.join(',')}], [${this.principals.join(',')}])`;
 }
 
+/**
+ * Joining channels oneself: guests are refused; a non-guest joining public channels succeeds; rows
+ * named in `subscribed` become active (a left row keeps its properties, a new one starts from the
+ * defaults), those in `already_subscribed` were active already.
+ */
+class Subscribe implements fc.Command<Model, Real> {
+  constructor(
+    readonly actorId: number,
+    readonly streamIds: readonly number[],
+  ) {}
+  check = () => true;
+  run(model: Model, real: Real): void {
+    const before = real.state;
+    const channels = this.streamIds.map((id) => CHANNELS.find((c) => c.stream_id === id)!);
+    const r = subscribe(
+      before,
+      { userId: this.actorId },
+      { subscriptions: channels.map((c) => ({ name: c.name })) },
+      testCtx(),
+    );
+    const actor = before.users.get(this.actorId)!;
+    if (actor.role === 600) expect(r.body.result).toBe('error');
+    else if (channels.every((c) => !c.invite_only)) expect(r.body.result).toBe('success');
+    if (r.body.result === 'error') expect(r.state).toBe(before);
+    else {
+      const body = r.body;
+      const byName = (n: string) => channels.find((c) => c.name === n)!.stream_id;
+      const mine = (field: 'subscribed' | 'already_subscribed') =>
+        (body[field][String(this.actorId)] ?? []).map(byName);
+      for (const c of mine('already_subscribed'))
+        expect(model.subs.get(key(this.actorId, c))?.active).toBe(true);
+      for (const c of mine('subscribed')) {
+        const row = model.subs.get(key(this.actorId, c));
+        expect(row?.active ?? false).toBe(false);
+        if (row) row.active = true;
+        else {
+          const color = r.state.subscriptions.get(c)!.get(this.actorId)!.color;
+          model.subs.set(key(this.actorId, c), {
+            active: true,
+            props: {
+              ...Object.fromEntries(
+                PROPS.map((p) => [p, p === 'is_muted' || p === 'pin_to_top' ? false : null]),
+              ),
+              color,
+            },
+          });
+        }
+      }
+    }
+    real.state = r.state;
+    expectMatches(model, real.state);
+  }
+  toString = () => `Subscribe(${this.actorId}, [${this.streamIds.join(',')}])`;
+}
+
 const channelId = fc.constantFrom(...CHANNELS.map((c) => c.stream_id));
 const commands = [
   fc
@@ -161,10 +216,13 @@ const commands = [
       fc.uniqueArray(fc.constantFrom(...ACTORS), { maxLength: 2 }),
     )
     .map(([a, cs, ps]) => new Unsubscribe(a, cs, ps)),
+  fc
+    .tuple(fc.constantFrom(...ACTORS), fc.uniqueArray(channelId, { minLength: 1, maxLength: 2 }))
+    .map(([a, cs]) => new Subscribe(a, cs)),
 ];
 
 describe('model: subscriptions', () => {
-  it('property changes and unsubscriptions follow a table of rows', () => {
+  it('property changes, unsubscriptions and joins follow a table of rows', () => {
     fc.assert(
       fc.property(fc.commands(commands, { maxCommands: 25 }), (cmds) => {
         fc.modelRun(() => ({ model: modelOf(initial), real: { state: initial } }), cmds);

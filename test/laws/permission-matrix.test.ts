@@ -422,6 +422,27 @@ const ROWS: readonly Row[] = [
     allowed: ALL_ACTIVE,
     why: 'get_stream_email_address: access_stream_by_id (#Verona, the guest is subscribed)',
   },
+  {
+    title: 'join a public channel',
+    op: ops.subscribe,
+    params: { subscriptions: [{ name: 'Venice' }] },
+    allowed: ['owner', 'admin', 'moderator', 'member', 'provisional', 'bot', 'botOwner'],
+    why: 'add_subscriptions_backend is @require_non_guest_user; public channels need no grant',
+  },
+  {
+    title: 'create a public channel',
+    op: ops.subscribe,
+    params: { subscriptions: [{ name: 'matrix new' }] },
+    allowed: ['owner', 'admin', 'moderator', 'member', 'provisional', 'bot', 'botOwner'],
+    why: 'can_create_public_channel_group defaults to role:members',
+  },
+  {
+    title: 'create a web-public channel',
+    op: ops.subscribe,
+    params: { subscriptions: [{ name: 'matrix open' }], is_web_public: true },
+    allowed: ['owner'],
+    why: 'can_create_web_public_channel_group defaults to role:owners',
+  },
 ];
 
 /** The same request over the wire, JSON-encoding Zulip's Json parameters. */

@@ -435,6 +435,46 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
         ),
       }),
     ),
+    // Joining existing channels and creating new ones, for oneself or for others.
+    fc
+      .tuple(
+        fc.oneof(anyone, adminish),
+        fc.array(
+          fc.record(
+            {
+              name: fc.oneof(
+                channelNames.length > 0 ? fc.constantFrom(...channelNames) : fc.constant('Verona'),
+                fc.constantFrom('new one', 'New two', 'brand new'),
+              ),
+              description: fc.constantFrom('', 'About *this*'),
+            },
+            { requiredKeys: ['name'] },
+          ),
+          { minLength: 1, maxLength: 3 },
+        ),
+        fc.oneof(
+          fc.constant({}),
+          fc.constant({}),
+          sub(userIds, 1, 2).map((principals) => ({ principals })),
+        ),
+        fc.oneof(
+          fc.constant({}),
+          some({
+            invite_only: fc.boolean(),
+            history_public_to_subscribers: fc.boolean(),
+            is_web_public: fc.boolean(),
+            is_default_stream: fc.boolean(),
+            announce: fc.boolean(),
+            authorization_errors_fatal: fc.boolean(),
+            can_subscribe_group: fc.constantFrom(...allGroupIds),
+            can_add_subscribers_group: fc.constantFrom(...allGroupIds),
+          }),
+        ),
+      )
+      .map(
+        ([userId, subscriptions, principals, more]) =>
+          new PlausibleCall(ops.subscribe, userId, { subscriptions, ...principals, ...more }),
+      ),
   ];
   return byOp;
 }

@@ -52,7 +52,7 @@ export function unsubscribeEvents(after: RealmState, removals: readonly Removal[
     }
   }
   const altered = [...byChannel.values()].sort((a, b) => a.channel.stream_id - b.channel.stream_id);
-  events.push(...peerRemoveEvents(after, altered));
+  events.push(...peerEvents(after, altered, 'peer_remove'));
   if (!allUsersAccessible(after)) events.push(...userRemoveEvents(after, [...byUser.values()]));
   return events;
 }
@@ -91,27 +91,27 @@ function userRemoveEvents(
 }
 
 /**
- * Zulip's `send_peer_subscriber_events` for `peer_remove`: one event per private channel to those
- * with metadata access; public channels sharing the same removed users are batched — web-public ones
- * to every active user, those without guest subscribers to every active non-guest — and a public
- * channel with guest subscribers gets its own event (non-guests plus its subscribers).
- * The removed users never receive these; events without recipients are not sent.
+ * Zulip's `send_peer_subscriber_events` (`peer_add` after subscribing, `peer_remove` after
+ * unsubscribing): one event per private channel to those with metadata access; public channels
+ * sharing the same altered users are batched — web-public ones to every active user, those without
+ * guest subscribers to every active non-guest — and a public channel with guest subscribers gets its
+ * own event (non-guests plus its subscribers). The altered users never receive these; events
+ * without recipients are not sent. `after` is the state after the change.
  */
-function peerRemoveEvents(
+export function peerEvents(
   after: RealmState,
   altered: ReadonlyArray<{ channel: Channel; users: Set<number> }>,
+  op: 'peer_add' | 'peer_remove',
 ): AddressedEvent[] {
   const events: AddressedEvent[] = [];
-  const peerRemove = (streamIds: number[], users: Set<number>, recipients: Iterable<number>) => {
+  const send = (streamIds: number[], users: Set<number>, recipients: Iterable<number>) => {
     const audience = [...recipients].filter((id) => !users.has(id));
     if (audience.length === 0) return;
     const userIds = [...users].sort((a, b) => a - b);
-    events.push(
-      to(audience, { type: 'subscription', op: 'peer_remove', stream_ids: streamIds, user_ids: userIds }),
-    );
+    events.push(to(audience, { type: 'subscription', op, stream_ids: streamIds, user_ids: userIds }));
   };
   for (const { channel, users } of altered) {
-    if (channel.invite_only) peerRemove([channel.stream_id], users, metadataAccessUserIds(after, channel));
+    if (channel.invite_only) send([channel.stream_id], users, metadataAccessUserIds(after, channel));
   }
   const groups = new Map<string, { users: Set<number>; channels: Channel[] }>();
   for (const { channel, users } of altered) {
@@ -131,10 +131,10 @@ function peerRemoveEvents(
       const subscribers = subscriberIds(after, channel.stream_id);
       if (channel.is_web_public) webPublic.push(channel.stream_id);
       else if (subscribers.every((id) => nonGuestSet.has(id))) withoutGuests.push(channel.stream_id);
-      else peerRemove([channel.stream_id], users, new Set([...nonGuests, ...subscribers]));
+      else send([channel.stream_id], users, new Set([...nonGuests, ...subscribers]));
     }
-    if (webPublic.length > 0) peerRemove(webPublic, users, activeUserIds(after));
-    if (withoutGuests.length > 0) peerRemove(withoutGuests, users, nonGuests);
+    if (webPublic.length > 0) send(webPublic, users, activeUserIds(after));
+    if (withoutGuests.length > 0) send(withoutGuests, users, nonGuests);
   }
   return events;
 }

@@ -1,4 +1,5 @@
 import { EMPTY_TOPIC_DISPLAY_NAME, REALM_GROUP_SETTING_NAMES } from '../model/realm';
+import { MAX_BULK_NEW_SUBSCRIPTION_MESSAGES } from '../channels/subscribe-events';
 import type { User } from '../model/records';
 import { settingApiValue } from '../permissions/groups';
 import type { RealmState } from '../state';
@@ -96,6 +97,7 @@ export function realmSection(state: RealmState, _user: User): Dict {
     max_stream_name_length: state.server.max_stream_name_length,
     max_stream_description_length: state.server.max_stream_description_length,
     max_topic_length: state.server.max_topic_length,
+    max_bulk_new_subscription_messages: MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
     max_message_length: state.server.max_message_length,
     server_web_public_streams_enabled: state.server.web_public_streams_enabled,
     server_generation: 0,

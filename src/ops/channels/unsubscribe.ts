@@ -21,13 +21,13 @@ import { pythonStrip } from '../../core/text/whitespace';
 import { canAccessUser } from '../../core/permissions/user-access';
 import { markChannelsRead, unsubscribeEvents, type Removal } from '../../core/channels/unsubscribe-events';
 
-type Principals = readonly string[] | readonly number[];
+export type Principals = readonly string[] | readonly number[];
 
 /**
  * Zulip's `list[str] | list[int]` in pydantic's strict mode: a mixed or wrong list reports the
  * first union member's first error.
  */
-const principalsSchema = accepts<Principals | null>()(
+export const principalsSchema = accepts<Principals | null>()(
   z.unknown().check(
     z.superRefine((v, ctx) => {
       if (v === null) return;
@@ -130,7 +130,11 @@ export const unsubscribe = defineOperation({
  * Principals by id or by API email (trimmed, case-insensitive), in request order; the first bad one
  * decides the error. Bots are allowed; deactivated users and users the caller cannot see are not.
  */
-function resolvePrincipals(state: RealmState, caller: User, principals: Principals): User[] | ZulipError {
+export function resolvePrincipals(
+  state: RealmState,
+  caller: User,
+  principals: Principals,
+): User[] | ZulipError {
   const out = new Map<number, User>();
   for (const principal of principals) {
     const id =

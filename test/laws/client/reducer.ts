@@ -95,6 +95,9 @@ function reduce(view: ClientView, event: ZulipEvent): void {
             const sub: Obj = {};
             for (const p of SUBSCRIPTION_PROPERTIES) sub[p] = s[p];
             view.subscriptions[num(s['stream_id'])] = sub as SubscriptionView;
+            // A new subscription carries the channel's subscriber list (Zulip clients take it from here).
+            if (Array.isArray(s['subscribers']))
+              view.subscribers[num(s['stream_id'])] = sortNums(s['subscribers']);
           }
           return;
         case 'remove':

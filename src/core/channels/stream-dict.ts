@@ -4,6 +4,7 @@
  * topic Notification Bot posts channel-event notices to.
  */
 import { renderMarkdown } from '../markdown';
+import { memoText } from '../text/memo';
 import { firstMessageIdInChannel } from '../messages/query';
 import { locateMessage } from '../messages/store';
 import type { GroupSettingValue } from '../model/group-setting';
@@ -60,19 +61,7 @@ export function isRecentlyActive(state: RealmState, streamId: number, now: numbe
  * `rendered_description` by description text: channel descriptions are few and rarely change,
  * while every register and GET /streams would otherwise render each one again.
  */
-const renderedDescriptions = new Map<string, string>();
-const MAX_RENDERED_DESCRIPTIONS = 10_000;
-
-function renderedDescription(description: string): string {
-  let html = renderedDescriptions.get(description);
-  if (html === undefined) {
-    // Bounded: a long-lived process that sees many edits starts over rather than growing.
-    if (renderedDescriptions.size >= MAX_RENDERED_DESCRIPTIONS) renderedDescriptions.clear();
-    html = renderMarkdown(description);
-    renderedDescriptions.set(description, html);
-  }
-  return html;
-}
+const renderedDescription = memoText(renderMarkdown, 10_000);
 
 /**
  * The API object of a channel. `stream_weekly_traffic` is null: the engine keeps no traffic

@@ -1,4 +1,4 @@
-import { renderMarkdown } from '../../core/markdown';
+import { renderedContent } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES } from '../../core/messages/flags';
 import type { MessageRecord } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
@@ -124,7 +124,7 @@ export function messageDict(
   const dict: Record<string, unknown> = {
     id: m.id,
     sender_id: m.sender_id,
-    content: opts.applyMarkdown ? renderMarkdown(m.content) : m.content,
+    content: opts.applyMarkdown ? renderedContent(m.content) : m.content,
     recipient_id: recipientId(m),
     timestamp: m.timestamp,
     client: 'API',

@@ -1,5 +1,6 @@
 import { FLAG_BITS } from '../messages/flags';
-import { getMessage } from '../messages/store';
+import { locateMessage } from '../messages/store';
+import { conversationParticipants, nameOf } from '../messages/interner';
 import { forEachRow } from '../messages/rows';
 import { isUnreadMuted } from '../messages/unread-muting';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../model/realm';
@@ -40,28 +41,34 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const mentions: number[] = [];
   let count = 0;
   for (const { id, bits } of kept) {
-    const m = getMessage(state.messages, id);
-    if (m === undefined) continue;
+    // The recipient and topic straight from the columns: decoding a whole message (content,
+    // reactions, participants) per unread row was most of a register's time.
+    const at = locateMessage(state.messages, id);
+    if (at === undefined) continue;
+    const recipient = at.chunk.recipient[at.index]!;
     let muted = false;
-    if (m.stream_id !== null) {
-      const sub = state.subscriptions.get(m.stream_id)?.get(userId);
+    if (recipient > 0) {
+      const streamId = recipient;
+      const sub = state.subscriptions.get(streamId)?.get(userId);
       if (sub !== undefined && !sub.active) continue;
-      muted = isUnreadMuted(state, userId, m.stream_id, m.topic);
-      const topic = m.topic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
-      const key = `${m.stream_id}\u0000${topic}`;
+      const rawTopic = nameOf(state.messages.topics, at.chunk.topic[at.index]!);
+      muted = isUnreadMuted(state, userId, streamId, rawTopic);
+      const topic = rawTopic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : rawTopic;
+      const key = `${streamId}\u0000${topic}`;
       let bucket = streams.get(key);
-      if (!bucket) streams.set(key, (bucket = { stream_id: m.stream_id, topic, unread_message_ids: [] }));
+      if (!bucket) streams.set(key, (bucket = { stream_id: streamId, topic, unread_message_ids: [] }));
       bucket.unread_message_ids.push(id);
       if (!muted) count++;
     } else {
-      const others = (m.participants ?? []).filter((p) => p !== userId);
+      const participants = conversationParticipants(nameOf(state.messages.conversations, -recipient));
+      const others = participants.filter((p) => p !== userId);
       if (others.length <= 1) {
         const other = others[0] ?? userId;
         const list = pms.get(other) ?? [];
         list.push(id);
         pms.set(other, list);
       } else {
-        const key = [...(m.participants ?? [])].sort((a, b) => a - b).join(',');
+        const key = [...participants].sort((a, b) => a - b).join(',');
         const list = huddles.get(key) ?? [];
         list.push(id);
         huddles.set(key, list);

@@ -30,11 +30,21 @@ export interface DictOptions {
 }
 
 /** Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`. */
+/** Flag names by bit pattern: a read names the same few patterns for thousands of rows. */
+const flagNamesByBits = new Map<number, readonly string[]>();
+
 export function flagNames(bits: number): string[] {
-  const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
-  if ((bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0)
-    out.push('wildcard_mentioned');
-  return out;
+  let names = flagNamesByBits.get(bits);
+  if (names === undefined) {
+    const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
+    if ((bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0)
+      out.push('wildcard_mentioned');
+    // Bounded by the flag bits in use (a few dozen patterns at most in practice).
+    if (flagNamesByBits.size < 4096) flagNamesByBits.set(bits, out);
+    names = out;
+  }
+  // A fresh array each time: callers own (and may change) the dicts they get.
+  return names.slice();
 }
 
 export function recipientId(m: MessageRecord): number {

@@ -257,7 +257,15 @@ function measureFetch(state: RealmState, t: Target, byTopic: boolean): Omit<Fetc
     },
     { warm: 5, batches: 11, per: 3 },
   );
-  return { name: byTopic ? 'by topic' : 'by channel', count, opUs, engineUs, floorUs, dictsFloorUs, renderUs };
+  return {
+    name: byTopic ? 'by topic' : 'by channel',
+    count,
+    opUs,
+    engineUs,
+    floorUs,
+    dictsFloorUs,
+    renderUs,
+  };
 }
 
 // --- PostgreSQL with Zulip's layout --------------------------------------------------------------

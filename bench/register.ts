@@ -32,13 +32,18 @@ const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
 
 const t0 = performance.now();
 const state = simulateRealm({ users, channels, messages, seed: 1 });
-process.stderr.write(`built ${users} users / ${channels} channels / ${messages} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+process.stderr.write(
+  `built ${users} users / ${channels} channels / ${messages} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+);
 const member = [...state.users.values()].find((u) => u.role === 400 && !u.is_bot && u.is_active)!;
 const now = state.now ?? 0;
 
 const cases: Array<[string, RegisterOptions]> = [
   ['event_types=["stream"]', { event_types: ['stream'] }],
-  ['event_types=["subscription"], include_subscribers', { event_types: ['subscription'], include_subscribers: true }],
+  [
+    'event_types=["subscription"], include_subscribers',
+    { event_types: ['subscription'], include_subscribers: true },
+  ],
   ['event_types=["realm_user"]', { event_types: ['realm_user'] }],
   ['every state type (no subscribers)', {}],
 ];
@@ -95,7 +100,9 @@ const tenK = (performance.now() - w0) / 1000;
 const tenKCpu = (process.cpuUsage(c0).user + process.cpuUsage(c0).system) / 1e6;
 
 const { loadavg } = await import('node:os');
-const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
 const fmt = (us: number): string => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
 const lines = [
   `## Register (${users.toLocaleString('en')} users, ${channels.toLocaleString('en')} channels, ${messages.toLocaleString('en')} messages)`,

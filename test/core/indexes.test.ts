@@ -156,9 +156,11 @@ function expectSameAnswersAsScans(state: RealmState): void {
     expect(metadataAccessUserIds(state, c), `channel ${c.stream_id}`).toEqual(
       scanMetadataAccess(state, c.stream_id),
     );
-    expect(subscriberCount(state, c.stream_id), `count of ${c.stream_id}`).toBe(
-      subscriberIds(state, c.stream_id).length,
-    );
+    const scanned = [...(state.subscriptions.get(c.stream_id)?.values() ?? [])]
+      .filter((s) => s.active && state.users.get(s.user_id)?.is_active === true)
+      .map((s) => s.user_id);
+    expect(subscriberIds(state, c.stream_id), `subscribers of ${c.stream_id}`).toEqual(scanned);
+    expect(subscriberCount(state, c.stream_id), `count of ${c.stream_id}`).toBe(scanned.length);
   }
   expect(humanAdminIds(state)).toEqual(
     users.filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.user_id),

@@ -69,22 +69,27 @@ const renderedDescription = memoText(renderMarkdown, 10_000);
  */
 export function streamToDict(state: RealmState, channel: Channel, now: number): Record<string, unknown> {
   const postPolicy = streamPostPolicy(state, channel.can_send_message_group);
-  const v = (value: GroupSettingValue) => settingApiValue(state, value);
   // One literal with every key (in CHANNEL_GROUP_SETTING_NAMES order for the settings): a
   // spread of computed entries would build a slower, differently shaped object per channel.
   return {
     is_archived: channel.is_archived,
-    can_add_subscribers_group: v(channel.can_add_subscribers_group),
-    can_administer_channel_group: v(channel.can_administer_channel_group),
-    can_create_topic_group: v(channel.can_create_topic_group),
-    can_delete_any_message_group: v(channel.can_delete_any_message_group),
-    can_delete_own_message_group: v(channel.can_delete_own_message_group),
-    can_move_messages_out_of_channel_group: v(channel.can_move_messages_out_of_channel_group),
-    can_move_messages_within_channel_group: v(channel.can_move_messages_within_channel_group),
-    can_remove_subscribers_group: v(channel.can_remove_subscribers_group),
-    can_resolve_topics_group: v(channel.can_resolve_topics_group),
-    can_send_message_group: v(channel.can_send_message_group),
-    can_subscribe_group: v(channel.can_subscribe_group),
+    can_add_subscribers_group: settingApiValue(state, channel.can_add_subscribers_group),
+    can_administer_channel_group: settingApiValue(state, channel.can_administer_channel_group),
+    can_create_topic_group: settingApiValue(state, channel.can_create_topic_group),
+    can_delete_any_message_group: settingApiValue(state, channel.can_delete_any_message_group),
+    can_delete_own_message_group: settingApiValue(state, channel.can_delete_own_message_group),
+    can_move_messages_out_of_channel_group: settingApiValue(
+      state,
+      channel.can_move_messages_out_of_channel_group,
+    ),
+    can_move_messages_within_channel_group: settingApiValue(
+      state,
+      channel.can_move_messages_within_channel_group,
+    ),
+    can_remove_subscribers_group: settingApiValue(state, channel.can_remove_subscribers_group),
+    can_resolve_topics_group: settingApiValue(state, channel.can_resolve_topics_group),
+    can_send_message_group: settingApiValue(state, channel.can_send_message_group),
+    can_subscribe_group: settingApiValue(state, channel.can_subscribe_group),
     creator_id: channel.creator_id,
     date_created: channel.date_created,
     description: channel.description,

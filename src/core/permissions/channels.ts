@@ -1,6 +1,6 @@
 import type { Channel, Subscription, User } from '../model/records';
 import { unionSorted } from '../indexes/id-sets';
-import { activeAdminIds } from '../indexes/user-indexes';
+import { activeAdminIds, deactivatedUserIds } from '../indexes/user-indexes';
 import type { RealmState } from '../state';
 import { settingValueMembers } from './groups';
 import { hasPermission, CHANNEL_SETTING_RULES } from './setting-rules';
@@ -26,8 +26,12 @@ export function isSubscribed(state: RealmState, streamId: number, userId: number
 /** Active subscribers who are active users, ascending. */
 export function subscriberIds(state: RealmState, streamId: number): number[] {
   const out: number[] = [];
+  // Checked against the (few) deactivated users rather than a user lookup per subscriber
+  // (subscriptions only name existing users: the snapshot loader checks it).
+  const deactivated = deactivatedUserIds(state);
+  const checkUser = deactivated.size > 0;
   for (const sub of state.subscriptions.get(streamId)?.values() ?? []) {
-    if (sub.active && state.users.get(sub.user_id)?.is_active) out.push(sub.user_id);
+    if (sub.active && !(checkUser && deactivated.has(sub.user_id))) out.push(sub.user_id);
   }
   return out;
 }

@@ -40,7 +40,10 @@ export function inaccessibleUserRecord(state: RealmState, userId: number): Inacc
 }
 
 /** The placeholder as register lists it: without `is_active` (it sits in `realm_users`), one literal. */
-export function inaccessibleListedUser(state: RealmState, userId: number): Omit<InaccessibleUser, 'is_active'> {
+export function inaccessibleListedUser(
+  state: RealmState,
+  userId: number,
+): Omit<InaccessibleUser, 'is_active'> {
   return {
     email: `user${userId}@${fakeEmailDomain(state)}`,
     user_id: userId,

@@ -30,17 +30,29 @@ const WILDCARD = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_
  */
 export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: boolean): UnreadMsgs {
   const rows = state.messages.rows.get(userId);
-  const unread: Array<{ id: number; bits: number }> = [];
-  if (rows) forEachRow(rows, (id, bits) => void ((bits & FLAG_BITS.read) === 0 && unread.push({ id, bits })));
-  const missing = unread.length > MAX_UNREAD_MESSAGES;
-  const kept = missing ? unread.slice(unread.length - MAX_UNREAD_MESSAGES) : unread;
+  // Parallel arrays, not an object per unread row.
+  const unreadIds: number[] = [];
+  const unreadBits: number[] = [];
+  if (rows)
+    forEachRow(rows, (id, bits) => {
+      if ((bits & FLAG_BITS.read) === 0) {
+        unreadIds.push(id);
+        unreadBits.push(bits);
+      }
+    });
+  const missing = unreadIds.length > MAX_UNREAD_MESSAGES;
+  const from = missing ? unreadIds.length - MAX_UNREAD_MESSAGES : 0;
 
   const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  // channel → stored topic → its bucket and muting, decided once per topic rather than per message.
+  const topicsSeen = new Map<number, Map<string, { ids: number[]; muted: boolean }> | null>();
   const pms = new Map<number, number[]>();
   const huddles = new Map<string, number[]>();
   const mentions: number[] = [];
   let count = 0;
-  for (const { id, bits } of kept) {
+  for (let k = from; k < unreadIds.length; k++) {
+    const id = unreadIds[k]!;
+    const bits = unreadBits[k]!;
     // The recipient and topic straight from the columns: decoding a whole message (content,
     // reactions, participants) per unread row was most of a register's time.
     const at = locateMessage(state.messages, id);
@@ -49,15 +61,25 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     let muted = false;
     if (recipient > 0) {
       const streamId = recipient;
-      const sub = state.subscriptions.get(streamId)?.get(userId);
-      if (sub !== undefined && !sub.active) continue;
+      let seen = topicsSeen.get(streamId);
+      if (seen === undefined) {
+        // null: a channel the user left (Zulip's inactive recipient), whose unreads are not listed.
+        const sub = state.subscriptions.get(streamId)?.get(userId);
+        topicsSeen.set(streamId, (seen = sub !== undefined && !sub.active ? null : new Map()));
+      }
+      if (seen === null) continue;
       const rawTopic = nameOf(state.messages.topics, at.chunk.topic[at.index]!);
-      muted = isUnreadMuted(state, userId, streamId, rawTopic);
-      const topic = rawTopic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : rawTopic;
-      const key = `${streamId}\u0000${topic}`;
-      let bucket = streams.get(key);
-      if (!bucket) streams.set(key, (bucket = { stream_id: streamId, topic, unread_message_ids: [] }));
-      bucket.unread_message_ids.push(id);
+      let entry = seen.get(rawTopic);
+      if (entry === undefined) {
+        const topic = rawTopic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : rawTopic;
+        const key = `${streamId}\u0000${topic}`;
+        let bucket = streams.get(key);
+        if (!bucket) streams.set(key, (bucket = { stream_id: streamId, topic, unread_message_ids: [] }));
+        entry = { ids: bucket.unread_message_ids, muted: isUnreadMuted(state, userId, streamId, rawTopic) };
+        seen.set(rawTopic, entry);
+      }
+      muted = entry.muted;
+      entry.ids.push(id);
       if (!muted) count++;
     } else {
       const participants = conversationParticipants(nameOf(state.messages.conversations, -recipient));

@@ -1,5 +1,6 @@
 import { FLAG_BITS } from '../messages/flags';
-import { locateMessage } from '../messages/store';
+import { chunkIndexOf } from '../messages/store-chunks';
+import { lowerBound } from '../messages/rows';
 import { conversationParticipants, nameOf } from '../messages/interner';
 import { forEachRow } from '../messages/rows';
 import { isUnreadMuted } from '../messages/unread-muting';
@@ -50,13 +51,29 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const huddles = new Map<string, number[]>();
   const mentions: number[] = [];
   let count = 0;
+  const chunks = state.messages.chunks;
+  let ci = -1;
+  let pos = 0;
+  let lastId = -1;
   for (let k = from; k < unreadIds.length; k++) {
     const id = unreadIds[k]!;
     const bits = unreadBits[k]!;
     // The recipient and topic straight from the columns: decoding a whole message (content,
     // reactions, participants) per unread row was most of a register's time.
-    const at = locateMessage(state.messages, id);
-    if (at === undefined) continue;
+    // Rows come in id order: stay in the current message chunk and search forward from the last
+    // hit (a fresh chunk search only when the id leaves it, or were an id ever out of order).
+    let chunk = chunks[ci];
+    if (chunk === undefined || id < lastId || chunk.ids[chunk.ids.length - 1]! < id) {
+      ci = chunkIndexOf(chunks, id);
+      chunk = chunks[ci];
+      pos = 0;
+      if (chunk === undefined) continue;
+    }
+    lastId = id;
+    const index = lowerBound(chunk.ids, id, pos);
+    if (index >= chunk.ids.length || chunk.ids[index] !== id) continue;
+    pos = index + 1;
+    const at = { chunk, index };
     const recipient = at.chunk.recipient[at.index]!;
     let muted = false;
     if (recipient > 0) {

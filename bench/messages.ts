@@ -20,12 +20,16 @@ import pg from 'pg';
 import { FLAG_BITS } from '../src/core/messages/flags';
 import { appendMessage, nextMessageId } from '../src/core/messages/store-append';
 import { topicMessageIds } from '../src/core/messages/query';
+import { getMessage as readMessage } from '../src/core/messages/store';
+import { renderMarkdown } from '../src/core/markdown';
 import type { RealmState } from '../src/core/state';
 import { buildNarrow, selectWindow } from '../src/narrow';
 import { getMessages, sendMessage } from '../src/ops/index';
 import { simulateRealm } from '../src/simulate/simulate';
 
 const PG_URL = process.env['BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** `BENCH_NO_PG=1` leaves the PostgreSQL baseline out (its load takes minutes). */
+const NO_PG = process.env['BENCH_NO_PG'] === '1';
 const SCHEMA = 'chat_realm_bench_messages';
 
 function median(xs: number[]): number {
@@ -120,6 +124,8 @@ interface FetchRow {
   readonly opUs: number;
   readonly engineUs: number;
   readonly floorUs: number;
+  readonly dictsFloorUs: number;
+  readonly renderUs: number;
   readonly pgUs: number | null;
 }
 
@@ -217,7 +223,49 @@ function measureFetch(state: RealmState, t: Target, byTopic: boolean): Omit<Fetc
     },
     { warm: 50, batches: 11, per: 20 },
   );
-  return { name: byTopic ? 'by topic' : 'by channel', count, opUs, engineUs, floorUs };
+  // The dicts floor: the same walk, then the same 1000 message dicts copied from plain, fast-shaped
+  // objects kept by id (as if every dict were stored ready-made: no flags, access or rendering).
+  const plainById = new Map<number, object>();
+  for (const m of first.body['messages'] as Array<{ id: number }>)
+    plainById.set(m.id, JSON.parse(JSON.stringify(m)) as object);
+  const dictsFloorUs = timeUs(
+    () => {
+      let left = 1000;
+      for (let c = list.chunks.length - 1; c >= 0 && left > 0; c--) {
+        const chunk = list.chunks[c]!;
+        for (let i = chunk.length - 1; i >= 0 && left > 0; i--) out[--left] = chunk[i]!;
+      }
+      const dicts: object[] = [];
+      for (let i = 0; i < 1000; i++) {
+        const p = plainById.get(out[i]!);
+        if (p !== undefined) dicts.push({ ...p });
+      }
+      return dicts;
+    },
+    { warm: 50, batches: 11, per: 20 },
+  );
+  // What a cold read adds: rendering the 1000 sources (a read after a restart, or of messages
+  // that fell out of the bounded HTML memo).
+  const sources: string[] = [];
+  for (const m of first.body['messages'] as Array<{ id: number }>) {
+    const record = readMessage(state.messages, m.id);
+    if (record !== undefined) sources.push(record.content);
+  }
+  const renderUs = timeUs(
+    () => {
+      for (const text of sources) renderMarkdown(text);
+    },
+    { warm: 5, batches: 11, per: 3 },
+  );
+  return {
+    name: byTopic ? 'by topic' : 'by channel',
+    count,
+    opUs,
+    engineUs,
+    floorUs,
+    dictsFloorUs,
+    renderUs,
+  };
 }
 
 // --- PostgreSQL with Zulip's layout --------------------------------------------------------------
@@ -371,7 +419,7 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
   const fetches = [measureFetch(state, busy, false), measureFetch(state, busy, true)];
   let pgSends: Array<number | null> = [null, null];
   let pgFetches: Array<number | null> = [null, null];
-  const client = await pgClient();
+  const client = NO_PG ? null : await pgClient();
   let pgNote = 'PostgreSQL not reachable: no baseline.';
   if (client) {
     let rowsTotal = 0;
@@ -401,11 +449,11 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
         `| ${s.name} | ${f(s.opUs)} (${rate(s.opUs)}, ${perRow(s.opUs, s.recipients)}/row) | ${f(s.storeUs)} (${perRow(s.storeUs, s.recipients)}/row) | ${f(s.floorUs)} (${perRow(s.floorUs, s.recipients)}/row) | ${pgSends[i] == null ? '—' : `${f(pgSends[i]!)} (${rate(pgSends[i]!)}, ${perRow(pgSends[i]!, s.recipients)}/row)`} |`,
     ),
     '',
-    "| GET /messages, 1000 newest | getMessages (whole operation) | narrow engine (selectWindow) | floor: index walk only | PostgreSQL, Zulip's queries |",
-    '|---|---:|---:|---:|---:|',
+    "| GET /messages, 1000 newest | getMessages (whole operation) | narrow engine (selectWindow) | floor: index walk only | floor: walk + the same dicts copied | getMessages / dicts floor | a cold read adds (rendering) | PostgreSQL, Zulip's queries |",
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...fetches.map(
       (r, i) =>
-        `| ${r.name} (${r.count} messages) | ${f(r.opUs)} | ${f(r.engineUs)} | ${f(r.floorUs)} | ${pgFetches[i] == null ? '—' : f(pgFetches[i]!)} |`,
+        `| ${r.name} (${r.count} messages) | ${f(r.opUs)} | ${f(r.engineUs)} | ${f(r.floorUs)} | ${f(r.dictsFloorUs)} | ${(r.opUs / r.dictsFloorUs).toFixed(2)}× | ${f(r.renderUs)} | ${pgFetches[i] == null ? '—' : f(pgFetches[i]!)} |`,
     ),
   ];
   return lines.join('\n');

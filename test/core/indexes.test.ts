@@ -13,13 +13,13 @@ import { seededRandom } from '../../src/core/context';
 import { to } from '../../src/core/events';
 import { CONVERSATION_INDEXES } from '../../src/core/indexes/conversation-indexes';
 import { derived } from '../../src/core/indexes/derived';
-import { SUBSCRIPTION_INDEXES } from '../../src/core/indexes/subscription-indexes';
+import { SUBSCRIPTION_INDEXES, subscriberCount } from '../../src/core/indexes/subscription-indexes';
 import { USER_INDEXES, foldFullName, userIdsByFoldedName } from '../../src/core/indexes/user-indexes';
 import { USER_TOPIC_INDEXES } from '../../src/core/indexes/user-topic-indexes';
 import { conversationParticipants } from '../../src/core/messages/interner';
 import { allMessages } from '../../src/core/messages/store';
 import { Role, type Subscription, type User, type UserTopic } from '../../src/core/model/records';
-import { metadataAccessUserIds, isSubscribed } from '../../src/core/permissions/channels';
+import { metadataAccessUserIds, isSubscribed, subscriberIds } from '../../src/core/permissions/channels';
 import { isUserInSettingValue, settingValueMembers } from '../../src/core/permissions/groups';
 import { isGuest, isRealmAdmin } from '../../src/core/permissions/roles';
 import { CHANNEL_SETTING_RULES, hasPermission } from '../../src/core/permissions/setting-rules';
@@ -72,6 +72,7 @@ const BASES: ReadonlyArray<readonly [string, RealmState]> = [
 function warm(state: RealmState): void {
   for (const index of Object.values(USER_INDEXES)) index.get(state.users);
   SUBSCRIPTION_INDEXES.byUser.get(state.subscriptions);
+  SUBSCRIPTION_INDEXES.activeRows.get(state.subscriptions);
   USER_TOPIC_INDEXES.byTopic.get(state.userTopics);
 }
 
@@ -83,6 +84,7 @@ function expectIndexesSound(prev: RealmState, next: RealmState): void {
   }
   for (const [source, index] of [
     [next.subscriptions, SUBSCRIPTION_INDEXES.byUser],
+    [next.subscriptions, SUBSCRIPTION_INDEXES.activeRows],
     [next.userTopics, USER_TOPIC_INDEXES.byTopic],
   ] as const) {
     const i = index as { peek(s: object): unknown; get(s: object): unknown; rebuild(s: object): unknown };
@@ -150,10 +152,16 @@ function scanAccessible(state: RealmState, viewer: User): number[] {
 
 function expectSameAnswersAsScans(state: RealmState): void {
   const users = [...state.users.values()];
-  for (const c of state.channels.values())
+  for (const c of state.channels.values()) {
     expect(metadataAccessUserIds(state, c), `channel ${c.stream_id}`).toEqual(
       scanMetadataAccess(state, c.stream_id),
     );
+    const scanned = [...(state.subscriptions.get(c.stream_id)?.values() ?? [])]
+      .filter((s) => s.active && state.users.get(s.user_id)?.is_active === true)
+      .map((s) => s.user_id);
+    expect(subscriberIds(state, c.stream_id), `subscribers of ${c.stream_id}`).toEqual(scanned);
+    expect(subscriberCount(state, c.stream_id), `count of ${c.stream_id}`).toBe(scanned.length);
+  }
   expect(humanAdminIds(state)).toEqual(
     users.filter((u) => u.is_active && !u.is_bot && isRealmAdmin(u)).map((u) => u.user_id),
   );

@@ -48,3 +48,31 @@ describe("register and the read endpoints follow Zulip's user-access rules for g
     for (const s of r.body['streams'] as Dict[]) expect(subscribed.has(s['stream_id'])).toBe(true);
   });
 });
+
+describe('register user dicts (built as one literal per shape, for speed)', () => {
+  it('are formatUser (or the "Unknown user" placeholder) without is_active, byte for byte', async () => {
+    const { formatUser } = await import('../../src/core/users/format');
+    const { inaccessibleUserRecord } = await import('../../src/core/users/inaccessible-user');
+    const { canAccessUser } = await import('../../src/core/permissions/user-access');
+    const realm = restricted();
+    for (const viewerId of [cast.iago, cast.hamlet, cast.polonius])
+      for (const clientGravatar of [true, false]) {
+        const me = realm.users.get(viewerId)!;
+        const got = registerState(realm, viewerId, {
+          event_types: ['realm_user'],
+          client_gravatar: clientGravatar,
+        });
+        const listed = [...(got['realm_users'] as Dict[]), ...(got['realm_non_active_users'] as Dict[])];
+        const expected = [...realm.users.values()]
+          .map((u): Dict => {
+            const d: Dict = canAccessUser(realm, me, u)
+              ? { ...formatUser(realm, me, u, { clientGravatar, includeCustomProfileFields: true }) }
+              : { ...inaccessibleUserRecord(realm, u.user_id) };
+            return d;
+          })
+          .sort((a, b) => Number(b['is_active']) - Number(a['is_active']));
+        for (const d of expected) delete d['is_active'];
+        expect(JSON.stringify(listed)).toBe(JSON.stringify(expected));
+      }
+  });
+});

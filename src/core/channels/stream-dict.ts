@@ -4,12 +4,13 @@
  * topic Notification Bot posts channel-event notices to.
  */
 import { renderMarkdown } from '../markdown';
-import { channelMessageIds, firstMessageIdInChannel } from '../messages/query';
+import { memoText } from '../text/memo';
+import { firstMessageIdInChannel } from '../messages/query';
 import { locateMessage } from '../messages/store';
 import type { GroupSettingValue } from '../model/group-setting';
-import { CHANNEL_GROUP_SETTING_NAMES, type Channel } from '../model/records';
+import type { Channel } from '../model/records';
 import { settingApiValue } from '../permissions/groups';
-import { subscriberIds } from '../permissions/channels';
+import { subscriberCount } from '../indexes/subscription-indexes';
 import type { RealmState } from '../state';
 
 /** Zulip's legacy `stream_post_policy` values. */
@@ -43,26 +44,52 @@ export function streamPostPolicy(state: RealmState, value: GroupSettingValue): n
  */
 export function isRecentlyActive(state: RealmState, streamId: number, now: number): boolean {
   const since = now - RECENTLY_ACTIVE_DAYS * 86400;
-  const ids = channelMessageIds(state.messages, streamId);
-  for (let i = ids.length - 1; i >= 0; i--) {
-    const at = locateMessage(state.messages, ids[i]!);
-    if (at !== undefined && at.chunk.timestamp[at.index]! >= since) return true;
+  // Walk the channel's id chunks in place, newest first: copying the list out would cost
+  // O(channel history) on every register even when the newest message decides.
+  const chunks = state.messages.byChannel.get(streamId)?.chunks ?? [];
+  for (let c = chunks.length - 1; c >= 0; c--) {
+    const ids = chunks[c]!;
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const at = locateMessage(state.messages, ids[i]!);
+      if (at !== undefined && at.chunk.timestamp[at.index]! >= since) return true;
+    }
   }
   return false;
 }
+
+/**
+ * `rendered_description` by description text: channel descriptions are few and rarely change,
+ * while every register and GET /streams would otherwise render each one again.
+ */
+const renderedDescription = memoText(renderMarkdown, 10_000);
 
 /**
  * The API object of a channel. `stream_weekly_traffic` is null: the engine keeps no traffic
  * statistics (Zulip also sends null for channels too new to have any).
  */
 export function streamToDict(state: RealmState, channel: Channel, now: number): Record<string, unknown> {
-  const settings = Object.fromEntries(
-    CHANNEL_GROUP_SETTING_NAMES.map((name) => [name, settingApiValue(state, channel[name])]),
-  );
   const postPolicy = streamPostPolicy(state, channel.can_send_message_group);
+  // One literal with every key (in CHANNEL_GROUP_SETTING_NAMES order for the settings): a
+  // spread of computed entries would build a slower, differently shaped object per channel.
   return {
     is_archived: channel.is_archived,
-    ...settings,
+    can_add_subscribers_group: settingApiValue(state, channel.can_add_subscribers_group),
+    can_administer_channel_group: settingApiValue(state, channel.can_administer_channel_group),
+    can_create_topic_group: settingApiValue(state, channel.can_create_topic_group),
+    can_delete_any_message_group: settingApiValue(state, channel.can_delete_any_message_group),
+    can_delete_own_message_group: settingApiValue(state, channel.can_delete_own_message_group),
+    can_move_messages_out_of_channel_group: settingApiValue(
+      state,
+      channel.can_move_messages_out_of_channel_group,
+    ),
+    can_move_messages_within_channel_group: settingApiValue(
+      state,
+      channel.can_move_messages_within_channel_group,
+    ),
+    can_remove_subscribers_group: settingApiValue(state, channel.can_remove_subscribers_group),
+    can_resolve_topics_group: settingApiValue(state, channel.can_resolve_topics_group),
+    can_send_message_group: settingApiValue(state, channel.can_send_message_group),
+    can_subscribe_group: settingApiValue(state, channel.can_subscribe_group),
     creator_id: channel.creator_id,
     date_created: channel.date_created,
     description: channel.description,
@@ -74,12 +101,12 @@ export function streamToDict(state: RealmState, channel: Channel, now: number): 
     is_web_public: channel.is_web_public,
     message_retention_days: channel.message_retention_days,
     name: channel.name,
-    rendered_description: renderMarkdown(channel.description),
+    rendered_description: renderedDescription(channel.description),
     stream_id: channel.stream_id,
     stream_post_policy: postPolicy,
     is_announcement_only: postPolicy === StreamPostPolicy.admins,
     stream_weekly_traffic: null,
-    subscriber_count: subscriberIds(state, channel.stream_id).length,
+    subscriber_count: subscriberCount(state, channel.stream_id),
     topics_policy: channel.topics_policy,
   };
 }

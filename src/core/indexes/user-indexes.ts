@@ -56,6 +56,16 @@ const bots = derived<Users, IdSet, UserChange>(
   (index, { after }) => (after.is_bot ? index.set(after.user_id, true) : index.delete(after.user_id)),
 );
 
+/** Every deactivated user (few in a live organization): what subscriber counts subtract. */
+const deactivated = derived<Users, IdSet, UserChange>(
+  (users) => {
+    let out = EMPTY_IDS;
+    for (const u of users.values()) if (!u.is_active) out = out.set(u.user_id, true);
+    return out;
+  },
+  (index, { after }) => (after.is_active ? index.delete(after.user_id) : index.set(after.user_id, true)),
+);
+
 /** A `StrMap` of sorted ids by a folded field, kept as the field changes. */
 function byFoldedField(field: (u: User) => string) {
   return derived<Users, StrMap<readonly number[]>, UserChange>(
@@ -86,7 +96,7 @@ const byDeliveryEmail = byFoldedField((u) => foldDeliveryEmail(u.delivery_email)
 const byFoldedName = byFoldedField((u) => foldFullName(u.full_name));
 
 /** The user indexes, for `putUser` and the tests (`rebuild` gives the from-scratch value). */
-export const USER_INDEXES = { ranks, bots, byDeliveryEmail, byFoldedName } as const;
+export const USER_INDEXES = { ranks, bots, byDeliveryEmail, byFoldedName, deactivated } as const;
 
 /** Called by `putUser` after it replaced `from` with `to` (which holds `after` instead of `before`). */
 export function carryUserIndexes(from: Users, to: Users, before: User | undefined, after: User): void {
@@ -103,6 +113,11 @@ export function activeUserIdsUpToRank(state: RealmState, maxRank: number): numbe
   const lists: Array<Iterable<number>> = [];
   for (let r = 1; r <= Math.min(maxRank, MAX_RANK); r++) lists.push(index[r]!.keys());
   return unionSorted(lists);
+}
+
+/** Deactivated users' ids, ascending when iterated. */
+export function deactivatedUserIds(state: RealmState): IdSet {
+  return deactivated.get(state.users);
 }
 
 /** Active organization owners and administrators, bots included (by their own role), ascending. */

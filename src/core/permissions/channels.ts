@@ -1,6 +1,7 @@
+import type { IntMap } from '../collections/int-map';
 import type { Channel, Subscription, User } from '../model/records';
 import { unionSorted } from '../indexes/id-sets';
-import { activeAdminIds } from '../indexes/user-indexes';
+import { activeAdminIds, deactivatedUserIds } from '../indexes/user-indexes';
 import type { RealmState } from '../state';
 import { settingValueMembers } from './groups';
 import { hasPermission, CHANNEL_SETTING_RULES } from './setting-rules';
@@ -23,13 +24,32 @@ export function isSubscribed(state: RealmState, streamId: number, userId: number
   return getSubscription(state, streamId, userId)?.active === true;
 }
 
-/** Active subscribers who are active users, ascending. */
-export function subscriberIds(state: RealmState, streamId: number): number[] {
-  const out: number[] = [];
-  for (const sub of state.subscriptions.get(streamId)?.values() ?? []) {
-    if (sub.active && state.users.get(sub.user_id)?.is_active) out.push(sub.user_id);
+/**
+ * The user ids of a channel's active subscription rows, ascending, kept per per-channel map
+ * instance: every subscription change replaces that map, so the list stays valid for as long as
+ * the map lives and a send reads it instead of walking the persistent map again.
+ */
+const activeRowsOf = new WeakMap<IntMap<Subscription>, readonly number[]>();
+
+function activeSubscriptionUserIds(perChannel: IntMap<Subscription>): readonly number[] {
+  let ids = activeRowsOf.get(perChannel);
+  if (ids === undefined) {
+    const out: number[] = [];
+    for (const sub of perChannel.values()) if (sub.active) out.push(sub.user_id);
+    activeRowsOf.set(perChannel, (ids = out));
   }
-  return out;
+  return ids;
+}
+
+/** Active subscribers who are active users, ascending (a fresh array: callers may change it). */
+export function subscriberIds(state: RealmState, streamId: number): number[] {
+  const perChannel = state.subscriptions.get(streamId);
+  if (perChannel === undefined) return [];
+  const ids = activeSubscriptionUserIds(perChannel);
+  // Checked against the (few) deactivated users rather than a user lookup per subscriber
+  // (subscriptions only name existing users: the snapshot loader checks it).
+  const deactivated = deactivatedUserIds(state);
+  return deactivated.size === 0 ? ids.slice() : ids.filter((id) => !deactivated.has(id));
 }
 
 export const isPublic = (c: Channel): boolean => !c.invite_only;

@@ -1,5 +1,7 @@
 import { FLAG_BITS } from '../messages/flags';
-import { getMessage } from '../messages/store';
+import { chunkIndexOf } from '../messages/store-chunks';
+import { lowerBound } from '../messages/rows';
+import { conversationParticipants, nameOf } from '../messages/interner';
 import { forEachRow } from '../messages/rows';
 import { isUnreadMuted } from '../messages/unread-muting';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../model/realm';
@@ -29,39 +31,83 @@ const WILDCARD = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_
  */
 export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: boolean): UnreadMsgs {
   const rows = state.messages.rows.get(userId);
-  const unread: Array<{ id: number; bits: number }> = [];
-  if (rows) forEachRow(rows, (id, bits) => void ((bits & FLAG_BITS.read) === 0 && unread.push({ id, bits })));
-  const missing = unread.length > MAX_UNREAD_MESSAGES;
-  const kept = missing ? unread.slice(unread.length - MAX_UNREAD_MESSAGES) : unread;
+  // Parallel arrays, not an object per unread row.
+  const unreadIds: number[] = [];
+  const unreadBits: number[] = [];
+  if (rows)
+    forEachRow(rows, (id, bits) => {
+      if ((bits & FLAG_BITS.read) === 0) {
+        unreadIds.push(id);
+        unreadBits.push(bits);
+      }
+    });
+  const missing = unreadIds.length > MAX_UNREAD_MESSAGES;
+  const from = missing ? unreadIds.length - MAX_UNREAD_MESSAGES : 0;
 
   const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  // channel → stored topic → its bucket and muting, decided once per topic rather than per message.
+  const topicsSeen = new Map<number, Map<string, { ids: number[]; muted: boolean }> | null>();
   const pms = new Map<number, number[]>();
   const huddles = new Map<string, number[]>();
   const mentions: number[] = [];
   let count = 0;
-  for (const { id, bits } of kept) {
-    const m = getMessage(state.messages, id);
-    if (m === undefined) continue;
+  const chunks = state.messages.chunks;
+  let ci = -1;
+  let pos = 0;
+  let lastId = -1;
+  for (let k = from; k < unreadIds.length; k++) {
+    const id = unreadIds[k]!;
+    const bits = unreadBits[k]!;
+    // The recipient and topic straight from the columns: decoding a whole message (content,
+    // reactions, participants) per unread row was most of a register's time.
+    // Rows come in id order: stay in the current message chunk and search forward from the last
+    // hit (a fresh chunk search only when the id leaves it, or were an id ever out of order).
+    let chunk = chunks[ci];
+    if (chunk === undefined || id < lastId || chunk.ids[chunk.ids.length - 1]! < id) {
+      ci = chunkIndexOf(chunks, id);
+      chunk = chunks[ci];
+      pos = 0;
+      if (chunk === undefined) continue;
+    }
+    lastId = id;
+    const index = lowerBound(chunk.ids, id, pos);
+    if (index >= chunk.ids.length || chunk.ids[index] !== id) continue;
+    pos = index + 1;
+    const at = { chunk, index };
+    const recipient = at.chunk.recipient[at.index]!;
     let muted = false;
-    if (m.stream_id !== null) {
-      const sub = state.subscriptions.get(m.stream_id)?.get(userId);
-      if (sub !== undefined && !sub.active) continue;
-      muted = isUnreadMuted(state, userId, m.stream_id, m.topic);
-      const topic = m.topic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
-      const key = `${m.stream_id}\u0000${topic}`;
-      let bucket = streams.get(key);
-      if (!bucket) streams.set(key, (bucket = { stream_id: m.stream_id, topic, unread_message_ids: [] }));
-      bucket.unread_message_ids.push(id);
+    if (recipient > 0) {
+      const streamId = recipient;
+      let seen = topicsSeen.get(streamId);
+      if (seen === undefined) {
+        // null: a channel the user left (Zulip's inactive recipient), whose unreads are not listed.
+        const sub = state.subscriptions.get(streamId)?.get(userId);
+        topicsSeen.set(streamId, (seen = sub !== undefined && !sub.active ? null : new Map()));
+      }
+      if (seen === null) continue;
+      const rawTopic = nameOf(state.messages.topics, at.chunk.topic[at.index]!);
+      let entry = seen.get(rawTopic);
+      if (entry === undefined) {
+        const topic = rawTopic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : rawTopic;
+        const key = `${streamId}\u0000${topic}`;
+        let bucket = streams.get(key);
+        if (!bucket) streams.set(key, (bucket = { stream_id: streamId, topic, unread_message_ids: [] }));
+        entry = { ids: bucket.unread_message_ids, muted: isUnreadMuted(state, userId, streamId, rawTopic) };
+        seen.set(rawTopic, entry);
+      }
+      muted = entry.muted;
+      entry.ids.push(id);
       if (!muted) count++;
     } else {
-      const others = (m.participants ?? []).filter((p) => p !== userId);
+      const participants = conversationParticipants(nameOf(state.messages.conversations, -recipient));
+      const others = participants.filter((p) => p !== userId);
       if (others.length <= 1) {
         const other = others[0] ?? userId;
         const list = pms.get(other) ?? [];
         list.push(id);
         pms.set(other, list);
       } else {
-        const key = [...(m.participants ?? [])].sort((a, b) => a - b).join(',');
+        const key = [...participants].sort((a, b) => a - b).join(',');
         const list = huddles.get(key) ?? [];
         list.push(id);
         huddles.set(key, list);

@@ -5,8 +5,8 @@ import { hasRealmPermission } from '../permissions/setting-rules';
 import { canAccessUser, isUserAccessRestricted } from '../permissions/user-access';
 import type { RealmState } from '../state';
 import { crossRealmBots } from '../users/system-bots';
-import { inaccessibleUserRecord } from '../users/inaccessible-user';
-import { apiEmail, avatarUrl, formatUser, mediumAvatarUrl } from '../users/format';
+import { inaccessibleListedUser } from '../users/inaccessible-user';
+import { apiEmail, avatarUrl, mediumAvatarUrl, registerUserDict } from '../users/format';
 
 type Dict = Record<string, unknown>;
 
@@ -21,25 +21,17 @@ export function realmUserSection(
   me: User,
   opts: { readonly clientGravatar: boolean; readonly userListIncomplete: boolean },
 ): Dict {
-  const active: Dict[] = [];
-  const inactive: Dict[] = [];
+  const active: object[] = [];
+  const inactive: object[] = [];
   const restricted = isUserAccessRestricted(state, me);
   for (const u of state.users.values()) {
-    let dict: Dict;
     if (restricted && !canAccessUser(state, me, u)) {
       if (opts.userListIncomplete) continue;
-      dict = { ...inaccessibleUserRecord(state, u.user_id) };
-    } else {
-      dict = {
-        ...formatUser(state, me, u, {
-          clientGravatar: opts.clientGravatar,
-          includeCustomProfileFields: true,
-        }),
-      };
+      // "Unknown user" placeholders are always active ones.
+      active.push(inaccessibleListedUser(state, u.user_id));
+      continue;
     }
-    const isActive = dict['is_active'] === true;
-    delete dict['is_active'];
-    (isActive ? active : inactive).push(dict);
+    (u.is_active ? active : inactive).push(registerUserDict(state, me, u, opts.clientGravatar));
   }
   const canCreatePrivate = hasRealmPermission(state, me, 'can_create_private_channel_group');
   const canCreatePublic = hasRealmPermission(state, me, 'can_create_public_channel_group');

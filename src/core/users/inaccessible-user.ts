@@ -38,3 +38,26 @@ export function inaccessibleUserRecord(state: RealmState, userId: number): Inacc
     profile_data: {},
   };
 }
+
+/** The placeholder as register lists it: without `is_active` (it sits in `realm_users`), one literal. */
+export function inaccessibleListedUser(
+  state: RealmState,
+  userId: number,
+): Omit<InaccessibleUser, 'is_active'> {
+  return {
+    email: `user${userId}@${fakeEmailDomain(state)}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: 400,
+    is_bot: false,
+    full_name: INACCESSIBLE_USER_NAME,
+    timezone: '',
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: INACCESSIBLE_USER_AVATAR_URL,
+    profile_data: {},
+  };
+}

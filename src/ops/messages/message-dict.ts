@@ -1,4 +1,4 @@
-import { renderMarkdown } from '../../core/markdown';
+import { renderedContent } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES } from '../../core/messages/flags';
 import type { MessageRecord } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
@@ -30,11 +30,21 @@ export interface DictOptions {
 }
 
 /** Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`. */
+/** Flag names by bit pattern: a read names the same few patterns for thousands of rows. */
+const flagNamesByBits = new Map<number, readonly string[]>();
+
 export function flagNames(bits: number): string[] {
-  const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
-  if ((bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0)
-    out.push('wildcard_mentioned');
-  return out;
+  let names = flagNamesByBits.get(bits);
+  if (names === undefined) {
+    const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
+    if ((bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0)
+      out.push('wildcard_mentioned');
+    // Bounded by the flag bits in use (a few dozen patterns at most in practice).
+    if (flagNamesByBits.size < 4096) flagNamesByBits.set(bits, out);
+    names = out;
+  }
+  // A fresh array each time: callers own (and may change) the dicts they get.
+  return names.slice();
 }
 
 export function recipientId(m: MessageRecord): number {
@@ -62,6 +72,7 @@ function conversationNumber(participants: readonly number[]): number {
 export class DictCache {
   private readonly senders = new Map<number, { full_name: string; email: string; avatar: string | null }>();
   private readonly recipients = new Map<string, unknown>();
+  private readonly channelNames = new Map<number, string>();
 
   /** Set for a restricted guest: senders are checked against what GET /users shows them. */
   private readonly restricted: User | undefined;
@@ -93,16 +104,22 @@ export class DictCache {
   }
 
   displayRecipient(m: MessageRecord): unknown {
-    const key = m.stream_id !== null ? `s${m.stream_id}` : (m.participants ?? []).join(',');
+    if (m.stream_id !== null) {
+      // By number: no key string built per message of a channel window.
+      let name = this.channelNames.get(m.stream_id);
+      if (name === undefined) {
+        name = this.state.channels.get(m.stream_id)?.name ?? '';
+        this.channelNames.set(m.stream_id, name);
+      }
+      return name;
+    }
+    const key = (m.participants ?? []).join(',');
     let r = this.recipients.get(key);
     if (r === undefined) {
-      r =
-        m.stream_id !== null
-          ? (this.state.channels.get(m.stream_id)?.name ?? '')
-          : (m.participants ?? []).map((id) => {
-              const u = this.state.users.get(id);
-              return { id, email: u?.email ?? '', full_name: u?.full_name ?? '', is_mirror_dummy: false };
-            });
+      r = (m.participants ?? []).map((id) => {
+        const u = this.state.users.get(id);
+        return { id, email: u?.email ?? '', full_name: u?.full_name ?? '', is_mirror_dummy: false };
+      });
       this.recipients.set(key, r);
     }
     // Each message gets its own copy of a conversation's list (callers may edit their dicts).
@@ -124,7 +141,7 @@ export function messageDict(
   const dict: Record<string, unknown> = {
     id: m.id,
     sender_id: m.sender_id,
-    content: opts.applyMarkdown ? renderMarkdown(m.content) : m.content,
+    content: opts.applyMarkdown ? renderedContent(m.content) : m.content,
     recipient_id: recipientId(m),
     timestamp: m.timestamp,
     client: 'API',
@@ -138,10 +155,12 @@ export function messageDict(
     sender_realm_str: state.realm.string_id,
     display_recipient: displayRecipient,
     type: isStream ? 'stream' : 'private',
-    ...(isStream ? { stream_id: m.stream_id } : {}),
-    avatar_url: sender.avatar,
-    content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
+  // Added in place, in the same key order: a conditional spread inside the literal made every
+  // dict go through the generic (slow) object-spread path.
+  if (isStream) dict['stream_id'] = m.stream_id;
+  dict['avatar_url'] = sender.avatar;
+  dict['content_type'] = opts.applyMarkdown ? 'text/html' : 'text/x-markdown';
   addEditFields(state, m.id, dict, opts.allowEmptyTopicName);
   if (flags !== undefined) dict['flags'] = flags;
   return dict;

@@ -101,7 +101,17 @@ export type ZulipEvent =
   | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra)
   | ({ readonly type: 'presence'; readonly user_id: number } & Extra)
-  | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra);
+  | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra)
+  | {
+      readonly type: 'reaction';
+      readonly op: 'add' | 'remove';
+      readonly user_id: number;
+      readonly user: { readonly user_id: number; readonly email: string; readonly full_name: string };
+      readonly message_id: number;
+      readonly emoji_name: string;
+      readonly emoji_code: string;
+      readonly reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+    };
 
 /** An event and the ids of the users who receive it (Zulip's `send_event_on_commit(realm, event, user_ids)`). */
 export interface AddressedEvent {

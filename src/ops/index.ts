@@ -44,6 +44,8 @@ import { deleteMessage } from './messages/deleteMessage';
 import { updateMessage } from './messages/updateMessage';
 import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 import { getMessageHistory } from './messages/getMessageHistory';
+import { addReaction } from './reactions/addReaction';
+import { removeReaction } from './reactions/removeReaction';
 
 export {
   updateSettings,
@@ -90,6 +92,8 @@ export {
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  addReaction,
+  removeReaction,
 };
 
 /**
@@ -149,6 +153,8 @@ export const OPERATIONS = [
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  addReaction,
+  removeReaction,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -266,6 +266,11 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     case 'realm':
       // Not sent by the operations.
       return;
+    case 'reaction':
+      // Reacting to a message one holds no row for creates a historical row (read): the only
+      // flag change a reaction makes, and only for the reacting user.
+      if (event.op === 'add' && event.user_id === view.userId) view.flags[event.message_id] ??= ['read'];
+      return;
     case 'presence':
     case 'typing':
       // Ephemeral: nothing the model view holds (presence is host state).

@@ -50,6 +50,7 @@ export const OPERATION_IDS = [
   'check-messages-match-narrow',
   'add-reaction',
   'remove-reaction',
+  'deactivate-custom-emoji',
 ] as const;
 
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */

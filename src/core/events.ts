@@ -1,3 +1,4 @@
+import type { RealmEmojiDict } from './emoji/realm-emoji';
 import type { GroupSettingValue } from './model/group-setting';
 
 /**
@@ -102,6 +103,11 @@ export type ZulipEvent =
   | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra)
   | ({ readonly type: 'presence'; readonly user_id: number } & Extra)
   | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra)
+  | {
+      readonly type: 'realm_emoji';
+      readonly op: 'update';
+      readonly realm_emoji: Readonly<Record<string, RealmEmojiDict>>;
+    }
   | {
       readonly type: 'reaction';
       readonly op: 'add' | 'remove';

@@ -46,6 +46,7 @@ import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 import { getMessageHistory } from './messages/getMessageHistory';
 import { addReaction } from './reactions/addReaction';
 import { removeReaction } from './reactions/removeReaction';
+import { deactivateCustomEmoji } from './realm/deactivateCustomEmoji';
 
 export {
   updateSettings,
@@ -94,6 +95,7 @@ export {
   getMessageHistory,
   addReaction,
   removeReaction,
+  deactivateCustomEmoji,
 };
 
 /**
@@ -155,6 +157,7 @@ export const OPERATIONS = [
   getMessageHistory,
   addReaction,
   removeReaction,
+  deactivateCustomEmoji,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -59,7 +59,7 @@ describe('addReaction', () => {
       },
     ]);
     // Fetched messages carry it.
-    const fetched = wire(r.state, 'othello', 'GET', '/messages/101').body as {
+    const fetched = wire(r.state, 'othello', 'GET', '/messages/101').body as unknown as {
       message: { reactions: unknown[] };
     };
     expect(fetched.message.reactions).toEqual([

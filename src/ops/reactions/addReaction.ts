@@ -55,7 +55,7 @@ export const addReaction = defineOperation({
     let code = params.emoji_code;
     let type: string | undefined = params.reaction_type;
     if (code === undefined || type === undefined) {
-      const found = emojiByName(name);
+      const found = emojiByName(state, name);
       if ('code' in found) return failure(state, found);
       code ??= found.emoji_code;
       type ??= found.reaction_type;
@@ -66,7 +66,7 @@ export const addReaction = defineOperation({
     const vote = existing.find((r) => r.emoji_code === code && r.reaction_type === type);
     if (vote !== undefined) name = vote.emoji_name;
     else {
-      const refusal = emojiRefusal(name, code, type);
+      const refusal = emojiRefusal(state, name, code, type);
       if (refusal !== undefined) return failure(state, zulipError(refusal));
     }
     const reaction: Reaction = {

@@ -1,5 +1,6 @@
 import { zulipError, type ZulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
+import { activeRealmEmojiNamed } from '../../core/emoji/realm-emoji';
 import { unicodeEmoji } from '../../core/emoji/unicode';
 import { messageActionRecipients } from '../../core/messages/action-recipients';
 import type { MessageRecord } from '../../core/messages/store';
@@ -15,9 +16,12 @@ export type ReactionType = Reaction['reaction_type'];
 
 /** Zulip's `get_emoji_data`: the code and type of an emoji named `name`, or its error. */
 export function emojiByName(
+  state: RealmState,
   name: string,
 ): { emoji_code: string; reaction_type: ReactionType } | ZulipError {
-  // Custom emoji come first in Zulip; this realm has none (docs/differences/everyday.md).
+  // An active custom emoji wins over the extra and Unicode emoji of the same name.
+  const custom = activeRealmEmojiNamed(state, name);
+  if (custom !== undefined) return { emoji_code: String(custom.id), reaction_type: 'realm_emoji' };
   if (name === 'zulip') return { emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' };
   const code = unicodeEmoji().nameToCode.get(name);
   if (code !== undefined) return { emoji_code: code, reaction_type: 'unicode_emoji' };
@@ -25,11 +29,20 @@ export function emojiByName(
 }
 
 /** Zulip's `check_emoji_request`: the refusal of a new reaction, if any, in Zulip's order. */
-export function emojiRefusal(name: string, code: string, type: string): string | undefined {
+export function emojiRefusal(
+  state: RealmState,
+  name: string,
+  code: string,
+  type: string,
+): string | undefined {
   switch (type) {
-    case 'realm_emoji':
-      // No custom emoji exist here, so every id is unknown.
-      return 'Invalid custom emoji.';
+    case 'realm_emoji': {
+      // Codes are ids as strings: "01" or " 1" name no emoji.
+      const custom = /^[1-9][0-9]{0,9}$/.test(code) ? state.realmEmoji.get(Number(code)) : undefined;
+      if (custom === undefined) return 'Invalid custom emoji.';
+      if (custom.name !== name) return 'Invalid custom emoji name.';
+      return custom.deactivated ? 'This custom emoji has been deactivated.' : undefined;
+    }
     case 'zulip_extra_emoji':
       if (code !== 'zulip') return 'Invalid emoji code.';
       return name !== code ? 'Invalid emoji name.' : undefined;

@@ -49,7 +49,7 @@ export const removeReaction = defineOperation({
           state,
           zulipError('At least one of the following arguments must be present: emoji_name, emoji_code'),
         );
-      const found = emojiByName(params.emoji_name);
+      const found = emojiByName(state, params.emoji_name);
       if ('code' in found) return failure(state, found);
       code = found.emoji_code;
     }

@@ -176,13 +176,17 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       return;
     }
     case 'message':
+      view.reactions[(event['message'] as { id: number }).id] = [];
       // A new message: the client's flags for it are the event's (the legacy name aside).
       view.flags[(event['message'] as { id: number }).id] = (event['flags'] as string[])
         .filter((f) => f !== 'wildcard_mentioned' && f !== 'historical')
         .sort();
       return;
     case 'delete_message':
-      for (const id of event.message_ids) delete view.flags[id];
+      for (const id of event.message_ids) {
+        delete view.flags[id];
+        delete view.reactions[id];
+      }
       return;
     case 'navigation_view':
       switch (event.op) {
@@ -255,7 +259,9 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       // the client holds flags for; subscribers without a row get `["read"]` and keep none.
       const id = num(event['message_id']);
       if (view.flags[id] !== undefined)
-        view.flags[id] = (event['flags'] as string[]).filter((f) => f !== 'wildcard_mentioned').sort();
+        view.flags[id] = (event['flags'] as string[])
+          .filter((f) => f !== 'wildcard_mentioned' && f !== 'historical')
+          .sort();
       // Moved into a channel whose history is protected: its subscribers now hold `read` rows.
       const dest = 'new_stream_id' in event ? view.channels[num(event['new_stream_id'])] : undefined;
       if (dest !== undefined && dest['history_public_to_subscribers'] === false)
@@ -270,6 +276,26 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       // Reacting to a message one holds no row for creates a historical row (read): the only
       // flag change a reaction makes, and only for the reacting user.
       if (event.op === 'add' && event.user_id === view.userId) view.flags[event.message_id] ??= ['read'];
+      // Only for messages the client tracks: others it would fetch, reactions included.
+      if (view.reactions[event.message_id] !== undefined) {
+        const id = event.message_id;
+        const same = (r: Record<string, unknown>) =>
+          r['user_id'] === event.user_id &&
+          r['emoji_code'] === event.emoji_code &&
+          r['reaction_type'] === event.reaction_type;
+        const list = (view.reactions[id] ?? []).filter((r) => !same(r));
+        if (event.op === 'add')
+          list.push({
+            user_id: event.user_id,
+            emoji_name: event.emoji_name,
+            emoji_code: event.emoji_code,
+            reaction_type: event.reaction_type,
+          });
+        view.reactions[id] = list;
+      }
+      return;
+    case 'realm_emoji':
+      view.realmEmoji = structuredClone(event.realm_emoji) as Record<string, unknown>;
       return;
     case 'presence':
     case 'typing':

@@ -9,6 +9,7 @@ import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { arbWireParams, checkWireLaws } from '../support/op-laws';
 import { addReaction } from '../../src/ops/reactions/addReaction';
 import { devRealm, wire, type CastName } from '../support/realm';
+import { emojiRealm } from '../support/emoji-realm';
 
 /**
  * POST /messages/{message_id}/reactions. Rules from zerver/actions/reactions.py
@@ -68,7 +69,13 @@ describe('addReaction', () => {
   });
 
   it('with name, code and type; `zulip` is the extra emoji (test_add_zulip_emoji_reaction)', () => {
-    ok(add(state, 101, 'hamlet', { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }));
+    ok(
+      add(state, 101, 'hamlet', {
+        emoji_name: 'thumbs_up',
+        emoji_code: '1f44d',
+        reaction_type: 'unicode_emoji',
+      }),
+    );
     const z = add(state, 101, 'hamlet', { emoji_name: 'zulip' });
     ok(z);
     expect(z.events[0]!.event).toMatchObject({ emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' });
@@ -85,7 +92,11 @@ describe('addReaction', () => {
   });
 
   it("another user's reaction with that code is a vote: its name is kept, unchecked (test_vote_existing_reaction)", () => {
-    const r = add(state, 145, 'hamlet', { emoji_name: 'like', emoji_code: '1f44d', reaction_type: 'unicode_emoji' });
+    const r = add(state, 145, 'hamlet', {
+      emoji_name: 'like',
+      emoji_code: '1f44d',
+      reaction_type: 'unicode_emoji',
+    });
     ok(r);
     expect(getMessage(r.state.messages, 145)!.reactions.map((x) => [x.user_id, x.emoji_name])).toEqual([
       [1, '+1'],
@@ -97,14 +108,32 @@ describe('addReaction', () => {
     const refused = (params: Record<string, string>, msg: string) =>
       expectRefused(OP, add(state, 101, 'hamlet', params), state, msg);
     refused({ emoji_name: 'no_such_emoji' }, "Emoji 'no_such_emoji' does not exist");
-    refused({ emoji_name: 'octopus', emoji_code: 'fffff', reaction_type: 'unicode_emoji' }, 'Invalid emoji code.');
-    refused({ emoji_name: 'smile_cat', emoji_code: '1f419', reaction_type: 'unicode_emoji' }, 'Invalid emoji name.');
+    refused(
+      { emoji_name: 'octopus', emoji_code: 'fffff', reaction_type: 'unicode_emoji' },
+      'Invalid emoji code.',
+    );
+    refused(
+      { emoji_name: 'smile_cat', emoji_code: '1f419', reaction_type: 'unicode_emoji' },
+      'Invalid emoji name.',
+    );
     refused({ emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'other' }, 'Invalid emoji type.');
-    refused({ emoji_name: 'zulip', emoji_code: 'zuli', reaction_type: 'zulip_extra_emoji' }, 'Invalid emoji code.');
-    refused({ emoji_name: 'zulip2', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }, 'Invalid emoji name.');
-    refused({ emoji_name: 'green_tick', emoji_code: '1', reaction_type: 'realm_emoji' }, 'Invalid custom emoji.');
+    refused(
+      { emoji_name: 'zulip', emoji_code: 'zuli', reaction_type: 'zulip_extra_emoji' },
+      'Invalid emoji code.',
+    );
+    refused(
+      { emoji_name: 'zulip2', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' },
+      'Invalid emoji name.',
+    );
+    refused(
+      { emoji_name: 'green_tick', emoji_code: '1', reaction_type: 'realm_emoji' },
+      'Invalid custom emoji.',
+    );
     // Only the type given: the code comes from the name.
-    refused({ emoji_name: 'no_such_emoji', reaction_type: 'unicode_emoji' }, "Emoji 'no_such_emoji' does not exist");
+    refused(
+      { emoji_name: 'no_such_emoji', reaction_type: 'unicode_emoji' },
+      "Emoji 'no_such_emoji' does not exist",
+    );
   });
 
   it('messages the user may not act on: Invalid message(s) (test_inaccessible_reaction)', () => {
@@ -145,5 +174,59 @@ describe('addReaction', () => {
       arbWireParams(['message_id', 'emoji_name', 'emoji_code', 'reaction_type']),
       40,
     );
+  });
+});
+
+describe('addReaction with custom emoji (test_realm_emoji_reactions)', () => {
+  const realm = emojiRealm();
+  it('by name: the custom emoji wins; its id is the code', () => {
+    const r = add(realm, 101, 'hamlet', { emoji_name: 'green_tick' });
+    ok(r);
+    expect(r.events[0]!.event).toMatchObject({
+      emoji_code: '1',
+      reaction_type: 'realm_emoji',
+      emoji_name: 'green_tick',
+    });
+  });
+
+  it("check_emoji_request's custom emoji errors", () => {
+    const refused = (params: Record<string, string>, msg: string) =>
+      expectRefused(OP, add(realm, 101, 'hamlet', params), realm, msg);
+    refused(
+      { emoji_name: 'green_tick', emoji_code: '99', reaction_type: 'realm_emoji' },
+      'Invalid custom emoji.',
+    );
+    refused(
+      { emoji_name: 'green_tick', emoji_code: '01', reaction_type: 'realm_emoji' },
+      'Invalid custom emoji.',
+    );
+    refused(
+      { emoji_name: 'party_parrot', emoji_code: '1', reaction_type: 'realm_emoji' },
+      'Invalid custom emoji name.',
+    );
+    refused(
+      { emoji_name: 'old_logo', emoji_code: '3', reaction_type: 'realm_emoji' },
+      'This custom emoji has been deactivated.',
+    );
+    // A deactivated emoji is not found by name.
+    refused({ emoji_name: 'old_logo' }, "Emoji 'old_logo' does not exist");
+  });
+
+  it('a vote for an existing reaction with a deactivated emoji is allowed', () => {
+    const first = add(realm, 101, 'hamlet', { emoji_name: 'green_tick' });
+    const gone = wire(first.state, 'iago', 'DELETE', '/realm/emoji/green_tick');
+    const vote = add(gone.state, 101, 'othello', {
+      emoji_name: 'x',
+      emoji_code: '1',
+      reaction_type: 'realm_emoji',
+    });
+    ok(vote);
+    expect(vote.events[0]!.event).toMatchObject({ emoji_name: 'green_tick' });
+    // And the reaction can still be removed.
+    const removed = wire(vote.state, 'hamlet', 'DELETE', '/messages/101/reactions', {
+      emoji_code: '1',
+      reaction_type: 'realm_emoji',
+    });
+    expect(removed.body).toEqual({ result: 'success', msg: '' });
   });
 });

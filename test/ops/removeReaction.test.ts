@@ -83,12 +83,22 @@ describe('removeReaction', () => {
       state,
       'At least one of the following arguments must be present: emoji_name, emoji_code',
     );
-    expectRefused(OP, remove(state, 145, 'desdemona', { emoji_name: 'nope' }), state, "Emoji 'nope' does not exist");
+    expectRefused(
+      OP,
+      remove(state, 145, 'desdemona', { emoji_name: 'nope' }),
+      state,
+      "Emoji 'nope' does not exist",
+    );
     expectRefused(OP, remove(state, 166, 'othello', { emoji_name: '+1' }), state, 'Invalid message(s)');
     expectRefused(OP, remove(state, 9999, 'othello', {}), state, 'Invalid message(s)');
   });
 
   it('wire laws: failures change nothing, successes validate', () => {
-    checkWireLaws(removeReaction, state, arbWireParams(['message_id', 'emoji_name', 'emoji_code', 'reaction_type']), 40);
+    checkWireLaws(
+      removeReaction,
+      state,
+      arbWireParams(['message_id', 'emoji_name', 'emoji_code', 'reaction_type']),
+      40,
+    );
   });
 });

@@ -55,9 +55,11 @@ export function buildEmojiTable(): Map<string, string[]> {
 
 /** The committed module's text: one string, `code:name,name;...`, parsed on first use. */
 export function emojiModuleText(): string {
-  const version = (JSON.parse(readFileSync(require.resolve('emojibase-data/package.json'), 'utf8')) as {
-    version: string;
-  }).version;
+  const version = (
+    JSON.parse(readFileSync(require.resolve('emojibase-data/package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
   const entries = [...buildEmojiTable()].filter(([, names]) => names.length > 0);
   const packed = entries.map(([code, names]) => `${code}:${names.join(',')}`).join(';');
   return (

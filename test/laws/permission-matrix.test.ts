@@ -189,7 +189,7 @@ const ROWS: readonly Row[] = [
     op: ops.deactivateCustomEmoji,
     params: { emoji_name: 'green_tick' },
     allowed: [],
-    why: "delete_emoji: the name must be an active custom emoji first (404); the dev realm has none",
+    why: 'delete_emoji: the name must be an active custom emoji first (404); the dev realm has none',
   },
   {
     title: "a Verona message's edit history",

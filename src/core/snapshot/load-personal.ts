@@ -104,7 +104,8 @@ export function loadPersonal(s: SnapshotInput, loader: Loader, users: IntMap<Use
     if (x.author_id !== undefined && x.author_id !== null)
       loader.needUser(['realm_emoji', i, 'author_id'], x.author_id);
     if (x.deactivated === true) return;
-    if (activeNames.has(x.name)) issues.add(["realm_emoji", i, "name"], `duplicate name ${JSON.stringify(x.name)}`);
+    if (activeNames.has(x.name))
+      issues.add(['realm_emoji', i, 'name'], `duplicate name ${JSON.stringify(x.name)}`);
     activeNames.add(x.name);
   });
   const pending = s.pending_email_changes ?? [];

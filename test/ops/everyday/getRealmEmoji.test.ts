@@ -65,7 +65,9 @@ describe('custom emoji in snapshots', () => {
     const realm = emojiRealm();
     const snap = snapshotRealm(realm) as { realm_emoji?: unknown[] };
     expect(snap.realm_emoji).toHaveLength(3);
-    const again = createRealm(snap as unknown as Parameters<typeof createRealm>[0], { random: seededRandom(1) });
+    const again = createRealm(snap as unknown as Parameters<typeof createRealm>[0], {
+      random: seededRandom(1),
+    });
     expect([...again.realmEmoji.values()]).toEqual([...realm.realmEmoji.values()]);
     expect('realm_emoji' in snapshotRealm(state)).toBe(false);
   });

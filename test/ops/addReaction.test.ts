@@ -10,6 +10,8 @@ import { arbWireParams, checkWireLaws } from '../support/op-laws';
 import { addReaction } from '../../src/ops/reactions/addReaction';
 import { devRealm, wire, type CastName } from '../support/realm';
 import { emojiRealm } from '../support/emoji-realm';
+import { openCheckpoint, sealRealmCheckpoint } from '../../src/host/checkpoint';
+import { snapshotRealm } from '../../src/core/snapshot/export';
 
 /**
  * POST /messages/{message_id}/reactions. Rules from zerver/actions/reactions.py
@@ -228,5 +230,16 @@ describe('addReaction with custom emoji (test_realm_emoji_reactions)', () => {
       reaction_type: 'realm_emoji',
     });
     expect(removed.body).toEqual({ result: 'success', msg: '' });
+  });
+});
+
+describe('reactions and custom emoji in checkpoints', () => {
+  it('a binary checkpoint carries new reactions, the has:reaction bit and realm_emoji', () => {
+    const r = add(emojiRealm(), 101, 'hamlet', { emoji_name: 'green_tick' });
+    const loaded = openCheckpoint(sealRealmCheckpoint(5, r.state), 'here');
+    expect(getMessage(loaded.messages, 101)!.reactions).toEqual(getMessage(r.state.messages, 101)!.reactions);
+    expect(hasReactionBit(loaded, 101)).toBe(true);
+    expect([...loaded.realmEmoji.values()]).toEqual([...r.state.realmEmoji.values()]);
+    expect(snapshotRealm(loaded)).toEqual(snapshotRealm(r.state));
   });
 });

@@ -48,6 +48,9 @@ export const OPERATION_IDS = [
   'update-message',
   'get-message-history',
   'check-messages-match-narrow',
+  'add-reaction',
+  'remove-reaction',
+  'deactivate-custom-emoji',
 ] as const;
 
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */

@@ -1,3 +1,4 @@
+import type { RealmEmojiDict } from './emoji/realm-emoji';
 import type { GroupSettingValue } from './model/group-setting';
 
 /**
@@ -101,7 +102,22 @@ export type ZulipEvent =
   | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra)
   | ({ readonly type: 'presence'; readonly user_id: number } & Extra)
-  | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra);
+  | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra)
+  | {
+      readonly type: 'realm_emoji';
+      readonly op: 'update';
+      readonly realm_emoji: Readonly<Record<string, RealmEmojiDict>>;
+    }
+  | {
+      readonly type: 'reaction';
+      readonly op: 'add' | 'remove';
+      readonly user_id: number;
+      readonly user: { readonly user_id: number; readonly email: string; readonly full_name: string };
+      readonly message_id: number;
+      readonly emoji_name: string;
+      readonly emoji_code: string;
+      readonly reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+    };
 
 /** An event and the ids of the users who receive it (Zulip's `send_event_on_commit(realm, event, user_ids)`). */
 export interface AddressedEvent {

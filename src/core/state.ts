@@ -10,6 +10,7 @@ import type {
   CustomProfileField,
   Draft,
   Linkifier,
+  RealmEmoji,
   NavigationView,
   PendingEmailChange,
   PushDevice,
@@ -59,6 +60,8 @@ export interface RealmState {
   readonly customProfileFields: IntMap<CustomProfileField>;
   /** In processing order. */
   readonly linkifiers: readonly Linkifier[];
+  /** Custom emoji by id, deactivated ones included (their reactions stay). */
+  readonly realmEmoji: IntMap<RealmEmoji>;
   /** user_id → that user's views. */
   readonly navigationViews: IntMap<readonly NavigationView[]>;
   readonly savedSnippets: IntMap<SavedSnippet>;

@@ -47,6 +47,9 @@ import { getMessageHistory } from './messages/getMessageHistory';
 import { getStreamEmailAddress } from './channels/getStreamEmailAddress';
 // Issue 26: joining and creating channels.
 import { subscribe } from './channels/subscribe';
+import { addReaction } from './reactions/addReaction';
+import { removeReaction } from './reactions/removeReaction';
+import { deactivateCustomEmoji } from './realm/deactivateCustomEmoji';
 
 export {
   updateSettings,
@@ -95,6 +98,9 @@ export {
   getMessageHistory,
   getStreamEmailAddress,
   subscribe,
+  addReaction,
+  removeReaction,
+  deactivateCustomEmoji,
 };
 
 /**
@@ -156,6 +162,9 @@ export const OPERATIONS = [
   getMessageHistory,
   getStreamEmailAddress,
   subscribe,
+  addReaction,
+  removeReaction,
+  deactivateCustomEmoji,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

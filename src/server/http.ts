@@ -5,6 +5,8 @@
  * server only adapts its own request and response types to `HttpHead` / `HttpBody` / `HttpAnswer`,
  * so both answer every request the same way.
  */
+import { serverEmojiDataJson } from '../core/emoji/server-data';
+import { EMOJI_DATA_PATH } from '../core/register/server-constants';
 import type { OpResult } from '../core/result';
 import { fairnessKey, FairScheduler, type FairnessOptions } from './fairness';
 import { RateLimiter, rateLimitBody, type RateLimitOptions } from './rate-limit';
@@ -131,6 +133,15 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       // Zulip answers HEAD as GET without the body (the adapter drops it).
       const upper = head.method.toUpperCase();
       const method = upper === 'HEAD' ? 'GET' : upper;
+      // register's `server_emoji_data_url`: a static file for Zulip, public and cacheable.
+      if (method === 'GET' && path === EMOJI_DATA_PATH) {
+        await body?.discard();
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=86400' },
+          body: serverEmojiDataJson(),
+        };
+      }
       const credential =
         limiter !== undefined && counted(method, path) ? head.headers['authorization'] : undefined;
       if (credential !== undefined) {

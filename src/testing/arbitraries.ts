@@ -160,6 +160,15 @@ export function arbSnapshot(max: Partial<SnapshotShape> = {}): fc.Arbitrary<Real
           .slice(0, 2)
           .map((u, i) => ({ id: i + 1, user_id: u.user_id, title: 't', content: 'c' })),
         push_devices: r(2) === 0 ? [{ user_id: 1, kind: 'fcm', token: 'a'.repeat(64) }] : [],
+        // Custom emoji in half the realms: one by an author, one deactivated.
+        ...(r(2) === 0
+          ? {
+              realm_emoji: [
+                { id: 1, name: 'green_tick', source_url: '/e/1.png', author_id: users[0]?.user_id ?? null },
+                { id: 2, name: 'old_logo', source_url: '/e/2.png', deactivated: true },
+              ],
+            }
+          : {}),
       };
     });
 }

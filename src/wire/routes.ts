@@ -11,12 +11,17 @@ export interface Route {
 function compile(path: string): RegExp {
   // Zulip's URL patterns take path ids as digits only: /streams/abc is a 404, not a 400. An
   // `…_or_email` segment takes anything but `me` (Zulip routes /users/me/… to its own views first);
-  // GET /users/{email} takes any segment (listed after /users/{user_id}).
+  // GET /users/{email} takes any segment (listed after /users/{user_id}); an emoji name any rest.
   const source = path
     .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
     .replace(/\{(\w+_or_email)\}/g, '(?<$1>(?!me/)[^/]+)')
     .replace(/\{(\w+)\}/g, (_m, name: string) =>
-      name === 'email' ? '(?<email>[^/]+)' : `(?<${name}>[0-9]+)`,
+      name === 'email'
+        ? '(?<email>[^/]+)'
+        : // Zulip's `realm/emoji/<path:emoji_name>`: the rest of the path, slashes included.
+          name === 'emoji_name'
+          ? '(?<emoji_name>.+)'
+          : `(?<${name}>[0-9]+)`,
     );
   return new RegExp(`^${source}$`);
 }

@@ -317,4 +317,29 @@ describe('zulip-js against event queues', () => {
       expect.objectContaining({ stream_id: 3, subscribers: expect.any(Array) }),
     );
   });
+
+  it('reactions.add and reactions.remove: reaction events reach the channel, fetched messages carry them', async () => {
+    const hamlet = await as('hamlet');
+    const othello = await as('othello');
+    const reg = await hamlet.queues.register({ event_types: ['reaction'] });
+    const added = await othello.reactions.add({ message_id: 101, emoji_name: 'octopus' });
+    expectValidResponse('add-reaction', 200, added);
+    expect(added).toEqual({ result: 'success', msg: '' });
+    const again = await othello.reactions.add({ message_id: 101, emoji_name: 'octopus' });
+    expect(again).toMatchObject({ result: 'error', code: 'REACTION_ALREADY_EXISTS' });
+    const fetched = await hamlet.messages.retrieve({ anchor: 101, num_before: 0, num_after: 0 });
+    expect((fetched['messages'] as Array<{ reactions: unknown[] }>)[0]!.reactions).toEqual([
+      { user_id: cast.othello, emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji' },
+    ]);
+    const removed = await othello.reactions.remove({ message_id: 101, emoji_code: '1f419' });
+    expectValidResponse('remove-reaction', 200, removed);
+    const got = await pending(hamlet, reg['queue_id']);
+    expect(
+      (got['events'] as Array<Record<string, unknown>>).map((e) => [e['type'], e['op'], e['emoji_name']]),
+    ).toEqual([
+      ['reaction', 'add', 'octopus'],
+      ['reaction', 'remove', 'octopus'],
+    ]);
+    expectValidResponse('get-custom-emoji', 200, await hamlet.emojis.retrieve());
+  });
 });

@@ -40,6 +40,7 @@ declare module 'zulip-js' {
     readonly server: { settings(): Reply };
     readonly typing: { send(params: Params): Reply };
     readonly emojis: { retrieve(params?: Params): Reply };
+    readonly reactions: { add(params: Params): Reply; remove(params: Params): Reply };
   }
   export default function zulip(
     config: { zuliprc: string } | { realm: string; username: string; apiKey?: string; password?: string },

@@ -171,6 +171,27 @@ const ROWS: readonly Row[] = [
     why: 'can_move_messages_between_topics_group (everyone), but the week-long limit binds all below moderators',
   },
   {
+    title: 'react to a Verona message',
+    op: ops.addReaction,
+    params: { message_id: 112, emoji_name: 'octopus' },
+    allowed: ALL_ACTIVE,
+    why: 'access_message_and_usermessage: every active user can read Verona (public, shared history)',
+  },
+  {
+    title: "remove Desdemona's reaction",
+    op: ops.removeReaction,
+    params: { message_id: 145, emoji_name: '+1' },
+    allowed: ['owner'],
+    why: "only the reaction's own user can remove it (Reaction doesn't exist. for everyone else)",
+  },
+  {
+    title: 'deactivate a custom emoji the realm lacks',
+    op: ops.deactivateCustomEmoji,
+    params: { emoji_name: 'green_tick' },
+    allowed: [],
+    why: 'delete_emoji: the name must be an active custom emoji first (404); the dev realm has none',
+  },
+  {
     title: "a Verona message's edit history",
     op: ops.getMessageHistory,
     params: { message_id: 112 },

@@ -72,6 +72,7 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
   const folders = [...state.channelFolders.keys()];
   const topics = [...new Set([...allMessages(state.messages)].map((m) => m.topic))];
   const messages = [...allMessages(state.messages)];
+  const reacted = messages.flatMap((m) => m.reactions.map((r) => [m.id, r] as const));
   const messageIds = messages.map((m) => m.id);
   const scheduled = [...state.scheduledMessages.values()];
   const bots = [...state.users.values()].filter((u) => u.is_bot);
@@ -418,6 +419,66 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
               fc
                 .oneof(adminish, fc.constant(m.sender_id))
                 .map((userId) => new PlausibleCall(ops.deleteMessage, userId, { message_id: m.id })),
+            ),
+        ]
+      : []),
+    // Reactions: a few emoji by name, by code and type, or the extra emoji; removing by name or code.
+    ...(messageIds.length > 0
+      ? [
+          fc
+            .tuple(
+              anyone,
+              fc.constantFrom(...messageIds),
+              fc.constantFrom<Record<string, string>>(
+                { emoji_name: '+1' },
+                { emoji_name: 'octopus' },
+                { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji' },
+                { emoji_name: 'zulip' },
+                { emoji_name: 'green_tick' },
+              ),
+            )
+            .map(
+              ([userId, message_id, p]) => new PlausibleCall(ops.addReaction, userId, { message_id, ...p }),
+            ),
+          fc
+            .tuple(
+              anyone,
+              fc.constantFrom(...messageIds),
+              fc.constantFrom<Record<string, string>>(
+                { emoji_name: '+1' },
+                { emoji_code: '1f419' },
+                { emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' },
+              ),
+            )
+            .map(
+              ([userId, message_id, p]) =>
+                new PlausibleCall(ops.removeReaction, userId, { message_id, ...p }),
+            ),
+        ]
+      : []),
+    // Removing an existing reaction: by its reactor, by name or by code and type.
+    ...(reacted.length > 0
+      ? [
+          fc
+            .tuple(fc.constantFrom(...reacted), fc.boolean())
+            .map(
+              ([[message_id, r], byName]) =>
+                new PlausibleCall(
+                  ops.removeReaction,
+                  r.user_id,
+                  byName
+                    ? { message_id, emoji_name: r.emoji_name }
+                    : { message_id, emoji_code: r.emoji_code, reaction_type: r.reaction_type },
+                ),
+            ),
+        ]
+      : []),
+    ...(state.realmEmoji.size > 0
+      ? [
+          fc
+            .tuple(anyone, fc.constantFrom(...[...state.realmEmoji.values()].map((e) => e.name)))
+            .map(
+              ([userId, emoji_name]) => new PlausibleCall(ops.deactivateCustomEmoji, userId, { emoji_name }),
             ),
         ]
       : []),

@@ -115,3 +115,21 @@ export function setTopicPolicy(
   }
   return { state: next, events };
 }
+
+/**
+ * `visibility_policy_for_participation` then `should_change_visibility_policy` (reactions): the
+ * policy participating sets, or null when it sets none or the user's current one already says it
+ * (an unmute never replaces a follow).
+ */
+export function policyForParticipation(user: User, channelMuted: boolean, current: Policy): 2 | 3 | null {
+  let policy: 2 | 3 | null = null;
+  if (user.settings.automatically_follow_topics_policy === AutoPolicy.onParticipation) policy = 3;
+  else if (
+    channelMuted &&
+    user.settings.automatically_unmute_topics_in_muted_streams_policy === AutoPolicy.onParticipation
+  )
+    policy = 2;
+  if (policy === null || policy === current) return null;
+  if (policy === 2 && current === VisibilityPolicy.followed) return null;
+  return policy;
+}

@@ -180,6 +180,20 @@ export interface Linkifier {
   readonly alternative_url_templates: readonly string[];
 }
 
+/**
+ * A custom emoji of the organization (Zulip's `RealmEmoji`): uploaded images are outside the
+ * engine, so a snapshot declares each emoji with the URL its image is served at.
+ */
+export interface RealmEmoji {
+  readonly id: number;
+  readonly name: string;
+  readonly source_url: string;
+  /** The still image of an animated emoji, else null. */
+  readonly still_url: string | null;
+  readonly deactivated: boolean;
+  readonly author_id: number | null;
+}
+
 export interface NavigationView {
   readonly user_id: number;
   readonly fragment: string;

@@ -2,6 +2,7 @@
  * Register's state types for the everyday features (issue 26): presence, custom emoji, user
  * status, muted users and alert words. Kept apart from register-state.ts, which calls it once.
  */
+import { allRealmEmoji } from '../emoji/realm-emoji';
 import type { User } from '../model/records';
 import { EMPTY_PRESENCE, realmPresences, type PresenceView } from '../presence/presence';
 import type { RealmState } from '../state';
@@ -38,8 +39,9 @@ export function everydaySection(
     out['presence_last_update_id'] = lastUpdateId;
     out['server_timestamp'] = now;
   }
-  // No custom emoji, statuses, muted users or alert words are held yet: Zulip's empty values.
-  if (want('realm_emoji')) out['realm_emoji'] = {};
+  // Every custom emoji, deactivated ones included (`get_all_custom_emoji_for_realm`).
+  if (want('realm_emoji')) out['realm_emoji'] = allRealmEmoji(state);
+  // No statuses, muted users or alert words are held yet: Zulip's empty values.
   if (want('user_status')) out['user_status'] = {};
   if (want('muted_users')) out['muted_users'] = [];
   if (want('alert_words')) out['alert_words'] = [];

@@ -138,6 +138,9 @@ export function snapshotSections(state: RealmState): RealmSnapshot {
       ...l,
       alternative_url_templates: [...l.alternative_url_templates],
     })),
+    ...(state.realmEmoji.size > 0
+      ? { realm_emoji: [...state.realmEmoji.values()].map((x) => ({ ...x })) }
+      : {}),
     navigation_views: flatten(state.navigationViews.values()).map((v) => ({ ...v })),
     saved_snippets: [...state.savedSnippets.values()].map((x) => ({ ...x })),
     drafts: [...state.drafts.values()].map((x) => ({ ...x, to: [...x.to] })),

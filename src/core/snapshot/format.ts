@@ -11,6 +11,7 @@ import {
   groupSettingValue,
   id,
   linkifierSchema,
+  realmEmojiSchema,
   navigationViewSchema,
   pendingEmailChangeSchema,
   pushDeviceSchema,
@@ -161,6 +162,8 @@ export const canonicalSnapshotSchema = z.strictObject({
   scheduled_messages: z.array(z.required(scheduledMessageSchema)),
   custom_profile_fields: z.array(z.required(customProfileFieldSchema)),
   linkifiers: z.array(z.required(linkifierSchema)),
+  // Written only when the realm has custom emoji.
+  realm_emoji: z.optional(z.array(z.required(realmEmojiSchema))),
   navigation_views: z.array(z.required(navigationViewSchema)),
   saved_snippets: z.array(z.required(savedSnippetSchema)),
   drafts: z.array(z.required(draftSchema)),

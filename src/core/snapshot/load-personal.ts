@@ -5,6 +5,7 @@ import type {
   CustomProfileFieldType,
   Draft,
   Linkifier,
+  RealmEmoji,
   NavigationView,
   PendingEmailChange,
   PushDevice,
@@ -43,6 +44,7 @@ export interface PersonalRecords {
   readonly scheduledMessages: IntMap<ScheduledMessage>;
   readonly customProfileFields: IntMap<CustomProfileField>;
   readonly linkifiers: readonly Linkifier[];
+  readonly realmEmoji: IntMap<RealmEmoji>;
   readonly savedSnippets: IntMap<SavedSnippet>;
   readonly drafts: IntMap<Draft>;
   readonly pendingEmailChanges: IntMap<PendingEmailChange>;
@@ -94,6 +96,18 @@ export function loadPersonal(s: SnapshotInput, loader: Loader, users: IntMap<Use
   drafts.forEach((x, i) => loader.needUser(['drafts', i, 'user_id'], x.user_id));
   const linkifiers = s.linkifiers ?? [];
   uniqueIds(linkifiers, (x) => x.id, 'linkifiers', 'id', issues);
+  const emoji = s.realm_emoji ?? [];
+  uniqueIds(emoji, (x) => x.id, 'realm_emoji', 'id', issues);
+  // Zulip: one active emoji per name (deactivated ones may share it).
+  const activeNames = new Set<string>();
+  emoji.forEach((x, i) => {
+    if (x.author_id !== undefined && x.author_id !== null)
+      loader.needUser(['realm_emoji', i, 'author_id'], x.author_id);
+    if (x.deactivated === true) return;
+    if (activeNames.has(x.name))
+      issues.add(['realm_emoji', i, 'name'], `duplicate name ${JSON.stringify(x.name)}`);
+    activeNames.add(x.name);
+  });
   const pending = s.pending_email_changes ?? [];
   pending.forEach((x, i) => loader.needUser(['pending_email_changes', i, 'user_id'], x.user_id));
   uniqueKeys(pending, (x) => String(x.user_id), 'pending_email_changes', 'user_id', issues);
@@ -145,6 +159,19 @@ export function loadPersonal(s: SnapshotInput, loader: Loader, users: IntMap<Use
       reverse_template: l.reverse_template ?? null,
       alternative_url_templates: l.alternative_url_templates ?? [],
     })),
+    realmEmoji: IntMap.from(
+      emoji.map((x) => [
+        x.id,
+        {
+          id: x.id,
+          name: x.name,
+          source_url: x.source_url,
+          still_url: x.still_url ?? null,
+          deactivated: x.deactivated ?? false,
+          author_id: x.author_id ?? null,
+        },
+      ]),
+    ),
     savedSnippets: IntMap.from(snippets.map((x) => [x.id, { ...x, date_created: x.date_created ?? 0 }])),
     drafts: IntMap.from(
       drafts.map((x) => [

@@ -222,6 +222,15 @@ export const customProfileFieldSchema = z.strictObject({
   use_for_user_matching: z.optional(z.boolean()),
 });
 
+export const realmEmojiSchema = z.strictObject({
+  id,
+  name: z.string().check(z.minLength(1)),
+  source_url: z.string(),
+  still_url: z.optional(z.nullable(z.string())),
+  deactivated: z.optional(z.boolean()),
+  author_id: z.optional(z.nullable(id)),
+});
+
 export const linkifierSchema = z.strictObject({
   id,
   pattern: z.string(),
@@ -291,6 +300,8 @@ export const snapshotSchema = z.strictObject({
   scheduled_messages: z.optional(z.array(scheduledMessageSchema)),
   custom_profile_fields: z.optional(z.array(customProfileFieldSchema)),
   linkifiers: z.optional(z.array(linkifierSchema)),
+  /** Custom emoji (Zulip's `RealmEmoji`), by the URL of their image. */
+  realm_emoji: z.optional(z.array(realmEmojiSchema)),
   navigation_views: z.optional(z.array(navigationViewSchema)),
   saved_snippets: z.optional(z.array(savedSnippetSchema)),
   drafts: z.optional(z.array(draftSchema)),

@@ -1,3 +1,4 @@
+import { allRealmEmoji } from '../../core/emoji/realm-emoji';
 import { errors } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
 import { failure, success } from '../../core/result';
@@ -5,9 +6,9 @@ import { failure, success } from '../../core/result';
 /**
  * GET /api/v1/realm/emoji — https://zulip.com/api/get-custom-emoji
  *
- * Zulip's `list_emoji`: the realm's custom emoji by id (`get_all_custom_emoji_for_realm`). The
- * engine holds no custom emoji yet (docs/differences/everyday.md), so this is Zulip's answer for
- * a realm without any: `{}`, as register's `realm_emoji`.
+ * Zulip's `list_emoji`: the realm's custom emoji by id, deactivated ones included
+ * (`get_all_custom_emoji_for_realm`), as register's `realm_emoji`. Custom emoji come from the
+ * snapshot (`realm_emoji`); uploading one is not offered (docs/differences/everyday.md).
  *
  * @example
  * ```ts
@@ -22,6 +23,6 @@ export const getRealmEmoji = defineOperation({
   params: [],
   handler: ({ state, user, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
-    return success(state, { data: { emoji: {} as Record<string, never> }, ignored });
+    return success(state, { data: { emoji: allRealmEmoji(state) }, ignored });
   },
 });

@@ -179,13 +179,17 @@ function reduce(view: ClientView, event: ZulipEvent): void {
       return;
     }
     case 'message':
+      view.reactions[(event['message'] as { id: number }).id] = [];
       // A new message: the client's flags for it are the event's (the legacy name aside).
       view.flags[(event['message'] as { id: number }).id] = (event['flags'] as string[])
         .filter((f) => f !== 'wildcard_mentioned' && f !== 'historical')
         .sort();
       return;
     case 'delete_message':
-      for (const id of event.message_ids) delete view.flags[id];
+      for (const id of event.message_ids) {
+        delete view.flags[id];
+        delete view.reactions[id];
+      }
       return;
     case 'navigation_view':
       switch (event.op) {
@@ -271,6 +275,31 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     case 'drafts':
     case 'realm':
       // Not sent by the operations.
+      return;
+    case 'reaction':
+      // Reacting to a message one holds no row for creates a historical row (read): the only
+      // flag change a reaction makes, and only for the reacting user.
+      if (event.op === 'add' && event.user_id === view.userId) view.flags[event.message_id] ??= ['read'];
+      // Only for messages the client tracks: others it would fetch, reactions included.
+      if (view.reactions[event.message_id] !== undefined) {
+        const id = event.message_id;
+        const same = (r: Record<string, unknown>) =>
+          r['user_id'] === event.user_id &&
+          r['emoji_code'] === event.emoji_code &&
+          r['reaction_type'] === event.reaction_type;
+        const list = (view.reactions[id] ?? []).filter((r) => !same(r));
+        if (event.op === 'add')
+          list.push({
+            user_id: event.user_id,
+            emoji_name: event.emoji_name,
+            emoji_code: event.emoji_code,
+            reaction_type: event.reaction_type,
+          });
+        view.reactions[id] = list;
+      }
+      return;
+    case 'realm_emoji':
+      view.realmEmoji = structuredClone(event.realm_emoji) as Record<string, unknown>;
       return;
     case 'presence':
     case 'typing':

@@ -144,6 +144,10 @@ function apply(state: State, e: Dict, meId: number): void {
     }
     case 'update_message':
       return updateMessage(state, e);
+    case 'realm_emoji':
+      // The whole list each time (`notify_realm_emoji`).
+      if ('realm_emoji' in state) state['realm_emoji'] = e['realm_emoji'];
+      return;
     case 'realm': {
       if (e['op'] === 'update') state[`realm_${String(e['property'])}`] = e['value'];
       else for (const [k, v] of Object.entries(e['data'] as Dict)) state[`realm_${k}`] = v;

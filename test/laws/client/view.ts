@@ -1,3 +1,6 @@
+import { messageActionRecipients } from '../../../src/core/messages/action-recipients';
+import { allMessages } from '../../../src/core/messages/store';
+import { allRealmEmoji } from '../../../src/core/emoji/realm-emoji';
 /**
  * A client's view of a realm: what one user's Zulip client holds after `POST /register`, restricted
  * to the fields the 20 operations' events keep up to date. `viewOf(state, userId)` derives it from
@@ -108,6 +111,13 @@ export interface ClientView {
   userTopics: Record<string, number>;
   /** Human admins see everyone's export consent. */
   exportConsents: Record<number, boolean> | null;
+  /**
+   * Reactions of every message whose reaction events reach the user (Zulip's
+   * `event_recipient_ids_for_action_on_messages`), an empty list for none.
+   */
+  reactions: Record<number, Array<Record<string, unknown>>>;
+  /** Custom emoji by id, as register's `realm_emoji`. */
+  realmEmoji: Record<string, unknown>;
 }
 
 export const topicKey = (streamId: number, topic: string): string => `${streamId}:${topic.toLowerCase()}`;
@@ -228,7 +238,19 @@ export function viewOf(state: RealmState, userId: number): ClientView {
     folders,
     userTopics,
     exportConsents,
+    reactions: reactionsView(state, userId),
+    realmEmoji: allRealmEmoji(state),
   };
+}
+
+function reactionsView(state: RealmState, userId: number): ClientView['reactions'] {
+  const out: ClientView['reactions'] = {};
+  for (const m of allMessages(state.messages)) {
+    const channel = m.stream_id === null ? null : (state.channels.get(m.stream_id) ?? null);
+    if (messageActionRecipients(state, state.messages, channel, [m.id]).has(userId))
+      out[m.id] = m.reactions.map((r) => ({ ...r }));
+  }
+  return out;
 }
 
 function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Record<K, unknown> {

@@ -1,0 +1,27 @@
+import type { Reaction } from '../model/records';
+import { MESSAGE_BITS } from './flags';
+import { lowerBound } from './rows';
+import { chunkIndexOf } from './store-chunks';
+import { messagesChanged } from './store-hooks';
+import type { MessageStore } from './store-types';
+
+/**
+ * The store with message `id`'s reactions replaced by `reactions` (in the order Zulip returns
+ * them: oldest first). The `has_reaction` bit (the `has:reaction` narrow) follows; only the one
+ * chunk's bit column is copied, and only when the bit changes.
+ */
+export function setReactions(store: MessageStore, id: number, reactions: readonly Reaction[]): MessageStore {
+  const ci = chunkIndexOf(store.chunks, id);
+  if (ci < 0) return store;
+  const c = store.chunks[ci]!;
+  const i = lowerBound(c.ids, id);
+  if (c.ids[i] !== id) return store;
+  const map = reactions.length === 0 ? store.reactions.delete(id) : store.reactions.set(id, reactions);
+  const had = (c.bits[i]! & MESSAGE_BITS.has_reaction) !== 0;
+  if (had === reactions.length > 0) return Object.freeze({ ...store, reactions: map });
+  const bits = new Uint8Array(c.bits);
+  bits[i] = had ? bits[i]! & ~MESSAGE_BITS.has_reaction : bits[i]! | MESSAGE_BITS.has_reaction;
+  const chunks = store.chunks.slice();
+  chunks[ci] = { ...c, bits };
+  return messagesChanged(store, Object.freeze({ ...store, chunks, reactions: map }), [id], 'reaction');
+}

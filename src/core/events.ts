@@ -101,7 +101,13 @@ export type ZulipEvent =
   | ({ readonly type: 'drafts'; readonly op: 'add' | 'update' | 'remove' } & Extra)
   | ({ readonly type: 'realm'; readonly op: 'update' | 'update_dict' } & Extra)
   | ({ readonly type: 'presence'; readonly user_id: number } & Extra)
-  | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra);
+  | ({ readonly type: 'typing'; readonly op: 'start' | 'stop' } & Extra)
+  | {
+      readonly type: 'muted_users';
+      readonly muted_users: ReadonlyArray<{ readonly id: number; readonly timestamp: number }>;
+    }
+  | { readonly type: 'alert_words'; readonly alert_words: readonly string[] }
+  | ({ readonly type: 'user_status'; readonly user_id: number } & Extra);
 
 /** An event and the ids of the users who receive it (Zulip's `send_event_on_commit(realm, event, user_ids)`). */
 export interface AddressedEvent {

@@ -44,6 +44,13 @@ import { deleteMessage } from './messages/deleteMessage';
 import { updateMessage } from './messages/updateMessage';
 import { checkMessagesMatchNarrow } from './messages/checkMessagesMatchNarrow';
 import { getMessageHistory } from './messages/getMessageHistory';
+import { updateUserTopic } from './personal/updateUserTopic';
+import { muteUser } from './personal/muteUser';
+import { unmuteUser } from './personal/unmuteUser';
+import { addAlertWords } from './users/addAlertWords';
+import { removeAlertWords } from './users/removeAlertWords';
+import { updateStatus } from './users/updateStatus';
+import { getUserStatus } from './users/getUserStatus';
 
 export {
   updateSettings,
@@ -90,6 +97,13 @@ export {
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  updateUserTopic,
+  muteUser,
+  unmuteUser,
+  addAlertWords,
+  removeAlertWords,
+  updateStatus,
+  getUserStatus,
 };
 
 /**
@@ -149,6 +163,13 @@ export const OPERATIONS = [
   updateMessage,
   checkMessagesMatchNarrow,
   getMessageHistory,
+  updateUserTopic,
+  muteUser,
+  unmuteUser,
+  addAlertWords,
+  removeAlertWords,
+  updateStatus,
+  getUserStatus,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

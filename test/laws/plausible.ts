@@ -435,6 +435,38 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
         ),
       }),
     ),
+    // Issue 26, personal state: topic visibility, muted users, alert words, status.
+    call(
+      ops.updateUserTopic,
+      anyone,
+      fc.record({
+        stream_id: channelIds,
+        topic: fc.constantFrom('lunch', 'Lunch', '', ...topics.slice(0, 3)),
+        visibility_policy: fc.integer({ min: 0, max: 3 }),
+      }),
+    ),
+    call(ops.muteUser, human, sample(userIds, 1).map((muted_user_id) => ({ muted_user_id }))),
+    call(ops.unmuteUser, human, sample(userIds, 1).map((muted_user_id) => ({ muted_user_id }))),
+    call(
+      ops.addAlertWords,
+      anyone,
+      fc.record({ alert_words: fc.subarray(['lunch', 'Deploy', ' deploy ', 'ship it', '']) }),
+    ),
+    call(
+      ops.removeAlertWords,
+      anyone,
+      fc.record({ alert_words: fc.subarray(['LUNCH', 'deploy', 'other']) }),
+    ),
+    call(
+      ops.updateStatus,
+      anyone,
+      some({
+        away: fc.boolean(),
+        status_text: fc.constantFrom('In a meeting', '', ' Busy '),
+        emoji_name: fc.constantFrom('zulip', ''),
+      }),
+    ),
+    call(ops.getUserStatus, anyone, sample(userIds, 1).map((user_id) => ({ user_id }))),
   ];
   return byOp;
 }

@@ -48,6 +48,13 @@ export const OPERATION_IDS = [
   'update-message',
   'get-message-history',
   'check-messages-match-narrow',
+  'update-user-topic',
+  'mute-user',
+  'unmute-user',
+  'add-alert-words',
+  'remove-alert-words',
+  'update-status',
+  'get-user-status',
 ] as const;
 
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */

@@ -48,6 +48,10 @@ export const OPERATION_IDS = [
   'update-message',
   'get-message-history',
   'check-messages-match-narrow',
+] as const;
+
+/** Issue 26's personal state: topic visibility, muted users, alert words, user status. */
+export const PERSONAL_OPERATION_IDS = [
   'update-user-topic',
   'mute-user',
   'unmute-user',
@@ -101,6 +105,7 @@ const EXTRACTED_IDS: readonly string[] = [
   ...OPERATION_IDS,
   ...LIVE_OPERATION_IDS,
   ...READ_OPERATION_IDS,
+  ...PERSONAL_OPERATION_IDS,
   COMMON_ERRORS_ID,
 ];
 

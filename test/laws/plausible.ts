@@ -80,6 +80,7 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
   for (const [streamId, perChannel] of state.subscriptions.entries())
     for (const sub of perChannel.values())
       if (sub.active && state.users.get(sub.user_id)?.is_active) pairs.push([sub.user_id, streamId]);
+  const mutes = [...state.mutedUsers].flatMap(([userId, rows]) => rows.map((m) => [userId, m.id] as const));
   const subscribed = fc.constant(pairs.length > 0 ? pairs : [[1, 1] as [number, number]]);
 
   const settingValue = fc.oneof(
@@ -445,18 +446,25 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
         visibility_policy: fc.integer({ min: 0, max: 3 }),
       }),
     ),
-    call(ops.muteUser, human, sample(userIds, 1).map((muted_user_id) => ({ muted_user_id }))),
-    call(ops.unmuteUser, human, sample(userIds, 1).map((muted_user_id) => ({ muted_user_id }))),
+    call(
+      ops.muteUser,
+      human,
+      sample(userIds, 1).map((muted_user_id) => ({ muted_user_id })),
+    ),
+    // Unmuting: only where someone muted someone (runs of calls get there after a muteUser).
+    ...(mutes.length > 0
+      ? [
+          fc
+            .constantFrom(...mutes)
+            .map(([userId, muted_user_id]) => new PlausibleCall(ops.unmuteUser, userId, { muted_user_id })),
+        ]
+      : []),
     call(
       ops.addAlertWords,
       anyone,
       fc.record({ alert_words: fc.subarray(['lunch', 'Deploy', ' deploy ', 'ship it', '']) }),
     ),
-    call(
-      ops.removeAlertWords,
-      anyone,
-      fc.record({ alert_words: fc.subarray(['LUNCH', 'deploy', 'other']) }),
-    ),
+    call(ops.removeAlertWords, anyone, fc.record({ alert_words: fc.subarray(['LUNCH', 'deploy', 'other']) })),
     call(
       ops.updateStatus,
       anyone,
@@ -466,7 +474,11 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
         emoji_name: fc.constantFrom('zulip', ''),
       }),
     ),
-    call(ops.getUserStatus, anyone, sample(userIds, 1).map((user_id) => ({ user_id }))),
+    call(
+      ops.getUserStatus,
+      anyone,
+      sample(userIds, 1).map((user_id) => ({ user_id })),
+    ),
   ];
   return byOp;
 }

@@ -8,7 +8,12 @@ import { FLAG_BITS } from './flags';
  * `AlertWordNotificationProcessor`). Two map lookups per recipient: the cost follows the
  * recipients, as the rest of delivery does.
  */
-export function personalFlags(state: RealmState, userId: number, senderId: number, lowered: () => string): number {
+export function personalFlags(
+  state: RealmState,
+  userId: number,
+  senderId: number,
+  lowered: () => string,
+): number {
   let flags = 0;
   if (userId !== senderId && (state.mutedUsers.get(userId) ?? []).some((m) => m.id === senderId))
     flags |= FLAG_BITS.read;
@@ -32,7 +37,8 @@ export function hasAlertWord(content: string, word: string): boolean {
   for (let i = content.indexOf(word); i >= 0; i = content.indexOf(word, i + 1)) {
     const before = i === 0 ? undefined : content[i - 1];
     const after = content[i + word.length];
-    if ((before === undefined || BEFORE.has(before)) && (after === undefined || AFTER.has(after))) return true;
+    if ((before === undefined || BEFORE.has(before)) && (after === undefined || AFTER.has(after)))
+      return true;
   }
   return false;
 }

@@ -147,7 +147,9 @@ export function snapshotSections(state: RealmState): RealmSnapshot {
     muted_users: [...state.mutedUsers].flatMap(([userId, rows]) =>
       rows.map((m) => ({ user_id: userId, muted_user_id: m.id, date_muted: m.timestamp })),
     ),
-    alert_words: [...state.alertWords].flatMap(([userId, words]) => words.map((word) => ({ user_id: userId, word }))),
+    alert_words: [...state.alertWords].flatMap(([userId, words]) =>
+      words.map((word) => ({ user_id: userId, word })),
+    ),
     user_status: [...state.userStatuses].map(([userId, st]) => ({ user_id: userId, ...st })),
   };
 }

@@ -181,7 +181,8 @@ function loadEveryday(
   const muted = s.muted_users ?? [];
   muted.forEach((m, i) => {
     loader.needUser(['muted_users', i, 'muted_user_id'], m.muted_user_id);
-    if (m.user_id === m.muted_user_id) issues.add(['muted_users', i, 'muted_user_id'], 'a user cannot mute themself');
+    if (m.user_id === m.muted_user_id)
+      issues.add(['muted_users', i, 'muted_user_id'], 'a user cannot mute themself');
   });
   uniqueKeys(muted, (m) => `${m.user_id}:${m.muted_user_id}`, 'muted_users', 'muted_user_id', issues);
   const words = s.alert_words ?? [];
@@ -191,10 +192,14 @@ function loadEveryday(
   statuses.forEach((x, i) => loader.needUser(['user_status', i, 'user_id'], x.user_id));
   uniqueKeys(statuses, (x) => String(x.user_id), 'user_status', 'user_id', issues);
   return {
-    mutedUsers: mapRows(perUser(loader, muted, 'muted_users', 'user_id', (m) => m.user_id), (m) =>
-      Object.freeze({ id: m.muted_user_id, timestamp: m.date_muted ?? 0 }),
+    mutedUsers: mapRows(
+      perUser(loader, muted, 'muted_users', 'user_id', (m) => m.user_id),
+      (m) => Object.freeze({ id: m.muted_user_id, timestamp: m.date_muted ?? 0 }),
     ),
-    alertWords: mapRows(perUser(loader, words, 'alert_words', 'user_id', (w) => w.user_id), (w) => w.word),
+    alertWords: mapRows(
+      perUser(loader, words, 'alert_words', 'user_id', (w) => w.user_id),
+      (w) => w.word,
+    ),
     userStatuses: IntMap.from(
       statuses.map((x) => [
         x.user_id,

@@ -20,7 +20,8 @@ export function saveAlertWords(
   if (words.length === before.length && words.every((w, i) => w === before[i]))
     return success(state, { data, ignored });
   const next = edit(state, (draft) => {
-    draft.alertWords = words.length > 0 ? draft.alertWords.set(userId, words) : draft.alertWords.delete(userId);
+    draft.alertWords =
+      words.length > 0 ? draft.alertWords.set(userId, words) : draft.alertWords.delete(userId);
   });
   const event: AddressedEvent = to([userId], { type: 'alert_words', alert_words: [...words] });
   return success(next, { data, ignored, events: [event] });

@@ -23,7 +23,8 @@ export function checkStatusEmoji(
 ): { emoji_name: string; emoji_code: string; reaction_type: ReactionType } | ZulipError {
   if (code === undefined || type === undefined) {
     // emoji_name_to_emoji_code: realm emoji by name (none held yet), `zulip`, then Unicode names.
-    if (name === 'zulip') return { emoji_name: name, emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' };
+    if (name === 'zulip')
+      return { emoji_name: name, emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' };
     // TO WIRE: look the name up in the Unicode emoji table (name_to_codepoint).
     return errors.badRequest(`Emoji '${name}' does not exist`);
   }

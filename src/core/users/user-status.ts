@@ -31,7 +31,10 @@ export function formatUserStatus(st: UserStatus): Record<string, string | boolea
  * Register's `user_status` (Zulip's `get_all_users_status_dict`): active users with a status the
  * viewer can access, keyed by id as a string. Costs the number of statuses, not of users.
  */
-export function userStatusDict(state: RealmState, viewer: User): Record<string, Record<string, string | boolean>> {
+export function userStatusDict(
+  state: RealmState,
+  viewer: User,
+): Record<string, Record<string, string | boolean>> {
   const out: Record<string, Record<string, string | boolean>> = {};
   for (const [userId, st] of state.userStatuses) {
     const target = state.users.get(userId);

@@ -43,7 +43,10 @@ export const muteUser = defineOperation({
       return failure(state, errors.badRequest('User already muted'));
     const row = Object.freeze({ id: target.user_id, timestamp: Math.floor(ctx.now) });
     const next = edit(state, (draft) => {
-      draft.mutedUsers = draft.mutedUsers.set(user.user_id, [...(state.mutedUsers.get(user.user_id) ?? []), row]);
+      draft.mutedUsers = draft.mutedUsers.set(user.user_id, [
+        ...(state.mutedUsers.get(user.user_id) ?? []),
+        row,
+      ]);
     });
     const event = { type: 'muted_users' as const, muted_users: mutedUsersList(next, user.user_id) };
     return success(next, { ignored, events: [to([user.user_id], event)] });

@@ -21,6 +21,9 @@ export const getAlertWords = defineOperation({
   params: [],
   handler: ({ state, user, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
-    return success(state, { data: { alert_words: [...(state.alertWords.get(user.user_id) ?? [])] }, ignored });
+    return success(state, {
+      data: { alert_words: [...(state.alertWords.get(user.user_id) ?? [])] },
+      ignored,
+    });
   },
 });

@@ -50,7 +50,10 @@ export const updateStatus = defineOperation({
     if (user.is_bot) return failure(state, errors.notForBots());
     const text = params.status_text === undefined ? undefined : pythonStrip(params.status_text);
     if (text !== undefined && [...text].length > MAX_STATUS_TEXT)
-      return failure(state, errors.badRequest(`status_text is too long (limit: ${MAX_STATUS_TEXT} characters)`));
+      return failure(
+        state,
+        errors.badRequest(`status_text is too long (limit: ${MAX_STATUS_TEXT} characters)`),
+      );
     const { away, emoji_name: emojiName } = params;
     if (away === undefined && text === undefined && emojiName === undefined)
       return failure(state, errors.badRequest('Client did not pass any new values.'));
@@ -79,7 +82,10 @@ export const updateStatus = defineOperation({
     )
       return success(state, { ignored });
     const isEmpty =
-      !after.away && after.status_text === '' && after.emoji_name === '' && after.reaction_type === 'unicode_emoji';
+      !after.away &&
+      after.status_text === '' &&
+      after.emoji_name === '' &&
+      after.reaction_type === 'unicode_emoji';
     const next = edit(state, (draft) => {
       draft.userStatuses = isEmpty
         ? draft.userStatuses.delete(user.user_id)

@@ -24,11 +24,9 @@ describe('addAlertWords (zerver/views/alert_words.py add_alert_words; test_alert
     ]);
     for (const e of r.events) expectValidEvent(e.event);
     expect(getAlertWords(r.state, as('hamlet'), {}).body['alert_words']).toEqual(['one', 'two', 'three']);
-    expect(registerState(r.state, cast.hamlet, { fetch_event_types: ['alert_words'] }, NOW)['alert_words']).toEqual([
-      'one',
-      'two',
-      'three',
-    ]);
+    expect(
+      registerState(r.state, cast.hamlet, { fetch_event_types: ['alert_words'] }, NOW)['alert_words'],
+    ).toEqual(['one', 'two', 'three']);
   });
 
   it('skips words held in any case; of new duplicates the last spelling wins (test_alert_words_are_case_insensitive… add_user_alert_words)', () => {
@@ -41,7 +39,12 @@ describe('addAlertWords (zerver/views/alert_words.py add_alert_words; test_alert
   });
 
   it('refuses a word over 100 characters (AlertWord.MAX_ALERT_WORD_LENGTH) and non-lists', () => {
-    expectRefused(OP, add(state, ['ok', 'x'.repeat(101)]), state, 'alert_words[1] is too long (limit: 100 characters)');
+    expectRefused(
+      OP,
+      add(state, ['ok', 'x'.repeat(101)]),
+      state,
+      'alert_words[1] is too long (limit: 100 characters)',
+    );
     const r = wire(state, 'hamlet', 'POST', '/users/me/alert_words', { alert_words: '"one"' }, testCtx());
     expect(r.body).toMatchObject({ result: 'error', msg: 'alert_words is not a list' });
   });
@@ -55,7 +58,10 @@ describe('addAlertWords (zerver/views/alert_words.py add_alert_words; test_alert
       testCtx(),
     );
     const flagsOf = (id: number) =>
-      sent.events.find((e) => e.event.type === 'message' && e.users.includes(id))?.event['flags'];
+      (
+        sent.events.find((e) => e.event.type === 'message' && e.users.includes(id))?.event as
+          { flags?: string[] } | undefined
+      )?.flags;
     expect(flagsOf(cast.hamlet)).toContain('has_alert_word');
     expect(flagsOf(cast.iago)).not.toContain('has_alert_word');
   });

@@ -10,7 +10,11 @@ const state = devRealm();
 
 describe('getUserStatus (zerver/views/presence.py get_status_backend; test_user_status.py)', () => {
   it('answers only the parts that are set (get_user_status)', () => {
-    expect(getUserStatus(state, as('iago'), { user_id: cast.hamlet }).body).toEqual({ result: 'success', msg: '', status: {} });
+    expect(getUserStatus(state, as('iago'), { user_id: cast.hamlet }).body).toEqual({
+      result: 'success',
+      msg: '',
+      status: {},
+    });
     const set = updateStatus(state, as('hamlet'), { status_text: 'out', away: true }, testCtx()).state;
     const r = getUserStatus(set, as('iago'), { user_id: cast.hamlet });
     expect(r.body).toEqual({ result: 'success', msg: '', status: { away: true, status_text: 'out' } });

@@ -18,7 +18,10 @@ describe('muteUser (zerver/views/muted_users.py mute_user; test_muted_users.py)'
     expect(r.status).toBe(200);
     expectValidResponse(OP, 200, r.body);
     expect(r.events).toEqual([
-      { event: { type: 'muted_users', muted_users: [{ id: cast.cordelia, timestamp: NOW }] }, users: [cast.hamlet] },
+      {
+        event: { type: 'muted_users', muted_users: [{ id: cast.cordelia, timestamp: NOW }] },
+        users: [cast.hamlet],
+      },
     ]);
     for (const e of r.events) expectValidEvent(e.event);
     const two = mute(r.state, cast.defaultBot);
@@ -29,7 +32,9 @@ describe('muteUser (zerver/views/muted_users.py mute_user; test_muted_users.py)'
         { id: cast.defaultBot, timestamp: NOW },
       ],
     });
-    expect(registerState(two.state, cast.hamlet, { fetch_event_types: ['muted_users'] }, NOW)['muted_users']).toEqual([
+    expect(
+      registerState(two.state, cast.hamlet, { fetch_event_types: ['muted_users'] }, NOW)['muted_users'],
+    ).toEqual([
       { id: cast.cordelia, timestamp: NOW },
       { id: cast.defaultBot, timestamp: NOW },
     ]);
@@ -57,10 +62,15 @@ describe('muteUser (zerver/views/muted_users.py mute_user; test_muted_users.py)'
     );
     expect(sent.status).toBe(200);
     const toHamlet = sent.events.find((e) => e.event.type === 'message' && e.users.includes(cast.hamlet));
-    expect(toHamlet?.event['flags']).toContain('read');
-    const unmuted = sendMessage(state, as('cordelia'), { type: 'private', to: [cast.hamlet], content: 'hello' }, testCtx());
+    expect((toHamlet?.event as { flags?: string[] } | undefined)?.flags).toContain('read');
+    const unmuted = sendMessage(
+      state,
+      as('cordelia'),
+      { type: 'private', to: [cast.hamlet], content: 'hello' },
+      testCtx(),
+    );
     const plain = unmuted.events.find((e) => e.event.type === 'message' && e.users.includes(cast.hamlet));
-    expect(plain?.event['flags']).not.toContain('read');
+    expect((plain?.event as { flags?: string[] } | undefined)?.flags).not.toContain('read');
   });
 
   it('over the wire: the id is a path segment', () => {

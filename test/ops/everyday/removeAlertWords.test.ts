@@ -13,7 +13,9 @@ describe('removeAlertWords (zerver/views/alert_words.py remove_alert_words; test
     const r = removeAlertWords(held, as('hamlet'), { alert_words: ['ONE', 'two', 'absent'] }, testCtx());
     expect(r.body).toEqual({ result: 'success', msg: '', alert_words: ['three'] });
     expectValidResponse(OP, 200, r.body);
-    expect(r.events).toEqual([{ event: { type: 'alert_words', alert_words: ['three'] }, users: [cast.hamlet] }]);
+    expect(r.events).toEqual([
+      { event: { type: 'alert_words', alert_words: ['three'] }, users: [cast.hamlet] },
+    ]);
     for (const e of r.events) expectValidEvent(e.event);
   });
 
@@ -25,7 +27,14 @@ describe('removeAlertWords (zerver/views/alert_words.py remove_alert_words; test
   });
 
   it('over the wire (a JSON list, as the Python client sends)', () => {
-    const r = wire(held, 'hamlet', 'DELETE', '/users/me/alert_words', { alert_words: '["three"]' }, testCtx());
+    const r = wire(
+      held,
+      'hamlet',
+      'DELETE',
+      '/users/me/alert_words',
+      { alert_words: '["three"]' },
+      testCtx(),
+    );
     expect(r.body).toEqual({ result: 'success', msg: '', alert_words: ['one', 'Two'] });
   });
 });

@@ -13,7 +13,12 @@ const update = (s = state, p: Record<string, unknown>, who: 'hamlet' | 'defaultB
 
 describe('updateStatus (zerver/views/presence.py update_user_status_backend; test_user_status.py)', () => {
   it('sets text and emoji: user_status to who can access the user, register shows it (test_endpoints)', () => {
-    const r = update(state, { status_text: ' in a meeting ', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
+    const r = update(state, {
+      status_text: ' in a meeting ',
+      emoji_name: 'car',
+      emoji_code: '1f697',
+      reaction_type: 'unicode_emoji',
+    });
     expect(r.status).toBe(200);
     expectValidResponse(OP, 200, r.body);
     const event = {
@@ -28,14 +33,24 @@ describe('updateStatus (zerver/views/presence.py update_user_status_backend; tes
     expect(r.events[0]?.event).toEqual(event);
     expect(r.events[0]?.users).toContain(cast.iago);
     expectValidEvent(r.events[0]!.event);
-    expect(registerState(r.state, cast.iago, { fetch_event_types: ['user_status'] }, NOW)['user_status']).toEqual({
-      [String(cast.hamlet)]: { status_text: 'in a meeting', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' },
+    expect(
+      registerState(r.state, cast.iago, { fetch_event_types: ['user_status'] }, NOW)['user_status'],
+    ).toEqual({
+      [String(cast.hamlet)]: {
+        status_text: 'in a meeting',
+        emoji_name: 'car',
+        emoji_code: '1f697',
+        reaction_type: 'unicode_emoji',
+      },
     });
   });
 
   it('keeps parts not given; an empty emoji_name clears the emoji; an empty status drops the row', () => {
     const a = update(state, { status_text: 'busy', emoji_name: 'zulip' });
-    expect(a.state.userStatuses.get(cast.hamlet)).toMatchObject({ emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' });
+    expect(a.state.userStatuses.get(cast.hamlet)).toMatchObject({
+      emoji_code: 'zulip',
+      reaction_type: 'zulip_extra_emoji',
+    });
     const b = update(a.state, { away: true });
     expect(b.events[0]?.event).toEqual({ type: 'user_status', user_id: cast.hamlet, away: true });
     expect(b.state.userStatuses.get(cast.hamlet)).toMatchObject({ status_text: 'busy', away: true });
@@ -57,15 +72,47 @@ describe('updateStatus (zerver/views/presence.py update_user_status_backend; tes
 
   it("Zulip's errors, in its order (test_user_status.py test_endpoints)", () => {
     expectRefused(OP, update(state, {}), state, 'Client did not pass any new values.');
-    expectRefused(OP, update(state, { status_text: 'x'.repeat(61) }), state, 'status_text is too long (limit: 60 characters)');
-    expectRefused(OP, update(state, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'bogus' }), state, 'Invalid emoji type.');
-    expectRefused(OP, update(state, { emoji_name: 'zulip', emoji_code: 'x', reaction_type: 'zulip_extra_emoji' }), state, 'Invalid emoji code.');
-    expectRefused(OP, update(state, { emoji_name: 'no_such_emoji' }), state, "Emoji 'no_such_emoji' does not exist");
-    expectRefused(OP, update(state, { status_text: 'hi' }, 'defaultBot'), state, 'This endpoint does not accept bot requests.');
+    expectRefused(
+      OP,
+      update(state, { status_text: 'x'.repeat(61) }),
+      state,
+      'status_text is too long (limit: 60 characters)',
+    );
+    expectRefused(
+      OP,
+      update(state, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'bogus' }),
+      state,
+      'Invalid emoji type.',
+    );
+    expectRefused(
+      OP,
+      update(state, { emoji_name: 'zulip', emoji_code: 'x', reaction_type: 'zulip_extra_emoji' }),
+      state,
+      'Invalid emoji code.',
+    );
+    expectRefused(
+      OP,
+      update(state, { emoji_name: 'no_such_emoji' }),
+      state,
+      "Emoji 'no_such_emoji' does not exist",
+    );
+    expectRefused(
+      OP,
+      update(state, { status_text: 'hi' }, 'defaultBot'),
+      state,
+      'This endpoint does not accept bot requests.',
+    );
   });
 
   it('over the wire: away as JSON, the rest raw', () => {
-    const r = wire(state, 'hamlet', 'POST', '/users/me/status', { away: 'true', status_text: 'out' }, testCtx());
+    const r = wire(
+      state,
+      'hamlet',
+      'POST',
+      '/users/me/status',
+      { away: 'true', status_text: 'out' },
+      testCtx(),
+    );
     expect(r.status).toBe(200);
     expect(r.state.userStatuses.get(cast.hamlet)).toMatchObject({ away: true, status_text: 'out' });
   });

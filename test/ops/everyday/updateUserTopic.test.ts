@@ -24,12 +24,16 @@ describe('updateUserTopic (zerver/views/user_topics.py update_user_topic; test_u
     ok(r);
     expect(r.body).toEqual({ result: 'success', msg: '' });
     expect(r.events.map((e) => e.event.type)).toEqual(['muted_topics', 'user_topic']);
-    expect(r.events[1]).toEqual(
-      {
-        event: { type: 'user_topic', stream_id: 1, topic_name: 'lunch', last_updated: NOW, visibility_policy: 3 },
-        users: [cast.hamlet],
+    expect(r.events[1]).toEqual({
+      event: {
+        type: 'user_topic',
+        stream_id: 1,
+        topic_name: 'lunch',
+        last_updated: NOW,
+        visibility_policy: 3,
       },
-    );
+      users: [cast.hamlet],
+    });
     const reg = registerState(r.state, cast.hamlet, { fetch_event_types: ['user_topic'] }, NOW);
     expect(reg['user_topics']).toContainEqual({
       stream_id: 1,
@@ -43,7 +47,9 @@ describe('updateUserTopic (zerver/views/user_topics.py update_user_topic; test_u
     const muted = set(state, { stream_id: 1, topic: 'Lunch', visibility_policy: 1 });
     ok(muted);
     expect(muted.events[0]?.event).toMatchObject({ type: 'muted_topics' });
-    expect(muted.events[0]?.event['muted_topics']).toContainEqual(['Verona', 'Lunch', NOW]);
+    expect((muted.events[0]?.event as { muted_topics?: unknown[] } | undefined)?.muted_topics).toContainEqual(
+      ['Verona', 'Lunch', NOW],
+    );
     const unmuted = set(muted.state, { stream_id: 1, topic: 'LUNCH', visibility_policy: 2 });
     ok(unmuted);
     const rows = unmuted.state.userTopics.get(cast.hamlet)?.filter((t) => t.stream_id === 1) ?? [];
@@ -68,13 +74,33 @@ describe('updateUserTopic (zerver/views/user_topics.py update_user_topic; test_u
   });
 
   it("Zulip's errors, in its order (test_user_topics.py test_invalid_stream_id, test_invalid_visibility_policy)", () => {
-    expectRefused(OP, set(state, { stream_id: 999, topic: 'x', visibility_policy: 1 }), state, 'Invalid channel ID');
+    expectRefused(
+      OP,
+      set(state, { stream_id: 999, topic: 'x', visibility_policy: 1 }),
+      state,
+      'Invalid channel ID',
+    );
     // Not subscribed to a private channel: no access to set a policy…
-    expectRefused(OP, set(state, { stream_id: 7, topic: 'x', visibility_policy: 1 }), state, 'Invalid channel ID');
+    expectRefused(
+      OP,
+      set(state, { stream_id: 7, topic: 'x', visibility_policy: 1 }),
+      state,
+      'Invalid channel ID',
+    );
     // …but removing one only needs the channel to exist (access_stream_to_remove_visibility_policy_by_id).
     expect(set(state, { stream_id: 7, topic: 'x', visibility_policy: 0 }).status).toBe(200);
-    expectRefused(OP, set(state, { stream_id: 999, topic: 'x', visibility_policy: 0 }), state, 'Invalid channel ID');
-    expectRefused(OP, set(state, { stream_id: 1, topic: 'x', visibility_policy: 4 }), state, 'Invalid visibility_policy');
+    expectRefused(
+      OP,
+      set(state, { stream_id: 999, topic: 'x', visibility_policy: 0 }),
+      state,
+      'Invalid channel ID',
+    );
+    expectRefused(
+      OP,
+      set(state, { stream_id: 1, topic: 'x', visibility_policy: 4 }),
+      state,
+      'Invalid visibility_policy',
+    );
     expectRefused(
       OP,
       set(state, { stream_id: 1, topic: 'x'.repeat(61), visibility_policy: 9 }),
@@ -84,10 +110,24 @@ describe('updateUserTopic (zerver/views/user_topics.py update_user_topic; test_u
   });
 
   it('over the wire, as zulip-js and the Python client send it', () => {
-    const r = wire(state, 'hamlet', 'POST', '/user_topics', { stream_id: '1', topic: 'lunch', visibility_policy: '1' }, testCtx());
+    const r = wire(
+      state,
+      'hamlet',
+      'POST',
+      '/user_topics',
+      { stream_id: '1', topic: 'lunch', visibility_policy: '1' },
+      testCtx(),
+    );
     expect(r.status).toBe(200);
     expectValidResponse(OP, 200, r.body);
-    const missing = wire(state, 'hamlet', 'POST', '/user_topics', { stream_id: '1', topic: 'lunch' }, testCtx());
+    const missing = wire(
+      state,
+      'hamlet',
+      'POST',
+      '/user_topics',
+      { stream_id: '1', topic: 'lunch' },
+      testCtx(),
+    );
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'visibility_policy' });
   });
 });

@@ -59,6 +59,7 @@ export const PERSONAL_OPERATION_IDS = [
   'remove-alert-words',
   'update-status',
   'get-user-status',
+  'mute-topic',
 ] as const;
 
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */

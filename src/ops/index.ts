@@ -51,6 +51,7 @@ import { addAlertWords } from './users/addAlertWords';
 import { removeAlertWords } from './users/removeAlertWords';
 import { updateStatus } from './users/updateStatus';
 import { getUserStatus } from './users/getUserStatus';
+import { muteTopic } from './personal/muteTopic';
 
 export {
   updateSettings,
@@ -104,6 +105,7 @@ export {
   removeAlertWords,
   updateStatus,
   getUserStatus,
+  muteTopic,
 };
 
 /**
@@ -170,6 +172,7 @@ export const OPERATIONS = [
   removeAlertWords,
   updateStatus,
   getUserStatus,
+  muteTopic,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

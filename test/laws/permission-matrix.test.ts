@@ -464,6 +464,13 @@ const ROWS: readonly Row[] = [
     allowed: ALL_ACTIVE,
     why: 'get_status_backend: any authenticated user who can access the user',
   },
+  {
+    title: 'mute a topic (legacy)',
+    op: ops.muteTopic,
+    params: { stream_id: 1, topic: 'lunch', op: 'add' },
+    allowed: ALL_ACTIVE,
+    why: 'update_muted_topic: any authenticated user with access to the channel (Verona is public)',
+  },
 ];
 
 /** The same request over the wire, JSON-encoding Zulip's Json parameters. */

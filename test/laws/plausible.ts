@@ -475,6 +475,15 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
       }),
     ),
     call(
+      ops.muteTopic,
+      anyone,
+      fc.record({
+        stream: fc.constantFrom(...channelNames.slice(0, 3), 'no such channel'),
+        topic: fc.constantFrom('lunch', 'Lunch', ...topics.slice(0, 2)),
+        op: fc.constantFrom('add', 'remove'),
+      }),
+    ),
+    call(
       ops.getUserStatus,
       anyone,
       sample(userIds, 1).map((user_id) => ({ user_id })),

@@ -1,14 +1,10 @@
 import * as z from 'zod/mini';
 import { accessChannelById, isAccessError } from '../../core/channels/access-channel';
-import { mutedTopics } from '../../core/channels/reset-user-topics';
 import { errors } from '../../core/errors';
-import { to, type AddressedEvent } from '../../core/events';
-import { foldUserTopic } from '../../core/indexes/user-topic-indexes';
-import type { UserTopic } from '../../core/model/records';
 import { defineOperation } from '../../core/operation';
 import { param, rawParam } from '../../core/params';
-import { edit, failure, success } from '../../core/result';
-import { putUserTopics } from '../../core/state-edit';
+import { failure } from '../../core/result';
+import { setOwnTopicPolicy } from './topic-policy';
 
 /**
  * POST /api/v1/user_topics — https://zulip.com/api/update-user-topic (zerver/views/user_topics.py
@@ -59,36 +55,6 @@ export const updateUserTopic = defineOperation({
       streamId = channel.stream_id;
     }
 
-    const rows = state.userTopics.get(user.user_id) ?? [];
-    const folded = foldUserTopic(params.topic);
-    const i = rows.findIndex((t) => t.stream_id === streamId && foldUserTopic(t.topic_name) === folded);
-    const current = i >= 0 ? rows[i]!.visibility_policy : 0;
-    if (current === policy) return success(state, { ignored });
-
-    const lastUpdated = Math.floor(ctx.now);
-    let nextRows: readonly UserTopic[];
-    if (policy === 0) nextRows = rows.filter((_, k) => k !== i);
-    else {
-      const row: UserTopic = Object.freeze({
-        user_id: user.user_id,
-        stream_id: streamId,
-        topic_name: i >= 0 ? rows[i]!.topic_name : params.topic,
-        visibility_policy: policy,
-        last_updated: lastUpdated,
-      });
-      nextRows = i >= 0 ? rows.map((t, k) => (k === i ? row : t)) : [...rows, row];
-    }
-    const next = edit(state, (draft) => putUserTopics(draft, user.user_id, nextRows));
-    const events: AddressedEvent[] = [
-      to([user.user_id], { type: 'muted_topics', muted_topics: mutedTopics(next, nextRows) }),
-      to([user.user_id], {
-        type: 'user_topic',
-        stream_id: streamId,
-        topic_name: params.topic,
-        last_updated: lastUpdated,
-        visibility_policy: policy,
-      }),
-    ];
-    return success(next, { ignored, events });
+    return setOwnTopicPolicy(state, user.user_id, streamId, params.topic, policy, ctx.now, ignored);
   },
 });

@@ -1,11 +1,15 @@
 import * as z from 'zod/mini';
 import { errors } from '../../core/errors';
 import { to } from '../../core/events';
+import { idListToArray } from '../../core/messages/idlist';
+import { markRowsRead, unreadAmong } from '../../core/messages/mark-read';
 import { defineOperation } from '../../core/operation';
 import { param } from '../../core/params';
 import { edit, failure, success } from '../../core/result';
+import type { RealmState } from '../../core/state';
 import { accessUserForRead } from '../../core/users/access-user';
 import { hasMuted, mutedUsersList } from '../../core/users/muted-users';
+import { readEvent } from '../messages/read-event';
 
 /**
  * POST /api/v1/users/me/muted_users/{muted_user_id} — https://zulip.com/api/mute-user
@@ -14,11 +18,10 @@ import { hasMuted, mutedUsersList } from '../../core/users/muted-users';
  * Mutes a user for the caller. In Zulip's order: `Cannot mute self`, then the user through
  * `access_user_by_id` (bots and deactivated users allowed: `No such user`, or
  * `Insufficient permission` for a user the caller may not access), then `User already muted`.
- * The caller gets a `muted_users` event with the whole list. New messages from the muted user
- * arrive already read (`personalFlags`).
- *
- * Differs from Zulip: Zulip also marks the caller's existing unread messages from that user as
- * read, in a deferred queue worker; the engine does not (docs/differences/everyday.md).
+ * The caller gets a `muted_users` event with the whole list. Then, as Zulip's deferred
+ * `mark_muted_user_messages_as_read`, the caller's unread messages from that user become read
+ * (one `update_message_flags` event; the cost follows the messages that user sent). New messages
+ * from the muted user arrive already read (`personalFlags`).
  *
  * @example
  * ```ts
@@ -42,13 +45,22 @@ export const muteUser = defineOperation({
     if (hasMuted(state, user.user_id, target.user_id))
       return failure(state, errors.badRequest('User already muted'));
     const row = Object.freeze({ id: target.user_id, timestamp: Math.floor(ctx.now) });
-    const next = edit(state, (draft) => {
+    const rows = state.messages.rows.get(user.user_id);
+    const sent = state.messages.bySender.get(target.user_id);
+    const unread = rows === undefined || sent === undefined ? [] : unreadAmong(rows, idListToArray(sent));
+    const muted = edit(state, (draft) => {
       draft.mutedUsers = draft.mutedUsers.set(user.user_id, [
         ...(state.mutedUsers.get(user.user_id) ?? []),
         row,
       ]);
     });
+    const next: RealmState =
+      unread.length === 0
+        ? muted
+        : Object.freeze({ ...muted, messages: markRowsRead(state.messages, user.user_id, unread) });
     const event = { type: 'muted_users' as const, muted_users: mutedUsersList(next, user.user_id) };
-    return success(next, { ignored, events: [to([user.user_id], event)] });
+    const events = [to([user.user_id], event)];
+    if (unread.length > 0) events.push(readEvent(user.user_id, unread, false));
+    return success(next, { ignored, events });
   },
 });

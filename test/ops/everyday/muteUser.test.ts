@@ -17,12 +17,11 @@ describe('muteUser (zerver/views/muted_users.py mute_user; test_muted_users.py)'
     const r = mute(state, cast.cordelia);
     expect(r.status).toBe(200);
     expectValidResponse(OP, 200, r.body);
-    expect(r.events).toEqual([
-      {
-        event: { type: 'muted_users', muted_users: [{ id: cast.cordelia, timestamp: NOW }] },
-        users: [cast.hamlet],
-      },
-    ]);
+    // Then the read event for Cordelia's unread messages to Hamlet (the next test).
+    expect(r.events[0]).toEqual({
+      event: { type: 'muted_users', muted_users: [{ id: cast.cordelia, timestamp: NOW }] },
+      users: [cast.hamlet],
+    });
     for (const e of r.events) expectValidEvent(e.event);
     const two = mute(r.state, cast.defaultBot);
     expect(two.events[0]?.event).toEqual({
@@ -71,6 +70,33 @@ describe('muteUser (zerver/views/muted_users.py mute_user; test_muted_users.py)'
     );
     const plain = unmuted.events.find((e) => e.event.type === 'message' && e.users.includes(cast.hamlet));
     expect((plain?.event as { flags?: string[] } | undefined)?.flags).not.toContain('read');
+  });
+
+  it("marks the muter's unread messages from the muted user read (deferred_work mark_muted_user_messages_as_read)", () => {
+    const sent = sendMessage(
+      state,
+      as('cordelia'),
+      { type: 'private', to: [cast.hamlet], content: 'psst' },
+      testCtx(),
+    );
+    const id = sent.body['id'];
+    const r = mute(sent.state, cast.cordelia);
+    expect(r.events.map((e) => e.event.type)).toEqual(['muted_users', 'update_message_flags']);
+    expect(r.events[1]).toEqual({
+      event: {
+        type: 'update_message_flags',
+        op: 'add',
+        operation: 'add',
+        flag: 'read',
+        messages: expect.arrayContaining([id]),
+        all: false,
+      },
+      users: [cast.hamlet],
+    });
+    for (const e of r.events) expectValidEvent(e.event);
+    // Nothing unread from that user: no flags event.
+    const silent = [...state.users.keys()].find((u) => u !== cast.hamlet && !state.messages.bySender.has(u))!;
+    expect(mute(r.state, silent).events.map((e) => e.event.type)).toEqual(['muted_users']);
   });
 
   it('over the wire: the id is a path segment', () => {

@@ -53,6 +53,18 @@ export const OPERATION_IDS = [
   'deactivate-custom-emoji',
 ] as const;
 
+/** Issue 26's personal state: topic visibility, muted users, alert words, user status. */
+export const PERSONAL_OPERATION_IDS = [
+  'update-user-topic',
+  'mute-user',
+  'unmute-user',
+  'add-alert-words',
+  'remove-alert-words',
+  'update-status',
+  'get-user-status',
+  'mute-topic',
+] as const;
+
 /** Endpoints of the live-client layer (issue 13): server settings, register, events, reads. */
 export const LIVE_OPERATION_IDS = [
   'get-server-settings',
@@ -101,6 +113,7 @@ const EXTRACTED_IDS: readonly string[] = [
   ...OPERATION_IDS,
   ...LIVE_OPERATION_IDS,
   ...READ_OPERATION_IDS,
+  ...PERSONAL_OPERATION_IDS,
   COMMON_ERRORS_ID,
   ...SUBSCRIBE_OPERATION_IDS,
 ];

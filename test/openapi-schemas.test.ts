@@ -1,6 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { extractSchemas, OPERATION_IDS, OUTPUT_URL, serializeSubset } from '../scripts/extract-schemas';
+import {
+  extractSchemas,
+  OPERATION_IDS,
+  OUTPUT_URL,
+  PERSONAL_OPERATION_IDS,
+  serializeSubset,
+} from '../scripts/extract-schemas';
 import {
   eventSchemaKeys,
   expectValidEvent,
@@ -26,6 +32,7 @@ describe('schema files', () => {
   it('has a 200 response schema for each operation', () => {
     expect(OPERATION_IDS).toHaveLength(30);
     for (const op of OPERATION_IDS) expect(hasResponseSchema(op, 200), op).toBe(true);
+    for (const op of PERSONAL_OPERATION_IDS) expect(hasResponseSchema(op, 200), op).toBe(true);
   });
 
   it('has event schemas for the events our operations emit', () => {

@@ -117,7 +117,13 @@ export type ZulipEvent =
       readonly emoji_name: string;
       readonly emoji_code: string;
       readonly reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
-    };
+    }
+  | {
+      readonly type: 'muted_users';
+      readonly muted_users: ReadonlyArray<{ readonly id: number; readonly timestamp: number }>;
+    }
+  | { readonly type: 'alert_words'; readonly alert_words: readonly string[] }
+  | ({ readonly type: 'user_status'; readonly user_id: number } & Extra);
 
 /** An event and the ids of the users who receive it (Zulip's `send_event_on_commit(realm, event, user_ids)`). */
 export interface AddressedEvent {

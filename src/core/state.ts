@@ -10,6 +10,7 @@ import type {
   CustomProfileField,
   Draft,
   Linkifier,
+  MutedUser,
   RealmEmoji,
   NavigationView,
   PendingEmailChange,
@@ -19,6 +20,7 @@ import type {
   Subscription,
   User,
   UserGroup,
+  UserStatus,
   UserTopic,
 } from './model/records';
 
@@ -71,4 +73,10 @@ export interface RealmState {
   /** bot id → rows. */
   readonly botStorage: IntMap<readonly BotStorageEntry[]>;
   readonly pendingEmailChanges: IntMap<PendingEmailChange>;
+  /** muter's user_id → the users they muted, oldest first. */
+  readonly mutedUsers: IntMap<readonly MutedUser[]>;
+  /** user_id → alert words, in the order they were added. */
+  readonly alertWords: IntMap<readonly string[]>;
+  /** user_id → status; users without a status have no entry. */
+  readonly userStatuses: IntMap<UserStatus>;
 }

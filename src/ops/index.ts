@@ -50,6 +50,14 @@ import { subscribe } from './channels/subscribe';
 import { addReaction } from './reactions/addReaction';
 import { removeReaction } from './reactions/removeReaction';
 import { deactivateCustomEmoji } from './realm/deactivateCustomEmoji';
+import { updateUserTopic } from './personal/updateUserTopic';
+import { muteUser } from './personal/muteUser';
+import { unmuteUser } from './personal/unmuteUser';
+import { addAlertWords } from './users/addAlertWords';
+import { removeAlertWords } from './users/removeAlertWords';
+import { updateStatus } from './users/updateStatus';
+import { getUserStatus } from './users/getUserStatus';
+import { muteTopic } from './personal/muteTopic';
 
 export {
   updateSettings,
@@ -101,6 +109,14 @@ export {
   addReaction,
   removeReaction,
   deactivateCustomEmoji,
+  updateUserTopic,
+  muteUser,
+  unmuteUser,
+  addAlertWords,
+  removeAlertWords,
+  updateStatus,
+  getUserStatus,
+  muteTopic,
 };
 
 /**
@@ -165,6 +181,14 @@ export const OPERATIONS = [
   addReaction,
   removeReaction,
   deactivateCustomEmoji,
+  updateUserTopic,
+  muteUser,
+  unmuteUser,
+  addAlertWords,
+  removeAlertWords,
+  updateStatus,
+  getUserStatus,
+  muteTopic,
 ] as const;
 
 /** The name of one of the built-in operations (`'editChannel'`, …). */

@@ -464,6 +464,62 @@ const ROWS: readonly Row[] = [
     allowed: ['owner'],
     why: 'can_create_web_public_channel_group defaults to role:owners',
   },
+  {
+    title: 'follow a topic',
+    op: ops.updateUserTopic,
+    params: { stream_id: 1, topic: 'lunch', visibility_policy: 3 },
+    allowed: ALL_ACTIVE,
+    why: 'update_user_topic: any authenticated user with access to the channel (Verona is public)',
+  },
+  {
+    title: 'mute a user',
+    op: ops.muteUser,
+    params: { muted_user_id: 6 },
+    allowed: ALL_ACTIVE,
+    why: 'mute_user: any authenticated user, bots too (no human_users_only)',
+  },
+  {
+    title: 'unmute a user nobody muted',
+    op: ops.unmuteUser,
+    params: { muted_user_id: 6 },
+    allowed: [],
+    why: 'unmute_user: User is not muted (no mutes on the dev realm)',
+  },
+  {
+    title: 'add alert words',
+    op: ops.addAlertWords,
+    params: { alert_words: ['lunch'] },
+    allowed: ALL_ACTIVE,
+    why: 'add_alert_words: any authenticated user',
+  },
+  {
+    title: 'remove alert words',
+    op: ops.removeAlertWords,
+    params: { alert_words: ['lunch'] },
+    allowed: ALL_ACTIVE,
+    why: 'remove_alert_words: any authenticated user',
+  },
+  {
+    title: 'set own status',
+    op: ops.updateStatus,
+    params: { status_text: 'out' },
+    allowed: HUMANS,
+    why: 'update_user_status_backend: human_users_only',
+  },
+  {
+    title: "another user's status",
+    op: ops.getUserStatus,
+    params: { user_id: 5 },
+    allowed: ALL_ACTIVE,
+    why: 'get_status_backend: any authenticated user who can access the user',
+  },
+  {
+    title: 'mute a topic (legacy)',
+    op: ops.muteTopic,
+    params: { stream_id: 1, topic: 'lunch', op: 'add' },
+    allowed: ALL_ACTIVE,
+    why: 'update_muted_topic: any authenticated user with access to the channel (Verona is public)',
+  },
 ];
 
 /** The same request over the wire, JSON-encoding Zulip's Json parameters. */

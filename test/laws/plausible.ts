@@ -81,6 +81,7 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
   for (const [streamId, perChannel] of state.subscriptions.entries())
     for (const sub of perChannel.values())
       if (sub.active && state.users.get(sub.user_id)?.is_active) pairs.push([sub.user_id, streamId]);
+  const mutes = [...state.mutedUsers].flatMap(([userId, rows]) => rows.map((m) => [userId, m.id] as const));
   const subscribed = fc.constant(pairs.length > 0 ? pairs : [[1, 1] as [number, number]]);
 
   const settingValue = fc.oneof(
@@ -536,6 +537,58 @@ function plausibleCalls(state: RealmState): Array<fc.Arbitrary<PlausibleCall>> {
         ([userId, subscriptions, principals, more]) =>
           new PlausibleCall(ops.subscribe, userId, { subscriptions, ...principals, ...more }),
       ),
+    // Issue 26, personal state: topic visibility, muted users, alert words, status.
+    call(
+      ops.updateUserTopic,
+      anyone,
+      fc.record({
+        stream_id: channelIds,
+        topic: fc.constantFrom('lunch', 'Lunch', '', ...topics.slice(0, 3)),
+        visibility_policy: fc.integer({ min: 0, max: 3 }),
+      }),
+    ),
+    call(
+      ops.muteUser,
+      human,
+      sample(userIds, 1).map((muted_user_id) => ({ muted_user_id })),
+    ),
+    // Unmuting: only where someone muted someone (runs of calls get there after a muteUser).
+    ...(mutes.length > 0
+      ? [
+          fc
+            .constantFrom(...mutes)
+            .map(([userId, muted_user_id]) => new PlausibleCall(ops.unmuteUser, userId, { muted_user_id })),
+        ]
+      : []),
+    call(
+      ops.addAlertWords,
+      anyone,
+      fc.record({ alert_words: fc.subarray(['lunch', 'Deploy', ' deploy ', 'ship it', '']) }),
+    ),
+    call(ops.removeAlertWords, anyone, fc.record({ alert_words: fc.subarray(['LUNCH', 'deploy', 'other']) })),
+    call(
+      ops.updateStatus,
+      anyone,
+      some({
+        away: fc.boolean(),
+        status_text: fc.constantFrom('In a meeting', '', ' Busy '),
+        emoji_name: fc.constantFrom('zulip', ''),
+      }),
+    ),
+    call(
+      ops.muteTopic,
+      anyone,
+      fc.record({
+        stream: fc.constantFrom(...channelNames.slice(0, 3), 'no such channel'),
+        topic: fc.constantFrom('lunch', 'Lunch', ...topics.slice(0, 2)),
+        op: fc.constantFrom('add', 'remove'),
+      }),
+    ),
+    call(
+      ops.getUserStatus,
+      anyone,
+      sample(userIds, 1).map((user_id) => ({ user_id })),
+    ),
   ];
   return byOp;
 }

@@ -245,3 +245,19 @@ export interface Reaction {
   readonly emoji_code: string;
   readonly reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
 }
+
+/** One user muted by another (Zulip's `MutedUser`); `date_muted` in UNIX seconds. */
+export interface MutedUser {
+  readonly id: number;
+  readonly timestamp: number;
+}
+
+/** A user's status (Zulip's `UserStatus`): the empty text and emoji mean none. */
+export interface UserStatus {
+  readonly status_text: string;
+  readonly emoji_name: string;
+  readonly emoji_code: string;
+  readonly reaction_type: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
+  /** The legacy `away` flag, kept for clients before feature level 148. */
+  readonly away: boolean;
+}

@@ -6,6 +6,8 @@ import { allRealmEmoji } from '../emoji/realm-emoji';
 import type { User } from '../model/records';
 import { EMPTY_PRESENCE, realmPresences, type PresenceView } from '../presence/presence';
 import type { RealmState } from '../state';
+import { mutedUsersList } from '../users/muted-users';
+import { userStatusDict } from '../users/user-status';
 
 export interface EverydayRegisterOptions {
   /** register's `slim_presence`: the modern presence format, keyed by user id. Default false. */
@@ -22,7 +24,7 @@ export interface EverydayRegisterOptions {
  */
 export function everydaySection(
   state: RealmState,
-  _me: User,
+  me: User,
   want: (type: string) => boolean,
   options: EverydayRegisterOptions,
   now: number,
@@ -41,9 +43,8 @@ export function everydaySection(
   }
   // Every custom emoji, deactivated ones included (`get_all_custom_emoji_for_realm`).
   if (want('realm_emoji')) out['realm_emoji'] = allRealmEmoji(state);
-  // No statuses, muted users or alert words are held yet: Zulip's empty values.
-  if (want('user_status')) out['user_status'] = {};
-  if (want('muted_users')) out['muted_users'] = [];
-  if (want('alert_words')) out['alert_words'] = [];
+  if (want('user_status')) out['user_status'] = userStatusDict(state, me);
+  if (want('muted_users')) out['muted_users'] = mutedUsersList(state, me.user_id);
+  if (want('alert_words')) out['alert_words'] = [...(state.alertWords.get(me.user_id) ?? [])];
   return out;
 }

@@ -147,6 +147,13 @@ export function snapshotSections(state: RealmState): RealmSnapshot {
     push_devices: flatten(state.pushDevices.values()).map((d) => ({ ...d })),
     bot_storage: flatten(state.botStorage.values()).map((b) => ({ ...b })),
     pending_email_changes: [...state.pendingEmailChanges.values()].map((p) => ({ ...p })),
+    muted_users: [...state.mutedUsers].flatMap(([userId, rows]) =>
+      rows.map((m) => ({ user_id: userId, muted_user_id: m.id, date_muted: m.timestamp })),
+    ),
+    alert_words: [...state.alertWords].flatMap(([userId, words]) =>
+      words.map((word) => ({ user_id: userId, word })),
+    ),
+    user_status: [...state.userStatuses].map(([userId, st]) => ({ user_id: userId, ...st })),
   };
 }
 

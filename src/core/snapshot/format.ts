@@ -17,6 +17,9 @@ import {
   pushDeviceSchema,
   realmSchema,
   savedSnippetSchema,
+  mutedUserSchema,
+  alertWordSchema,
+  userStatusSchema,
   scheduledMessageSchema,
   serverSchema,
   snapshotSchema,
@@ -170,6 +173,10 @@ export const canonicalSnapshotSchema = z.strictObject({
   push_devices: z.array(z.required(pushDeviceSchema)),
   bot_storage: z.array(botStorageSchema),
   pending_email_changes: z.array(z.required(pendingEmailChangeSchema)),
+  // Added after the first format: older documents lack them (empty).
+  muted_users: z.optional(z.array(z.required(mutedUserSchema))),
+  alert_words: z.optional(z.array(alertWordSchema)),
+  user_status: z.optional(z.array(z.required(userStatusSchema))),
 });
 
 /** Input types accept readonly arrays and objects too (`as const` fixtures, frozen records). */

@@ -5,6 +5,7 @@ import type {
   CustomProfileFieldType,
   Draft,
   Linkifier,
+  MutedUser,
   RealmEmoji,
   NavigationView,
   PendingEmailChange,
@@ -12,6 +13,7 @@ import type {
   SavedSnippet,
   ScheduledMessage,
   User,
+  UserStatus,
   UserTopic,
 } from '../model/records';
 import { sortedUnique, uniqueIds, uniqueKeys, type Loader } from './loader';
@@ -48,6 +50,9 @@ export interface PersonalRecords {
   readonly savedSnippets: IntMap<SavedSnippet>;
   readonly drafts: IntMap<Draft>;
   readonly pendingEmailChanges: IntMap<PendingEmailChange>;
+  readonly mutedUsers: IntMap<readonly MutedUser[]>;
+  readonly alertWords: IntMap<readonly string[]>;
+  readonly userStatuses: IntMap<UserStatus>;
 }
 
 /** Every smaller record kind of the snapshot, with defaults, uniqueness and reference checks. */
@@ -190,5 +195,53 @@ export function loadPersonal(s: SnapshotInput, loader: Loader, users: IntMap<Use
     pendingEmailChanges: IntMap.from(
       pending.map((x) => [x.user_id, { ...x, requested_at: x.requested_at ?? 0 }]),
     ),
+    ...loadEveryday(s, loader),
   };
+}
+
+/** Muted users, alert words and statuses (issue 26); absent from older snapshots: none. */
+function loadEveryday(
+  s: SnapshotInput,
+  loader: Loader,
+): Pick<PersonalRecords, 'mutedUsers' | 'alertWords' | 'userStatuses'> {
+  const { issues } = loader;
+  const muted = s.muted_users ?? [];
+  muted.forEach((m, i) => {
+    loader.needUser(['muted_users', i, 'muted_user_id'], m.muted_user_id);
+    if (m.user_id === m.muted_user_id)
+      issues.add(['muted_users', i, 'muted_user_id'], 'a user cannot mute themself');
+  });
+  uniqueKeys(muted, (m) => `${m.user_id}:${m.muted_user_id}`, 'muted_users', 'muted_user_id', issues);
+  const words = s.alert_words ?? [];
+  // Zulip keeps alert words unique per user case-insensitively.
+  uniqueKeys(words, (w) => `${w.user_id}:${w.word.toLowerCase()}`, 'alert_words', 'word', issues);
+  const statuses = s.user_status ?? [];
+  statuses.forEach((x, i) => loader.needUser(['user_status', i, 'user_id'], x.user_id));
+  uniqueKeys(statuses, (x) => String(x.user_id), 'user_status', 'user_id', issues);
+  return {
+    mutedUsers: mapRows(
+      perUser(loader, muted, 'muted_users', 'user_id', (m) => m.user_id),
+      (m) => Object.freeze({ id: m.muted_user_id, timestamp: m.date_muted ?? 0 }),
+    ),
+    alertWords: mapRows(
+      perUser(loader, words, 'alert_words', 'user_id', (w) => w.user_id),
+      (w) => w.word,
+    ),
+    userStatuses: IntMap.from(
+      statuses.map((x) => [
+        x.user_id,
+        Object.freeze({
+          status_text: x.status_text ?? '',
+          emoji_name: x.emoji_name ?? '',
+          emoji_code: x.emoji_code ?? '',
+          reaction_type: x.reaction_type ?? 'unicode_emoji',
+          away: x.away ?? false,
+        }),
+      ]),
+    ),
+  };
+}
+
+function mapRows<T, U>(byUser: IntMap<readonly T[]>, f: (x: T) => U): IntMap<readonly U[]> {
+  return IntMap.from([...byUser].map(([k, rows]) => [k, rows.map(f)] as const));
 }

@@ -281,6 +281,23 @@ export const pendingEmailChangeSchema = z.strictObject({
   requested_at: z.optional(ts),
 });
 
+export const mutedUserSchema = z.strictObject({
+  user_id: id,
+  muted_user_id: id,
+  date_muted: z.optional(ts),
+});
+
+export const alertWordSchema = z.strictObject({ user_id: id, word: z.string().check(z.minLength(1)) });
+
+export const userStatusSchema = z.strictObject({
+  user_id: id,
+  status_text: z.optional(z.string()),
+  emoji_name: z.optional(z.string()),
+  emoji_code: z.optional(z.string()),
+  reaction_type: z.optional(z.enum(['unicode_emoji', 'realm_emoji', 'zulip_extra_emoji'])),
+  away: z.optional(z.boolean()),
+});
+
 /** Everything but `messages`, which messages.ts checks (format.ts adds their schema for the types). */
 export const snapshotSchema = z.strictObject({
   format: z.literal('chat-realm.snapshot/1'),
@@ -308,6 +325,9 @@ export const snapshotSchema = z.strictObject({
   push_devices: z.optional(z.array(pushDeviceSchema)),
   bot_storage: z.optional(z.array(botStorageSchema)),
   pending_email_changes: z.optional(z.array(pendingEmailChangeSchema)),
+  muted_users: z.optional(z.array(mutedUserSchema)),
+  alert_words: z.optional(z.array(alertWordSchema)),
+  user_status: z.optional(z.array(userStatusSchema)),
 });
 
 export type SnapshotInput = z.infer<typeof snapshotSchema>;

@@ -1,6 +1,7 @@
 import { zulipError } from '../../core/errors';
 import { to, type AddressedEvent } from '../../core/events';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
+import { personalFlags } from '../../core/messages/personal-flags';
 import { findMentions, mayMention, type Mentions } from '../../core/messages/mentions';
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
@@ -117,11 +118,14 @@ export function deliverMessage(
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
   const rows: Array<readonly [number, number]> = [];
+  let folded: string | undefined;
+  const lowered = () => (folded ??= content.toLowerCase());
   for (const userId of eligible) {
     let flags = base;
     if (userId === sender.user_id && opts.readBySender) flags |= FLAG_BITS.read;
     if (mentioned.has(userId)) flags |= FLAG_BITS.mentioned;
     if (mentions.topicWildcard && participants.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
+    flags |= personalFlags(state, userId, sender.user_id, lowered);
     rows.push([userId, flags]);
   }
 

@@ -5,9 +5,8 @@ import { failure, success } from '../../core/result';
 /**
  * GET /api/v1/users/me/alert_words — https://zulip.com/api/get-alert-words
  *
- * Zulip's `list_alert_words`: the caller's alert words. The engine holds none yet
- * (docs/differences/everyday.md), so every user has Zulip's empty list, as register's
- * `alert_words`.
+ * Zulip's `list_alert_words`: the caller's alert words, in the order they were added, as
+ * register's `alert_words`.
  *
  * @example
  * ```ts
@@ -22,6 +21,9 @@ export const getAlertWords = defineOperation({
   params: [],
   handler: ({ state, user, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
-    return success(state, { data: { alert_words: [] as string[] }, ignored });
+    return success(state, {
+      data: { alert_words: [...(state.alertWords.get(user.user_id) ?? [])] },
+      ignored,
+    });
   },
 });

@@ -305,6 +305,11 @@ function reduce(view: ClientView, event: ZulipEvent): void {
     case 'typing':
       // Ephemeral: nothing the model view holds (presence is host state).
       return;
+    case 'muted_users':
+    case 'alert_words':
+    case 'user_status':
+      // Personal state the model view does not hold: the register law checks it (register-reducer.ts).
+      return;
     default:
       return unreachable(event);
   }

@@ -132,6 +132,39 @@ function apply(state: State, e: Dict, meId: number): void {
     case 'muted_topics':
       if ('muted_topics' in state) state['muted_topics'] = e['muted_topics'];
       return;
+    case 'muted_users':
+      if ('muted_users' in state) state['muted_users'] = e['muted_users'];
+      return;
+    case 'alert_words':
+      if ('alert_words' in state) state['alert_words'] = e['alert_words'];
+      return;
+    case 'user_status': {
+      // Zulip's apply_event: the parts given replace the held ones; empty parts are dropped.
+      if (!('user_status' in state)) return;
+      const all = state['user_status'] as Record<string, Dict>;
+      const key = String(e['user_id']);
+      const st: Dict = { ...(all[key] ?? {}) };
+      if ('away' in e) {
+        if (e['away'] === true) st['away'] = true;
+        else delete st['away'];
+      }
+      if ('status_text' in e) {
+        if (e['status_text'] !== '') st['status_text'] = e['status_text'];
+        else delete st['status_text'];
+      }
+      if ('emoji_name' in e) {
+        if (e['emoji_name'] !== '')
+          Object.assign(st, {
+            emoji_name: e['emoji_name'],
+            emoji_code: e['emoji_code'],
+            reaction_type: e['reaction_type'],
+          });
+        else for (const k of ['emoji_name', 'emoji_code', 'reaction_type']) delete st[k];
+      }
+      if (Object.keys(st).length > 0) all[key] = st;
+      else delete all[key];
+      return;
+    }
     case 'message': {
       const m = e['message'] as Dict;
       if ('max_message_id' in state)

@@ -45,6 +45,16 @@ describe('updateStatus (zerver/views/presence.py update_user_status_backend; tes
     });
   });
 
+  it('looks a Unicode emoji up by name when code and type are missing (emoji_name_to_emoji_code)', () => {
+    const r = update(state, { emoji_name: 'car' });
+    expectValidResponse(OP, r.status, r.body);
+    expect(r.state.userStatuses.get(cast.hamlet)).toMatchObject({
+      emoji_name: 'car',
+      emoji_code: '1f697',
+      reaction_type: 'unicode_emoji',
+    });
+  });
+
   it('keeps parts not given; an empty emoji_name clears the emoji; an empty status drops the row', () => {
     const a = update(state, { status_text: 'busy', emoji_name: 'zulip' });
     expect(a.state.userStatuses.get(cast.hamlet)).toMatchObject({
@@ -89,6 +99,25 @@ describe('updateStatus (zerver/views/presence.py update_user_status_backend; tes
       update(state, { emoji_name: 'zulip', emoji_code: 'x', reaction_type: 'zulip_extra_emoji' }),
       state,
       'Invalid emoji code.',
+    );
+    // check_emoji_request, as for reactions: the code must exist and the name must be its own.
+    expectRefused(
+      OP,
+      update(state, { emoji_name: 'car', emoji_code: 'ffff0', reaction_type: 'unicode_emoji' }),
+      state,
+      'Invalid emoji code.',
+    );
+    expectRefused(
+      OP,
+      update(state, { emoji_name: 'octopus', emoji_code: '1f697', reaction_type: 'unicode_emoji' }),
+      state,
+      'Invalid emoji name.',
+    );
+    expectRefused(
+      OP,
+      update(state, { emoji_name: 'car', emoji_code: '1', reaction_type: 'realm_emoji' }),
+      state,
+      'Invalid custom emoji.',
     );
     expectRefused(
       OP,

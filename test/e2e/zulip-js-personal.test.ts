@@ -4,40 +4,13 @@
  * visibility; each client's queue receives the event for its change. Its own file: zulip-js
  * replaces the global FormData.
  */
-import zulip, { type ZulipClient } from 'zulip-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withEventQueues, type LiveRealm } from '../../src/host/live-realm';
-import { openRealm, type RealmHandle } from '../../src/host/realm-handle';
-import { createFetchHandler } from '../../src/server/fetch';
-import { serveNode, type NodeServer } from '../../src/server/node';
-import { memoryStore } from '../../src/stores/memory/index';
+import { describe, expect, it } from 'vitest';
 import { expectValidResponse } from '../support/openapi';
-import { cast, devSnapshot, type CastName } from '../support/realm';
+import { cast } from '../support/realm';
+import { zulipJsServer } from '../support/zulip-js-server';
 
-let realm: RealmHandle;
-let live: LiveRealm;
-let server: NodeServer;
-
-beforeAll(async () => {
-  realm = await openRealm({
-    store: memoryStore(),
-    snapshot: devSnapshot(),
-    ctx: { now: () => 1_795_219_200 },
-  });
-  live = withEventQueues(realm);
-  server = await serveNode({ handler: createFetchHandler({ realm: live }) });
-});
-
-afterAll(async () => {
-  live?.close();
-  await server?.close();
-  await realm?.close();
-});
-
-async function as(who: CastName): Promise<ZulipClient> {
-  const user = realm.state.users.get(cast[who])!;
-  return zulip({ realm: server.url, username: user.delivery_email, apiKey: user.api_key });
-}
+const served = zulipJsServer({ now: () => 1_795_219_200 });
+const as = served.as;
 
 describe('zulip-js: personal state', () => {
   it('alert words, muted users, status and topic visibility, with their events', async () => {

@@ -3,38 +3,14 @@
  * one, the events reach other users' queues, and the change is recorded so a reopened realm has it.
  * Its own file: zulip-js replaces the global FormData.
  */
-import zulip, { type ZulipClient } from 'zulip-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withEventQueues, type LiveRealm } from '../../src/host/live-realm';
-import { openRealm, type RealmHandle } from '../../src/host/realm-handle';
-import { createFetchHandler } from '../../src/server/fetch';
-import { serveNode, type NodeServer } from '../../src/server/node';
-import { memoryStore, type MemoryStore } from '../../src/stores/memory/index';
+import { describe, expect, it } from 'vitest';
+import { openRealm } from '../../src/host/realm-handle';
 import { expectValidEvent, expectValidResponse } from '../support/openapi';
-import { cast, devSnapshot, type CastName } from '../support/realm';
+import { cast, devSnapshot } from '../support/realm';
+import { zulipJsServer } from '../support/zulip-js-server';
 
-let realm: RealmHandle;
-let live: LiveRealm;
-let server: NodeServer;
-let store: MemoryStore;
-
-beforeAll(async () => {
-  store = memoryStore();
-  realm = await openRealm({ store, snapshot: devSnapshot() });
-  live = withEventQueues(realm, { gcIntervalMs: 0 });
-  server = await serveNode({ handler: createFetchHandler({ realm: live }) });
-});
-
-afterAll(async () => {
-  live?.close();
-  await server?.close();
-  await realm?.close();
-});
-
-async function as(who: CastName): Promise<ZulipClient> {
-  const user = realm.state.users.get(cast[who])!;
-  return zulip({ realm: server.url, username: user.delivery_email, apiKey: user.api_key });
-}
+const served = zulipJsServer();
+const as = served.as;
 
 describe('zulip-js: users.me.subscriptions.add', () => {
   it('joins an existing channel; peers learn it through their queues', async () => {
@@ -69,7 +45,7 @@ describe('zulip-js: users.me.subscriptions.add', () => {
       subscriptions: JSON.stringify([{ name: 'zulip-js made', description: 'From a client' }]),
     });
     expectValidResponse('subscribe', 200, r);
-    const reopened = await openRealm({ store, snapshot: devSnapshot() });
+    const reopened = await openRealm({ store: served.store, snapshot: devSnapshot() });
     const channel = [...reopened.state.channels.values()].find((c) => c.name === 'zulip-js made');
     expect(channel).toMatchObject({ description: 'From a client', creator_id: cast.hamlet });
     expect(reopened.state.subscriptions.get(channel!.stream_id)?.get(cast.hamlet)?.active).toBe(true);

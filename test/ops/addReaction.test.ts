@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_BITS } from '../../src/core/messages/flags';
 import { getRowFlags } from '../../src/core/messages/rows';
-import { getMessage, locateMessage } from '../../src/core/messages/store';
+import { getMessage } from '../../src/core/messages/store';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { expectRefused } from '../support/expect-result';
-import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { arbWireParams, checkWireLaws } from '../support/op-laws';
 import { addReaction } from '../../src/ops/reactions/addReaction';
 import { devRealm, wire, type CastName } from '../support/realm';
-import { emojiRealm } from '../support/emoji-realm';
+import { emojiRealm, expectReactionOk, hasReactionBit } from '../support/emoji-realm';
 import { openCheckpoint, sealRealmCheckpoint } from '../../src/host/checkpoint';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 
@@ -25,17 +23,7 @@ const VERONA = Array.from({ length: 11 }, (_, i) => i + 1);
 const add = (s: RealmState, id: number | string, who: CastName, params: Record<string, string>) =>
   wire(s, who, 'POST', `/messages/${id}/reactions`, params);
 
-function ok(r: OpResult): void {
-  expect(r.body).toEqual({ result: 'success', msg: '' });
-  expect(r.status).toBe(200);
-  expectValidResponse(OP, 200, r.body);
-  for (const e of r.events) expectValidEvent(e.event);
-}
-
-const hasReactionBit = (s: RealmState, id: number) => {
-  const at = locateMessage(s.messages, id)!;
-  return (at.chunk.bits[at.index]! & MESSAGE_BITS.has_reaction) !== 0;
-};
+const ok = (r: OpResult) => expectReactionOk(OP, r);
 
 describe('addReaction', () => {
   it('by name alone: the code and type are looked up; the event goes to the channel (test_add_reaction)', () => {

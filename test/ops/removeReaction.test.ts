@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_BITS } from '../../src/core/messages/flags';
-import { getMessage, locateMessage } from '../../src/core/messages/store';
+import { getMessage } from '../../src/core/messages/store';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { removeReaction } from '../../src/ops/reactions/removeReaction';
 import { expectRefused } from '../support/expect-result';
-import { expectValidEvent, expectValidResponse } from '../support/openapi';
 import { arbWireParams, checkWireLaws } from '../support/op-laws';
+import { expectReactionOk, hasReactionBit } from '../support/emoji-realm';
 import { devRealm, wire, type CastName } from '../support/realm';
 
 /**
@@ -20,17 +19,7 @@ const state = devRealm();
 const remove = (s: RealmState, id: number | string, who: CastName, params: Record<string, string>) =>
   wire(s, who, 'DELETE', `/messages/${id}/reactions`, params);
 
-function ok(r: OpResult): void {
-  expect(r.body).toEqual({ result: 'success', msg: '' });
-  expect(r.status).toBe(200);
-  expectValidResponse(OP, 200, r.body);
-  for (const e of r.events) expectValidEvent(e.event);
-}
-
-const hasReactionBit = (s: RealmState, id: number) => {
-  const at = locateMessage(s.messages, id)!;
-  return (at.chunk.bits[at.index]! & MESSAGE_BITS.has_reaction) !== 0;
-};
+const ok = (r: OpResult) => expectReactionOk(OP, r);
 
 describe('removeReaction', () => {
   it('by name: the code is looked up; the event carries the stored reaction (test_remove_reaction)', () => {

@@ -1,6 +1,11 @@
+import { expect } from 'vitest';
 import { seededRandom } from '../../src/core/context';
+import { MESSAGE_BITS } from '../../src/core/messages/flags';
+import { locateMessage } from '../../src/core/messages/store';
+import type { OpResult } from '../../src/core/result';
 import { createRealm } from '../../src/core/snapshot/create';
 import type { RealmState } from '../../src/core/state';
+import { expectValidEvent, expectValidResponse } from './openapi';
 import { devSnapshot } from './realm';
 
 /**
@@ -21,4 +26,18 @@ export function emojiRealm(): RealmState {
     { id: 3, name: 'old_logo', source_url: '/user_avatars/2/emoji/images/3.png', deactivated: true },
   ];
   return createRealm(snap, { random: seededRandom(1) });
+}
+
+/** A reaction call's success: Zulip's empty success body, and every event valid against the schema. */
+export function expectReactionOk(operationId: string, r: OpResult): void {
+  expect(r.body).toEqual({ result: 'success', msg: '' });
+  expect(r.status).toBe(200);
+  expectValidResponse(operationId, 200, r.body);
+  for (const e of r.events) expectValidEvent(e.event);
+}
+
+/** Whether message `id` carries the store's `has_reaction` bit in `state`. */
+export function hasReactionBit(state: RealmState, id: number): boolean {
+  const at = locateMessage(state.messages, id)!;
+  return (at.chunk.bits[at.index]! & MESSAGE_BITS.has_reaction) !== 0;
 }

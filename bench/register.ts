@@ -11,6 +11,7 @@
 import { registerState } from '../src/core/register/register-state';
 import type { RegisterOptions } from '../src/core/register/options';
 import { simulateRealm } from '../src/simulate/simulate';
+import { median } from './stats';
 
 function arg(name: string, fallback: number): number {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
@@ -21,10 +22,6 @@ const users = arg('users', 10_000);
 const channels = arg('channels', 1000);
 const messages = arg('messages', 100_000);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 
 /** Plain objects of the same shape: every object rebuilt by JSON, so all are fast-mode literals. */

@@ -16,14 +16,10 @@ import type { OpResult } from '../src/core/result';
 import type { RealmState } from '../src/core/state';
 import { subscribe } from '../src/ops/index';
 import { simulateRealm } from '../src/simulate/simulate';
+import { median } from './stats';
 
 const K = 20;
 const ctx: OpContext = { now: 1_800_000_000, random: seededRandom(1) };
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 function time(run: () => OpResult, reps: number): { us: number; recipients: number } {
   let last: OpResult | undefined;

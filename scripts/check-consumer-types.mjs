@@ -101,7 +101,7 @@ for (const moduleKind of ['nodenext-esm', 'nodenext-cjs']) {
         ? codes.length === 0
         : codes.length > 0 && codes.every((x) => c.errors.includes(x));
     console.log(
-      `${ok ? 'ok  ' : 'FAIL'} types ${moduleKind} ${name}${codes.length ? ` (${[...new Set(codes)].join(', ')})` : ''}`,
+      `${ok ? '✓   ' : 'FAIL'} types ${moduleKind} ${name}${codes.length ? ` (${[...new Set(codes)].join(', ')})` : ''}`,
     );
     if (!ok) {
       failed++;

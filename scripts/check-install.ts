@@ -98,7 +98,7 @@ function useIt(project: string, env: NodeJS.ProcessEnv): void {
   ];
   for (const [name, args] of checks) {
     execFileSync(process.execPath, args, { cwd: project, env, stdio: 'inherit' });
-    console.log(`ok   ${name}`);
+    console.log(`✓ ${name}`);
   }
   const version = execFileSync('npx', ['chat-realm', '--version'], {
     cwd: project,
@@ -108,7 +108,7 @@ function useIt(project: string, env: NodeJS.ProcessEnv): void {
   const expected = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
     .version;
   if (version !== expected) throw new Error(`npx chat-realm --version printed ${version}, not ${expected}`);
-  console.log(`ok   npx chat-realm --version: ${version}`);
+  console.log(`✓ npx chat-realm --version: ${version}`);
 }
 
 try {
@@ -162,7 +162,7 @@ try {
       console.log(`${label(block)} $ ${command.split('\n')[0]}`);
       const r = await run(command, project, env);
       if (!r.ok) throw new Error(`${label(block)}: \`${command}\` failed:\n${r.log}`);
-      console.log(`ok   (${seconds()})`);
+      console.log(`✓ (${seconds()})`);
     }
     useIt(project, env);
   }

@@ -39,7 +39,7 @@ for (const sub of subpaths) {
     );
     try {
       execFileSync('node', [file], { cwd: project, stdio: 'pipe' });
-      console.log(`ok   ${mode.padEnd(7)} ${spec}`);
+      console.log(`✓ ${mode.padEnd(7)} ${spec}`);
     } catch (e) {
       failed++;
       console.log(`FAIL ${mode.padEnd(7)} ${spec}\n${String(e.stderr ?? e)}`);
@@ -63,7 +63,7 @@ if (!(caught instanceof cjs.SnapshotError)) throw new Error('not instanceof its 
 );
 try {
   execFileSync('node', [cross], { cwd: project, stdio: 'pipe' });
-  console.log('ok   errors are instanceof across the ESM and CommonJS builds');
+  console.log('✓ errors are instanceof across the ESM and CommonJS builds');
 } catch (e) {
   console.log(`FAIL errors across builds\n${String(e.stderr ?? e)}`);
   process.exit(1);

@@ -156,7 +156,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     let initialState: RealmState | undefined;
     if (!existing) {
       if (args.snapshot === undefined) {
-        const parsed = parseRealm(await demoSnapshot());
+        const parsed = parseRealm(await demoSnapshot(host, port));
         if (!parsed.ok) throw parsed.error;
         initialState = parsed.state;
       } else {
@@ -266,11 +266,20 @@ async function listen(
   }
 }
 
-/** The demo organization (the dev-realm cast: desdemona, iago, hamlet... with known API keys). */
-async function demoSnapshot(): Promise<unknown> {
+/**
+ * The demo organization (the dev-realm cast: desdemona, iago, hamlet... with known API keys), its
+ * `realm.uri` on the address it is first served on: clients (zulip-terminal, the mobile apps) follow the
+ * `realm_url` of `/server_settings`, so it must name this server. Port 0 (chosen by the OS) keeps
+ * the file's default.
+ */
+async function demoSnapshot(host: string, port: number): Promise<unknown> {
   const demo = await import('./demo-realm.json');
   // A fresh copy: createRealm must not share objects with the module cache.
-  return JSON.parse(JSON.stringify(demo.default)) as unknown;
+  const copy = JSON.parse(JSON.stringify(demo.default)) as { realm: { uri: string } };
+  // The address the banner prints: "localhost" may resolve to ::1 where only 127.0.0.1 listens.
+  const name = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  if (port !== 0) copy.realm.uri = `http://${name}:${port}`;
+  return copy;
 }
 
 /** The user whose credentials are printed: `--user`, else an administrator, else any active human. */

@@ -99,6 +99,9 @@ describe('chat-realm serve', () => {
     expectValidResponse('get-own-user', 200, me);
     expect(me['email']).toBe(first.zuliprc.email);
     expect(me['role']).toBe(200);
+    // The demo realm names the address it was created on, so clients that follow realm_url reach it.
+    const settings = (await client.callEndpoint('/server_settings', 'GET', {})) as Record<string, unknown>;
+    expect(settings['realm_url']).toBe(first.zuliprc.site);
 
     const renamed = await client.callEndpoint('/settings', 'PATCH', { full_name: 'Iago the Persistent' });
     expectValidResponse('update-settings', 200, renamed);

@@ -4,6 +4,7 @@ import { to, type AddressedEvent } from '../../core/events';
 import { renderMarkdown } from '../../core/markdown';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
 import { topicMessageIds, usersWithRows } from '../../core/messages/query';
+import { followOnInitiation } from '../../core/messages/auto-follow';
 import { moveUserTopics } from '../../core/messages/move-user-topics';
 import { growRowHolders, carryRowHolders } from '../../core/messages/row-holders';
 import { deleteRows, getRowFlags, insertRows, updateRowFlags, type UserRows } from '../../core/messages/rows';
@@ -190,11 +191,49 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
       );
       next = carried.state;
       events.push(...carried.events);
+    } else {
+      const followed = followMovedMessageSender(
+        state,
+        next,
+        record,
+        newChannel ?? channel,
+        newTopic,
+        changed,
+        losingAccess,
+        u.now,
+      );
+      next = followed.state;
+      events.push(...followed.events);
     }
   }
   events.push(...perUserEvents(next, record, channel, newChannel, event, losingAccess));
   const effects = channel === null || !moving ? [] : notices(state, next, me, u, changed, resolveOnly);
   return success(next, { ignored: u.ignored, data: { detached_uploads: [] }, events, effects });
+}
+
+/**
+ * A move that leaves visible messages behind (`do_update_message`'s branch when not
+ * `moved_all_visible_messages`): the edited message's sender, unless a bot or losing access, gets
+ * Zulip's on-initiation follow or unmute of the new topic when the message is now its first there
+ * (no earlier message of the destination topic they can see, the moved ones aside).
+ */
+function followMovedMessageSender(
+  before: RealmState,
+  after: RealmState,
+  record: MessageRecord,
+  dest: Channel,
+  topic: string,
+  changed: readonly number[],
+  losingAccess: readonly number[],
+  now: number,
+): { state: RealmState; events: AddressedEvent[] } {
+  const none = { state: after, events: [] };
+  const sender = after.users.get(record.sender_id);
+  if (sender === undefined || sender.is_bot || losingAccess.includes(sender.user_id)) return none;
+  const moved = new Set(changed);
+  const first = visibleTopicMessages(before, sender, dest, topic).find((id) => !moved.has(id));
+  if (first !== undefined && first < record.id) return none;
+  return followOnInitiation(after, sender, dest, topic, now);
 }
 
 /** `has_link` etc. from the new content (Zulip's rendering sets them); other bits are kept. */

@@ -422,6 +422,40 @@ describe('updateMessage: user-topic records follow a moved topic', () => {
   });
 });
 
+describe('updateMessage: users losing access on a channel move (do_update_message, users_losing_access)', () => {
+  // Polonius (10), a guest subscribed to Verona but not Denmark, follows Verona > weather.
+  const withGuest = (active: boolean) =>
+    realmWith((snap) => {
+      const polonius = snap.users.find((u) => u.user_id === 10)!;
+      if (!active) Object.assign(polonius, { is_active: false });
+      snap.user_topics.push({
+        user_id: 10,
+        stream_id: 1,
+        topic_name: 'weather',
+        visibility_policy: 3,
+        last_updated: 1735694600,
+      });
+    });
+  const policies = (s: RealmState) => (s.userTopics.get(10) ?? []).map((t) => [t.stream_id, t.topic_name]);
+  const move = (s: RealmState) =>
+    patch(s, 112, { stream_id: '2', propagate_mode: 'change_all' }, 'iago', 1735696320 + 10);
+
+  it('an active guest loses the record and hears delete_message', () => {
+    const r = move(withGuest(true));
+    ok(r);
+    expect(policies(r.state)).toEqual([]);
+    const mine = r.events.filter((e) => e.users.includes(10)).map((e) => e.event.type);
+    expect(mine).toEqual(['delete_message', 'muted_topics', 'user_topic']);
+  });
+
+  it('a deactivated guest loses it too (not carried to the new channel), and hears nothing', () => {
+    const r = move(withGuest(false));
+    ok(r);
+    expect(policies(r.state)).toEqual([]);
+    expect(r.events.filter((e) => e.users.includes(10))).toEqual([]);
+  });
+});
+
 describe('updateMessage: the sender follows a topic their message starts (apply_automatic_unmute_follow_topics_policy)', () => {
   // do_update_message: when a move leaves visible messages behind, the edited message's sender (not
   // a bot, not losing access) gets the on-initiation policy if the message is now the topic's first.

@@ -162,9 +162,11 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
   let next = edit(state, (draft) => {
     draft.messages = castDraft(store);
   });
-  if (losingAccess.length > 0 && channel !== null) {
+  // Zulip sends it to every user losing access; deactivated ones have no event queues.
+  const hearDelete = losingAccess.filter((id) => state.users.get(id)?.is_active === true);
+  if (hearDelete.length > 0 && channel !== null) {
     events.push(
-      to(losingAccess, {
+      to(hearDelete, {
         type: 'delete_message',
         message_ids: changed,
         message_type: 'stream',
@@ -297,8 +299,9 @@ const stripResolved = (topic: string) => topic.replace(/^[✔ ]+/u, '');
 /**
  * Rows of messages moved between channels (`do_update_message`): every user ever subscribed to the
  * old channel who is not subscribed to the new one loses their rows; of them, in a public
- * destination only guests lose access (and hear `delete_message`), in a private one all of them.
- * A destination with protected history gives its current subscribers a `read` row.
+ * destination only guests lose access, in a private one all of them. Deactivated users count
+ * (Zulip's `users_losing_access` does not filter them): they lose their user-topic records for the
+ * old topic; only active ones hear `delete_message`. A destination with protected history gives its current subscribers a `read` row.
  */
 function moveRows(
   state: RealmState,
@@ -320,9 +323,7 @@ function moveRows(
           return user !== undefined && isGuest(user);
         })
       : losingRows
-  )
-    .filter((id) => state.users.get(id)?.is_active === true)
-    .sort((a, b) => a - b);
+  ).sort((a, b) => a - b);
   let rows = store.rows;
   const idSet = new Set(ids);
   for (const userId of losingRows) {

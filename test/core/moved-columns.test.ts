@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { idListToArray } from '../../src/core/messages/idlist';
 import { FOLD_AT, hasPendingMoves } from '../../src/core/messages/moved-columns';
+import { buildSearchIndex, hasSearchIndex, searchIndexOf } from '../../src/core/search/search-index';
 import { allMessages, getMessage } from '../../src/core/messages/store';
 import { moveMessages } from '../../src/core/messages/store-edit';
 import type { MessageStore } from '../../src/core/messages/store-types';
@@ -53,6 +54,21 @@ describe('moved columns', () => {
         back.byTopic.get(to)!.get(back.foldedTopics.ids.get('third')!) ?? { chunks: [], count: 0 },
       ),
     ).toEqual([]);
+  });
+
+  it('carrying a search index through a move folds nothing, and the index equals a rebuild', () => {
+    searchIndexOf(base);
+    const ids = channelIds.filter((_, i) => i % 5 === 0).slice(0, 20);
+    const moved = moveMessages(base, from, ids, 'searchable words', to);
+    expect(hasSearchIndex(moved)).toBe(true);
+    const touched = moved.chunks.filter((c) => hasPendingMoves(c));
+    expect(touched.length).toBeGreaterThan(0);
+    const carried = searchIndexOf(moved);
+    const rebuilt = buildSearchIndex(moved);
+    expect(carried.size).toBe(rebuilt.size);
+    expect([...carried.postings.entries()].map(([l, list]) => [l, idListToArray(list)]).sort()).toEqual(
+      [...rebuilt.postings.entries()].map(([l, list]) => [l, idListToArray(list)]).sort(),
+    );
   });
 
   it('past FOLD_AT patches a chunk is folded right away', () => {

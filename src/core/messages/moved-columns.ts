@@ -29,6 +29,8 @@ interface Patch {
 interface Pending {
   readonly base: MessageChunk;
   readonly patches: readonly Patch[];
+  /** The folded columns, once read. */
+  readonly cache: { topic?: Int32Array; topicKey?: Int32Array; recipient?: Int32Array };
 }
 
 /** Past this many patches a chunk's columns are copied right away (1/16 of a chunk). */
@@ -36,9 +38,10 @@ export const FOLD_AT = MESSAGE_CHUNK / 16;
 
 const pendingOf = new WeakMap<MessageChunk, Pending>();
 
-/** Whether `c` still has moves not folded into its columns (tests and benchmarks). */
+/** Whether `c` has moves none of its columns were read with yet (tests and benchmarks). */
 export function hasPendingMoves(c: MessageChunk): boolean {
-  return pendingOf.has(c);
+  const p = pendingOf.get(c);
+  return p !== undefined && p.cache.topic === undefined && p.cache.recipient === undefined;
 }
 
 /** Reads `c`'s topic keys by position without folding the chunk's columns. */
@@ -77,7 +80,7 @@ export function movedChunk(c: MessageChunk, patches: readonly Patch[]): MessageC
     bits: c.bits,
     content: c.content,
   });
-  pendingOf.set(out, { base, patches: all });
+  pendingOf.set(out, { base, patches: all, cache });
   return out;
 }
 
@@ -111,4 +114,18 @@ function foldRecipient(base: MessageChunk, patches: readonly Patch[]): Int32Arra
   const recipient = from.slice();
   for (const p of patches) recipient[p.index] = p.recipient;
   return recipient;
+}
+
+/**
+ * Message `i`'s recipient and interned topic in `c`, without folding the chunk's columns: for
+ * readers of a few messages of many chunks (the search index carried through a move).
+ */
+export function placeAt(c: MessageChunk, i: number): { readonly recipient: number; readonly topic: number } {
+  const p = pendingOf.get(c);
+  if (p === undefined) return { recipient: c.recipient[i]!, topic: c.topic[i]! };
+  for (let j = p.patches.length - 1; j >= 0; j--) {
+    const q = p.patches[j]!;
+    if (q.index === i) return { recipient: q.recipient, topic: q.topic };
+  }
+  return { recipient: p.base.recipient[i]!, topic: p.base.topic[i]! };
 }

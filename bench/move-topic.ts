@@ -15,12 +15,15 @@
  *   channels the DELETE of the rows of the users who lose them; one transaction, committed.
  *
  * The topic's messages are spread through the channel's history (every n-th message of the busiest
- * channel), as a long-lived topic is. Every figure is a median over batches after warm-up, from one
- * run; `--quick` uses the medium preset.
+ * channel), as a long-lived topic is. The operation, the store and the floor are timed interleaved
+ * (each batch runs all three), wall and CPU time; every figure is a median over batches after
+ * warm-up, from one run; `--quick` uses the medium preset. A move leaves the moved chunks' column
+ * copies to their first reader (`moved-columns.ts`): the last column times that deferred work.
  */
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { idListToArray, type IdList } from '../src/core/messages/idlist';
+import { hasPendingMoves } from '../src/core/messages/moved-columns';
 import { moveMessages } from '../src/core/messages/store-edit';
 import { isPublic } from '../src/core/permissions/channels';
 import type { RealmState } from '../src/core/state';
@@ -34,16 +37,33 @@ const SCHEMA = 'chat_realm_bench_move';
 const K = 1000;
 const TOPIC = 'bench move topic';
 
-function timeUs(fn: () => void, { warm = 5, batches = 11, per = 5 } = {}): number {
+interface Timing {
+  /** Median wall time per call, µs. */
+  readonly wall: number;
+  /** Median CPU time (user + system, this process) per call, µs. */
+  readonly cpu: number;
+}
+
+/**
+ * Times the functions interleaved: each batch runs every function `per` times in turn, so that the
+ * machine's load (shared, 2 cores) weighs on all of them alike; medians over the batches.
+ */
+function interleaved(fns: ReadonlyArray<{ fn: () => void; per: number }>, batches = 15, warm = 3): Timing[] {
   (globalThis as { gc?: () => void }).gc?.();
-  for (let i = 0; i < warm; i++) fn();
-  const out: number[] = [];
-  for (let b = 0; b < batches; b++) {
-    const t0 = performance.now();
-    for (let i = 0; i < per; i++) fn();
-    out.push(((performance.now() - t0) / per) * 1000);
-  }
-  return median(out);
+  for (let w = 0; w < warm; w++) for (const { fn, per } of fns) for (let i = 0; i < per; i++) fn();
+  const walls = fns.map(() => [] as number[]);
+  const cpus = fns.map(() => [] as number[]);
+  for (let b = 0; b < batches; b++)
+    fns.forEach(({ fn, per }, k) => {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      for (let i = 0; i < per; i++) fn();
+      const wall = ((performance.now() - t0) / per) * 1000;
+      const c = process.cpuUsage(c0);
+      walls[k]!.push(wall);
+      cpus[k]!.push((c.user + c.system) / per);
+    });
+  return fns.map((_, k) => ({ wall: median(walls[k]!), cpu: median(cpus[k]!) }));
 }
 
 interface Setup {
@@ -53,6 +73,8 @@ interface Setup {
   readonly ids: number[];
   readonly actor: number;
   readonly subscribers: number[];
+  /** Users with rows who lose them on the move to `destId` (ever subscribed here, not there). */
+  readonly losing: number[];
 }
 
 /** The busiest public channel gets a 1,000-message topic spread through its history. */
@@ -75,7 +97,13 @@ function setUp(preset: 'large' | 'medium'): Setup {
   const subscribers = [...(state.subscriptions.get(streamId)?.values() ?? [])]
     .filter((s) => s.active)
     .map((s) => s.user_id);
-  return { state, streamId, destId, ids, actor, subscribers };
+  const destSubscribers = new Set(
+    [...(state.subscriptions.get(destId)?.values() ?? [])].filter((x) => x.active).map((x) => x.user_id),
+  );
+  const losing = [...(state.subscriptions.get(streamId)?.values() ?? [])]
+    .map((x) => x.user_id)
+    .filter((u) => !destSubscribers.has(u) && state.messages.rows.has(u));
+  return { state, streamId, destId, ids, actor, subscribers, losing };
 }
 
 interface Row {
@@ -83,6 +111,10 @@ interface Row {
   readonly opUs: number;
   readonly storeUs: number;
   readonly floorUs: number;
+  readonly fold: Timing;
+  readonly opCpu: number;
+  readonly storeCpu: number;
+  readonly floorCpu: number;
   pgUs: number | null;
 }
 
@@ -101,38 +133,82 @@ function measure(s: Setup, toChannel: boolean): Row {
   const event = check.events.find((e) => e.event.type === 'update_message')?.event;
   const moved = event !== undefined && 'message_ids' in event ? (event.message_ids as number[]).length : 0;
   if (moved !== K) throw new Error(`moved ${moved} messages, not ${K}`);
-  const opUs = timeUs(() => updateMessage(s.state, { userId: s.actor }, params, ctx));
   const dest = toChannel ? s.destId : s.streamId;
-  const storeUs = timeUs(() => moveMessages(s.state.messages, s.streamId, s.ids, 'bench moved', dest));
   // The floor, on plain mutable arrays.
   const records = s.ids.map((id) => ({ id, sender: 1, topic: TOPIC, stream: s.streamId, ts: 0, bits: 0 }));
   const channelOf = (id: number) =>
     idListToArray(s.state.messages.byChannel.get(id) ?? ({ chunks: [], count: 0 } as IdList));
   const fromList = channelOf(s.streamId);
-  const destList = channelOf(s.destId);
-  const floorUs = timeUs(
-    () => {
-      const copies = new Array<object>(K);
-      for (let i = 0; i < K; i++) copies[i] = { ...records[i]!, topic: 'bench moved', stream: dest };
-      const oldTopic = s.ids.slice();
-      oldTopic.length = 0;
-      const newTopic = s.ids.slice();
-      if (toChannel) {
-        let pos = 0;
-        for (const id of s.ids) pos += lowerBound(fromList, id) + lowerBound(destList, id);
-        if (pos < 0) throw new Error('unreachable');
-      }
-      if (copies.length + newTopic.length < 0) throw new Error('unreachable');
-    },
-    { warm: 50, batches: 11, per: 50 },
-  );
+  const destList = channelOf(dest);
+  // A move between channels also takes the k rows out of each user losing them (Zulip's DELETE):
+  // in the floor, a binary search for each in the user's row ids.
+  const losingRows = toChannel ? s.losing.map((u) => rowIds(s.state, u)) : [];
+  const floor = () => {
+    const copies = new Array<object>(K);
+    for (let i = 0; i < K; i++) copies[i] = { ...records[i]!, topic: 'bench moved', stream: dest };
+    const oldTopic = s.ids.slice();
+    oldTopic.length = 0;
+    const newTopic = s.ids.slice();
+    let pos = 0;
+    if (toChannel) for (const id of s.ids) pos += lowerBound(fromList, id) + lowerBound(destList, id);
+    for (const rows of losingRows) for (const id of s.ids) pos += lowerBound(rows, id);
+    if (pos < 0 || copies.length + newTopic.length < 0) throw new Error('unreachable');
+  };
+  const [op, store, floorT] = interleaved([
+    { fn: () => updateMessage(s.state, { userId: s.actor }, params, ctx), per: 3 },
+    { fn: () => moveMessages(s.state.messages, s.streamId, s.ids, 'bench moved', dest), per: 3 },
+    { fn: floor, per: 30 },
+  ]);
+  const opUs = op!.wall;
+  const storeUs = store!.wall;
+  const floorUs = floorT!.wall;
+  const fold = foldAfterMove(s, params, ctx);
   return {
     name: toChannel ? 'to another channel' : 'rename within the channel',
     opUs,
     storeUs,
     floorUs,
+    fold,
+    opCpu: op!.cpu,
+    storeCpu: store!.cpu,
+    floorCpu: floorT!.cpu,
     pgUs: null,
   };
+}
+
+/**
+ * The copy a move defers (moved-columns.ts): the first read of the moved chunks' columns after a
+ * move, as the next fetch or narrow scan over them pays it once. Each batch makes its moves
+ * untimed, then times reading one value of each moved chunk's topic and recipient columns.
+ */
+function foldAfterMove(s: Setup, params: Parameters<typeof updateMessage>[2], ctx: { now: number }): Timing {
+  const run = () => {
+    const after = updateMessage(s.state, { userId: s.actor }, params, ctx).state.messages;
+    return after.chunks.filter((c) => hasPendingMoves(c));
+  };
+  for (let i = 0; i < 3; i++) for (const c of run()) void (c.topic[0]! + c.recipient[0]!);
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let b = 0; b < 11; b++) {
+    const batch = [run(), run(), run()];
+    // The moves' garbage is collected first: only the folding is timed.
+    (globalThis as { gc?: () => void }).gc?.();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    let sum = 0;
+    for (const chunks of batch) for (const c of chunks) sum += c.topic[0]! + c.recipient[0]!;
+    walls.push(((performance.now() - t0) / batch.length) * 1000);
+    const c = process.cpuUsage(c0);
+    cpus.push((c.user + c.system) / batch.length);
+    if (sum === 0.5) throw new Error('unreachable');
+  }
+  return { wall: median(walls), cpu: median(cpus) };
+}
+
+function rowIds(state: RealmState, userId: number): number[] {
+  const out: number[] = [];
+  for (const c of state.messages.rows.get(userId)?.chunks ?? []) for (const id of c.ids) out.push(id);
+  return out;
 }
 
 function lowerBound(a: number[], x: number): number {
@@ -286,13 +362,13 @@ export async function runMoveTopicBench(opts: { quick: boolean; log: (s: string)
   return [
     `## Moving a ${K.toLocaleString('en')}-message topic (${preset} preset)`,
     '',
-    `${s.state.users.size.toLocaleString('en')} users, ${s.state.channels.size.toLocaleString('en')} channels, ${s.state.messages.count.toLocaleString('en')} messages; the topic's messages are spread through a channel of ${channelCount.toLocaleString('en')} messages and ${s.subscribers.length} subscribers. Median of batches after warm-up, one run; load average ${loadBefore}. ${pgNote}`,
+    `${s.state.users.size.toLocaleString('en')} users, ${s.state.channels.size.toLocaleString('en')} channels, ${s.state.messages.count.toLocaleString('en')} messages; the topic's messages are spread through a channel of ${channelCount.toLocaleString('en')} messages and ${s.subscribers.length} subscribers. Interleaved batches after warm-up, medians, one run (${new Date().toISOString().slice(0, 16)} UTC); load average ${loadBefore} (2 cores, shared: the CPU-time ratios are the ones to read). ${pgNote}`,
     '',
-    "| PATCH /messages/{id}, change_all | updateMessage (whole operation) | moveMessages (store only) | floor | PostgreSQL, Zulip's statements | operation ÷ floor | operation ÷ PostgreSQL |",
-    '|---|---:|---:|---:|---:|---:|---:|',
+    "| PATCH /messages/{id}, change_all | updateMessage (whole operation), wall / CPU | moveMessages (store only), wall / CPU | floor, wall / CPU | PostgreSQL, Zulip's statements (wall) | operation ÷ floor, CPU | operation ÷ PostgreSQL, wall | first read of the moved chunks (deferred copy, once), wall / CPU |",
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${f(r.opUs)} | ${f(r.storeUs)} | ${f(r.floorUs)} | ${r.pgUs === null ? '—' : f(r.pgUs)} | ${x(r.opUs, r.floorUs)} | ${r.pgUs === null ? '—' : x(r.opUs, r.pgUs)} |`,
+        `| ${r.name} | ${f(r.opUs)} / ${f(r.opCpu)} | ${f(r.storeUs)} / ${f(r.storeCpu)} | ${f(r.floorUs)} / ${f(r.floorCpu)} | ${r.pgUs === null ? '—' : f(r.pgUs)} | ${x(r.opCpu, r.floorCpu)} | ${r.pgUs === null ? '—' : x(r.opUs, r.pgUs)} | ${f(r.fold.wall)} / ${f(r.fold.cpu)} |`,
     ),
   ].join('\n');
 }

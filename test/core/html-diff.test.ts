@@ -85,6 +85,37 @@ const CASES: Array<[string, string, string]> = [
     '<p><em>a d</em> c</p>',
     '<div><p><em>a <span class="highlight_text_inserted">d</span> <span class="highlight_text_deleted">b</span> </em> c</p></div>',
   ],
+  // Links: the target is a token of its own, shown only when it changes (lxml's `href_token`).
+  [
+    '<p><a href="https://a.com">site</a></p>',
+    '<p><a href="https://b.com">site</a></p>',
+    '<div><p><a href="https://b.com">site <span class="highlight_text_inserted"> Link: https://b.com</span> <span class="highlight_text_deleted"> Link: https://a.com</span> </a></p></div>',
+  ],
+  [
+    '<p>see <a href="https://a.com">site</a> now</p>',
+    '<p>see <a href="https://b.com">site</a> now</p>',
+    '<div><p>see <a href="https://b.com">site <span class="highlight_text_inserted"> Link: https://b.com now</span> <span class="highlight_text_deleted"> Link: https://a.com now</span> </a> </p></div>',
+  ],
+  [
+    '<p>see <a href="https://a.com">site</a> now</p>',
+    '<p>see <a href="https://a.com">page</a> now</p>',
+    '<div><p><a href="https://a.com"> <span class="highlight_text_inserted">see page</span> <span class="highlight_text_deleted">see site</span> </a> now</p></div>',
+  ],
+  [
+    '<p>see <a href="https://a.com">site</a> now</p>',
+    '<p>see site now</p>',
+    '<div><p>see site <span class="highlight_text_deleted"> Link: https://a.com</span> now</p></div>',
+  ],
+  [
+    '<p>hello world</p>',
+    '<p>hello <a href="https://x.org/">https://x.org/</a> world</p>',
+    '<div><p><span class="highlight_text_inserted">hello <a href="https://x.org/">https://x.org/ Link: https://x.org/ </a> world</span></p> <p><span class="highlight_text_deleted">hello world</span></p></div>',
+  ],
+  [
+    '<p>a <a href="https://a.com">x</a> b c d e f</p>',
+    '<p>a <a href="https://a.com">x</a> b c d e g</p>',
+    '<div><p>a <a href="https://a.com">x</a> b c d e <span class="highlight_text_inserted">g</span> <span class="highlight_text_deleted">f</span> </p></div>',
+  ],
 ];
 
 describe('highlightHtmlDifferences', () => {

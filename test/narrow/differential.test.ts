@@ -7,6 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allMessages, type MessageRecord } from '../../src/core/messages/store';
+import { idListToArray } from '../../src/core/messages/idlist';
+import { moveMessages } from '../../src/core/messages/store-edit';
 import { getRowFlags } from '../../src/core/messages/rows';
 import { FLAG_BITS } from '../../src/core/messages/flags';
 import { isSubscribed } from '../../src/core/permissions/channels';
@@ -24,13 +26,31 @@ const realms = new Map<number, { state: RealmState; msgs: MessageRecord[]; topic
 function realm(seed: number) {
   let r = realms.get(seed);
   if (!r) {
-    const state = simulateRealm({ preset: 'small', seed, users: 30, channels: 6, messages: 600 });
+    const simulated = simulateRealm({ preset: 'small', seed, users: 30, channels: 6, messages: 600 });
+    const state = seed > 20 ? withMoves(simulated, seed) : simulated;
     const msgs = [...allMessages(state.messages)];
     const topics = [...new Set(msgs.filter((m) => m.stream_id !== null).map((m) => m.topic))];
     r = { state, msgs, topics };
     realms.set(seed, r);
   }
   return r;
+}
+
+/**
+ * Seeds past 20 first move parts of topics within and between channels (issue 25): the engine's
+ * topic and channel indexes and the moved chunks' columns (`moved-columns.ts`, folded when first
+ * read) must answer as the reference reading every message.
+ */
+function withMoves(state: RealmState, seed: number): RealmState {
+  let store = state.messages;
+  for (let j = 0; j < 4; j++) {
+    const channels = [...store.byChannel.keys()];
+    const from = channels[(seed * 7 + j * 3) % channels.length]!;
+    const to = channels[(seed + j) % channels.length]!;
+    const ids = idListToArray(store.byChannel.get(from)!).filter((_, i) => (i + j + seed) % 3 === 0);
+    store = moveMessages(store, from, ids, j % 2 === 0 ? 'moved here' : 'Moved Here', to);
+  }
+  return { ...state, messages: store };
 }
 
 // --- the reference ------------------------------------------------------------------------------

@@ -422,6 +422,99 @@ describe('updateMessage: user-topic records follow a moved topic', () => {
   });
 });
 
+describe('updateMessage: users losing access on a channel move (do_update_message, users_losing_access)', () => {
+  // Polonius (10), a guest subscribed to Verona but not Denmark, follows Verona > weather.
+  const withGuest = (active: boolean) =>
+    realmWith((snap) => {
+      const polonius = snap.users.find((u) => u.user_id === 10)!;
+      if (!active) Object.assign(polonius, { is_active: false });
+      snap.user_topics.push({
+        user_id: 10,
+        stream_id: 1,
+        topic_name: 'weather',
+        visibility_policy: 3,
+        last_updated: 1735694600,
+      });
+    });
+  const policies = (s: RealmState) => (s.userTopics.get(10) ?? []).map((t) => [t.stream_id, t.topic_name]);
+  const move = (s: RealmState) =>
+    patch(s, 112, { stream_id: '2', propagate_mode: 'change_all' }, 'iago', 1735696320 + 10);
+
+  it('an active guest loses the record and hears delete_message', () => {
+    const r = move(withGuest(true));
+    ok(r);
+    expect(policies(r.state)).toEqual([]);
+    const mine = r.events.filter((e) => e.users.includes(10)).map((e) => e.event.type);
+    expect(mine).toEqual(['delete_message', 'muted_topics', 'user_topic']);
+  });
+
+  it('a deactivated guest loses it too (not carried to the new channel), and hears nothing', () => {
+    const r = move(withGuest(false));
+    ok(r);
+    expect(policies(r.state)).toEqual([]);
+    expect(r.events.filter((e) => e.users.includes(10))).toEqual([]);
+  });
+});
+
+describe('updateMessage: the sender follows a topic their message starts (apply_automatic_unmute_follow_topics_policy)', () => {
+  // do_update_message: when a move leaves visible messages behind, the edited message's sender (not
+  // a bot, not losing access) gets the on-initiation policy if the message is now the topic's first.
+  const policyOf = (s: RealmState, userId: number, streamId: number, topic: string) =>
+    (s.userTopics.get(userId) ?? []).find((t) => t.stream_id === streamId && t.topic_name === topic)
+      ?.visibility_policy;
+  const T112 = 1735696320;
+  const settings = (s: RealmState, who: CastName, params: Record<string, string>) =>
+    wire(s, who, 'PATCH', '/settings', params, testCtx()).state;
+
+  it('a partial move into a new topic: the sender follows it, before the update_message event', () => {
+    // 112 is Cordelia's (5) in Verona > weather; 145 stays behind.
+    const r = patch(state, 112, { topic: 'climate' }, 'iago', T112 + 10);
+    ok(r);
+    expect(policyOf(r.state, 5, 1, 'climate')).toBe(3);
+    const mine = r.events.filter((e) => e.users.includes(5) && e.event.type !== 'update_message');
+    expect(mine.map((e) => [e.users, e.event.type])).toEqual([
+      [[5], 'muted_topics'],
+      [[5], 'user_topic'],
+    ]);
+    expect(mine[1]!.event).toMatchObject({ stream_id: 1, topic_name: 'climate', visibility_policy: 3 });
+    const i = r.events.indexOf(mine[1]!);
+    expect(i).toBeLessThan(r.events.findIndex((e) => e.event.type === 'update_message'));
+    // The mover is not the one who follows.
+    expect(policyOf(r.state, 2, 1, 'climate')).toBeUndefined();
+  });
+
+  it('not when an earlier message is already in the destination topic', () => {
+    // Verona > lunch has 101 and 134, both older than 112.
+    const r = patch(state, 112, { topic: 'lunch' }, 'iago', T112 + 10);
+    ok(r);
+    expect(policyOf(r.state, 5, 1, 'lunch')).toBeUndefined();
+    expect(r.events.filter((e) => e.event.type === 'user_topic')).toEqual([]);
+  });
+
+  it('not when the whole topic moves (the records are carried instead)', () => {
+    const r = patch(state, 112, { topic: 'climate', propagate_mode: 'change_all' }, 'iago', T112 + 10);
+    ok(r);
+    expect(policyOf(r.state, 5, 1, 'climate')).toBeUndefined();
+  });
+
+  it('"never" follows nothing; unmute on initiation unmutes only in a muted channel', () => {
+    const never = settings(state, 'cordelia', { automatically_follow_topics_policy: '4' });
+    const r = patch(never, 112, { topic: 'climate' }, 'iago', T112 + 10);
+    ok(r);
+    expect(policyOf(r.state, 5, 1, 'climate')).toBeUndefined();
+    const unmute = settings(never, 'cordelia', { automatically_unmute_topics_in_muted_streams_policy: '3' });
+    expect(
+      policyOf(patch(unmute, 112, { topic: 'climate' }, 'iago', T112 + 10).state, 5, 1, 'climate'),
+    ).toBeUndefined();
+    const muted = wire(unmute, 'cordelia', 'POST', '/users/me/subscriptions/properties', {
+      subscription_data: JSON.stringify([{ stream_id: 1, property: 'is_muted', value: true }]),
+    }).state;
+    const m = patch(muted, 112, { topic: 'climate' }, 'iago', T112 + 10);
+    ok(m);
+    expect(policyOf(m.state, 5, 1, 'climate')).toBe(2);
+  });
+});
+
 describe('updateMessage: laws', () => {
   it('totality and failure purity, library and wire', () => {
     const names = ['message_id', 'content', 'topic', 'propagate_mode', 'stream_id'];

@@ -133,3 +133,29 @@ export function policyForParticipation(user: User, channelMuted: boolean, curren
   if (policy === 2 && current === VisibilityPolicy.followed) return null;
   return policy;
 }
+
+/**
+ * `apply_automatic_unmute_follow_topics_policy`, which `do_update_message` calls when a move or
+ * topic edit leaves visible messages behind and the edited message becomes the first in its new
+ * topic (as its sender sees it): a sender whose `automatically_follow_topics_policy` is "on
+ * initiation" follows the new topic; otherwise one whose
+ * `automatically_unmute_topics_in_muted_streams_policy` is "on initiation" and who is subscribed
+ * to the channel with it muted unmutes it. Setting the policy a user already has changes nothing.
+ */
+export function followOnInitiation(
+  state: RealmState,
+  sender: User,
+  channel: Channel,
+  topic: string,
+  now: number,
+): { state: RealmState; events: AddressedEvent[] } {
+  let policy: 2 | 3 | null = null;
+  if (sender.settings.automatically_follow_topics_policy === AutoPolicy.onInitiation) policy = 3;
+  else if (sender.settings.automatically_unmute_topics_in_muted_streams_policy === AutoPolicy.onInitiation) {
+    const sub = state.subscriptions.get(channel.stream_id)?.get(sender.user_id);
+    if (sub !== undefined && sub.active && sender.is_active && sub.is_muted) policy = 2;
+  }
+  if (policy === null || topicPolicy(state, sender.user_id, channel.stream_id, topic) === policy)
+    return { state, events: [] };
+  return setTopicPolicy(state, [sender.user_id], channel, topic, policy, now);
+}

@@ -3,13 +3,15 @@ import { insertIds, removeIds, type IdList } from './idlist';
 import type { Interner } from './interner';
 import { growRowHolders, rowHolderCandidates } from './row-holders';
 import { lowerBound } from './rows';
+import { movedChunk, topicKeys } from './moved-columns';
 import { chunkIndexOf } from './store-chunks';
 import { messagesChanged } from './store-hooks';
-import type { MessageChunk, MessageEdits, MessageStore } from './store-types';
+import type { MessageEdits, MessageStore } from './store-types';
 
 /**
- * Editing stored messages in place (PATCH /messages/{id}): content, topic, edit history. Like
- * deletion, only the chunks holding an edited message are copied (their changed columns only), and
+ * Editing stored messages in place (PATCH /messages/{id}): content, topic, edit history. A content
+ * edit copies the chunk's changed columns; a move only records patches on the chunks it touches
+ * (`moved-columns.ts`, folded into their columns when first read), and
  * the channel and topic id lists rebuild only their chunks that lose or gain an id (`removeIds`,
  * `insertIds`): the cost follows the edited messages, never the organization nor the channel.
  */
@@ -55,33 +57,30 @@ export function moveMessages(
   // Old folded topic → the ids leaving it.
   const leaving = new Map<number, Set<number>>();
   const chunks = store.chunks.slice();
-  const crossing = newStreamId !== streamId;
-  // Only the columns that change are copied (the recipient only for a move between channels).
-  const copies = new Map<number, { topic: Int32Array; topicKey: Int32Array; recipient: Int32Array }>();
+  // chunk index → its moved messages (the chunk gets them as patches, `movedChunk`).
+  const patches = new Map<number, { index: number; topic: number; topicKey: number; recipient: number }[]>();
+  // The ids ascend: each chunk is found once, and its patches looked up once (`topicKeys`).
+  let ci = -1;
+  let keyAt: (i: number) => number = () => 0;
   for (const id of ids) {
-    const ci = chunkIndexOf(store.chunks, id);
-    if (ci < 0) continue;
+    if (ci < 0 || ci + 1 >= store.chunks.length || store.chunks[ci + 1]!.ids[0]! <= id) {
+      const at = chunkIndexOf(store.chunks, id);
+      if (at < 0) continue;
+      if (at !== ci) keyAt = topicKeys(store.chunks[at]!);
+      ci = at;
+    }
     const c = store.chunks[ci]!;
     const i = lowerBound(c.ids, id);
     if (c.ids[i] !== id) continue;
-    let copy = copies.get(ci);
-    if (copy === undefined) {
-      copy = {
-        topic: c.topic.slice(),
-        topicKey: c.topicKey.slice(),
-        recipient: crossing ? c.recipient.slice() : c.recipient,
-      };
-      copies.set(ci, copy);
-    }
-    const oldKey = c.topicKey[i]!;
+    const oldKey = keyAt(i);
     let set = leaving.get(oldKey);
     if (set === undefined) leaving.set(oldKey, (set = new Set()));
     set.add(id);
-    copy.topic[i] = topicId;
-    copy.topicKey[i] = topicKey;
-    if (crossing) copy.recipient[i] = newStreamId;
+    let list = patches.get(ci);
+    if (list === undefined) patches.set(ci, (list = []));
+    list.push({ index: i, topic: topicId, topicKey, recipient: newStreamId });
   }
-  for (const [ci, copy] of copies) chunks[ci] = { ...(store.chunks[ci] as MessageChunk), ...copy };
+  for (const [ci, list] of patches) chunks[ci] = movedChunk(store.chunks[ci]!, list);
 
   let byTopic = store.byTopic;
   let byChannel = store.byChannel;

@@ -1,3 +1,4 @@
+import { placeAt } from '../messages/moved-columns';
 import { StrMap } from '../collections/str-map';
 import { buildIdList, insertIds, removeIds, type IdList } from '../messages/idlist';
 import { nameOf } from '../messages/interner';
@@ -98,10 +99,11 @@ export function buildSearchIndex(store: MessageStore): SearchIndex {
 function lexemesIn(store: MessageStore, id: number): Set<string> | null {
   const at = locateMessage(store, id);
   if (at === undefined) return null;
-  const r = at.chunk.recipient[at.index]!;
+  // Read without folding a moved chunk's columns: a move stays O(k) with an index to carry.
+  const place = placeAt(at.chunk, at.index);
   return messageLexemes(
     at.chunk.content[at.index]!,
-    r > 0 ? nameOf(store.topics, at.chunk.topic[at.index]!) : '',
+    place.recipient > 0 ? nameOf(store.topics, place.topic) : '',
   );
 }
 

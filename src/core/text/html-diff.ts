@@ -13,15 +13,21 @@
  *   in one span after a space, followed by a space; tags that would not balance inside a span stay
  *   outside it, and a span holding one whole block element (`<p>…</p>`) goes inside it.
  *
+ * - a link's target is a token of its own before the link's end tag (lxml's `href_token`): hidden
+ *   when unchanged, " Link: <target>" inside the span when inserted or deleted.
+ *
  * Differences from lxml: deleted text keeps only its balanced markup (lxml may move a deletion
- * across tag boundaries), link targets are not diffed, and entities are not re-serialized.
+ * across tag boundaries), and entities are not re-serialized.
  */
 
 interface Token {
   readonly pre: readonly string[];
+  /** What words are matched by (a link's key starts with NUL, so that it matches only links). */
   readonly word: string;
   readonly ws: string;
   post: string[];
+  /** A link target (lxml's `href_token`): shown as " Link: …" only when inserted or deleted. */
+  readonly href?: string;
 }
 
 const EMPTY_TAGS = new Set(['br', 'hr', 'img', 'input', 'meta', 'link', 'area', 'base', 'col', 'wbr']);
@@ -51,13 +57,21 @@ export function tokenizeHtml(html: string): Token[] {
   const tokens: Token[] = [];
   let pending: string[] = [];
   let last: Token | undefined;
+  // The targets of the open <a> tags: a link's target is a token of its own before its end tag.
+  const links: Array<string | undefined> = [];
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
     if (part.startsWith('<')) {
       const next = parts[i + 1];
       const space = next !== undefined && !next.startsWith('<') && /^\s/.test(next) ? ' ' : '';
       const name = tagName(part);
-      if (isEndTag(part)) {
+      if (name === 'a' && !isEndTag(part)) links.push(/\shref="([^"]*)"/.exec(part)?.[1] || undefined);
+      const href = name === 'a' && isEndTag(part) ? links.pop() : undefined;
+      if (href !== undefined) {
+        last = { pre: pending, word: `\u0000${href}`, ws: ' ', post: [part + space], href };
+        pending = [];
+        tokens.push(last);
+      } else if (isEndTag(part)) {
         // An end tag right after a word closes it; otherwise it waits for the next word.
         if (last !== undefined && pending.length === 0) last.post.push(part + space);
         else pending.push(part + space);
@@ -174,8 +188,12 @@ function splitUnbalanced(chunks: readonly string[]): { start: string[]; balanced
   return { start, balanced: balanced.filter((c): c is string => c !== null), end };
 }
 
-const expand = (tokens: readonly Token[]): string[] =>
-  tokens.flatMap((t) => [...t.pre, ...(t.word === '' ? [] : [t.word + t.ws]), ...t.post]);
+/** Tokens back to HTML chunks; an unchanged link's target is not shown (`hide_when_equal`). */
+const expand = (tokens: readonly Token[], equal = false): string[] =>
+  tokens.flatMap((t) => {
+    const text = t.href !== undefined ? (equal ? '' : ` Link: ${t.href}${t.ws}`) : t.word + t.ws;
+    return [...t.pre, ...(t.word === '' || text === '' ? [] : [text]), ...t.post];
+  });
 
 /** One span of inserted or deleted chunks; returns the tags that go after it. */
 function emitSpan(out: string[], chunks: readonly string[], kind: 'inserted' | 'deleted'): string[] {
@@ -221,7 +239,7 @@ export function highlightHtmlDifferences(before: string, after: string): string 
     if (j < bj) deferred = emitSpan(out, expand(b.slice(j, bj)), 'inserted');
     if (i < ai) emitSpan(out, expand(a.slice(i, ai)), 'deleted');
     out.push(...deferred);
-    out.push(...expand(b.slice(bj, bj + size)));
+    out.push(...expand(b.slice(bj, bj + size), true));
     i = ai + size;
     j = bj + size;
   }

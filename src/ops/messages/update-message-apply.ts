@@ -4,6 +4,7 @@ import { to, type AddressedEvent } from '../../core/events';
 import { renderMarkdown } from '../../core/markdown';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
 import { topicMessageIds, usersWithRows } from '../../core/messages/query';
+import { followOnInitiation } from '../../core/messages/auto-follow';
 import { moveUserTopics } from '../../core/messages/move-user-topics';
 import { growRowHolders, carryRowHolders } from '../../core/messages/row-holders';
 import { deleteRows, getRowFlags, insertRows, updateRowFlags, type UserRows } from '../../core/messages/rows';
@@ -161,9 +162,11 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
   let next = edit(state, (draft) => {
     draft.messages = castDraft(store);
   });
-  if (losingAccess.length > 0 && channel !== null) {
+  // Zulip sends it to every user losing access; deactivated ones have no event queues.
+  const hearDelete = losingAccess.filter((id) => state.users.get(id)?.is_active === true);
+  if (hearDelete.length > 0 && channel !== null) {
     events.push(
-      to(losingAccess, {
+      to(hearDelete, {
         type: 'delete_message',
         message_ids: changed,
         message_type: 'stream',
@@ -190,11 +193,49 @@ export function applyMessageUpdate(state: RealmState, me: User, u: MessageUpdate
       );
       next = carried.state;
       events.push(...carried.events);
+    } else {
+      const followed = followMovedMessageSender(
+        state,
+        next,
+        record,
+        newChannel ?? channel,
+        newTopic,
+        changed,
+        losingAccess,
+        u.now,
+      );
+      next = followed.state;
+      events.push(...followed.events);
     }
   }
   events.push(...perUserEvents(next, record, channel, newChannel, event, losingAccess));
   const effects = channel === null || !moving ? [] : notices(state, next, me, u, changed, resolveOnly);
   return success(next, { ignored: u.ignored, data: { detached_uploads: [] }, events, effects });
+}
+
+/**
+ * A move that leaves visible messages behind (`do_update_message`'s branch when not
+ * `moved_all_visible_messages`): the edited message's sender, unless a bot or losing access, gets
+ * Zulip's on-initiation follow or unmute of the new topic when the message is now its first there
+ * (no earlier message of the destination topic they can see, the moved ones aside).
+ */
+function followMovedMessageSender(
+  before: RealmState,
+  after: RealmState,
+  record: MessageRecord,
+  dest: Channel,
+  topic: string,
+  changed: readonly number[],
+  losingAccess: readonly number[],
+  now: number,
+): { state: RealmState; events: AddressedEvent[] } {
+  const none = { state: after, events: [] };
+  const sender = after.users.get(record.sender_id);
+  if (sender === undefined || sender.is_bot || losingAccess.includes(sender.user_id)) return none;
+  const moved = new Set(changed);
+  const first = visibleTopicMessages(before, sender, dest, topic).find((id) => !moved.has(id));
+  if (first !== undefined && first < record.id) return none;
+  return followOnInitiation(after, sender, dest, topic, now);
 }
 
 /** `has_link` etc. from the new content (Zulip's rendering sets them); other bits are kept. */
@@ -258,8 +299,9 @@ const stripResolved = (topic: string) => topic.replace(/^[✔ ]+/u, '');
 /**
  * Rows of messages moved between channels (`do_update_message`): every user ever subscribed to the
  * old channel who is not subscribed to the new one loses their rows; of them, in a public
- * destination only guests lose access (and hear `delete_message`), in a private one all of them.
- * A destination with protected history gives its current subscribers a `read` row.
+ * destination only guests lose access, in a private one all of them. Deactivated users count
+ * (Zulip's `users_losing_access` does not filter them): they lose their user-topic records for the
+ * old topic; only active ones hear `delete_message`. A destination with protected history gives its current subscribers a `read` row.
  */
 function moveRows(
   state: RealmState,
@@ -281,9 +323,7 @@ function moveRows(
           return user !== undefined && isGuest(user);
         })
       : losingRows
-  )
-    .filter((id) => state.users.get(id)?.is_active === true)
-    .sort((a, b) => a - b);
+  ).sort((a, b) => a - b);
   let rows = store.rows;
   const idSet = new Set(ids);
   for (const userId of losingRows) {

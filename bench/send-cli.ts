@@ -1,0 +1,2 @@
+import { runSendBench } from './send';
+console.log(runSendBench({ quick: process.argv.includes('--quick'), log: (s) => console.error(s) }));

@@ -23,6 +23,51 @@ export function personalFlags(
   return flags;
 }
 
+/**
+ * `personalFlags` for every recipient at once, OR-ed into `flags` (parallel to `userIds`). Each
+ * setting is read from whichever side is smaller: the recipients (a lookup each) or the users who
+ * have the setting at all (muters, users with alert words: usually few), so a large channel costs
+ * no lookup per recipient when few users mute anyone or keep alert words.
+ */
+export function addPersonalFlags(
+  state: RealmState,
+  userIds: readonly number[],
+  flags: Uint16Array,
+  senderId: number,
+  lowered: () => string,
+  indexOf: (userId: number) => number,
+): void {
+  const n = userIds.length;
+  const { mutedUsers, alertWords } = state;
+  const mutes = (userId: number, muted: readonly { id: number }[]) =>
+    userId !== senderId && muted.some((m) => m.id === senderId);
+  const alerts = (words: readonly string[]) => words.some((w) => hasAlertWord(lowered(), w.toLowerCase()));
+  if (mutedUsers.size <= n) {
+    for (const [userId, muted] of mutedUsers) {
+      if (!mutes(userId, muted)) continue;
+      const k = indexOf(userId);
+      if (k >= 0) flags[k] = flags[k]! | FLAG_BITS.read;
+    }
+  } else {
+    for (let k = 0; k < n; k++) {
+      const muted = mutedUsers.get(userIds[k]!);
+      if (muted !== undefined && mutes(userIds[k]!, muted)) flags[k] = flags[k]! | FLAG_BITS.read;
+    }
+  }
+  if (alertWords.size <= n) {
+    for (const [userId, words] of alertWords) {
+      if (words.length === 0) continue;
+      const k = indexOf(userId);
+      if (k >= 0 && alerts(words)) flags[k] = flags[k]! | FLAG_BITS.has_alert_word;
+    }
+  } else {
+    for (let k = 0; k < n; k++) {
+      const words = alertWords.get(userIds[k]!);
+      if (words !== undefined && alerts(words)) flags[k] = flags[k]! | FLAG_BITS.has_alert_word;
+    }
+  }
+}
+
 // zerver/lib/markdown: `allowed_before_punctuation` / `allowed_after_punctuation`.
 const BEFORE = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
 const AFTER = new Set([' ', '\n', ')', '"', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);

@@ -18,6 +18,91 @@ export interface UserRows {
 export const EMPTY_ROWS: UserRows = { chunks: [], count: 0 };
 
 /**
+ * The buffer behind the newest chunk of rows built by appends: shared by every state descending
+ * from the one that created it. Slots below `frontier` have been written by some state; a state
+ * sees only its own prefix (`AppendedRows.length`), so an append writes in place only when that
+ * state ends at the frontier, and a second state appending onto the same parent copies instead.
+ */
+interface RowTail {
+  readonly ids: Int32Array;
+  readonly flags: Uint16Array;
+  frontier: number;
+}
+
+/**
+ * A user's rows as the send path leaves them: full chunks (`sealed`, shared) plus a prefix of a
+ * shared tail buffer. Appending a row costs one of these small objects and two typed-array writes
+ * (no views, chunk lists or side tables); `chunks` is materialized when first read and then cached
+ * (the cache is a private field, so deep equality and spreads see the same fields as ever… except
+ * that a spread would lose the getter: nothing spreads rows).
+ */
+export class AppendedRows implements UserRows {
+  #chunks: readonly RowChunk[] | undefined;
+  constructor(
+    private readonly sealed: readonly RowChunk[],
+    private readonly tail: RowTail,
+    private readonly length: number,
+    readonly count: number,
+  ) {}
+
+  get chunks(): readonly RowChunk[] {
+    if (this.#chunks === undefined) {
+      const out = this.sealed.slice();
+      if (this.length > 0)
+        out.push({
+          ids: this.tail.ids.subarray(0, this.length),
+          flags: this.tail.flags.subarray(0, this.length),
+        });
+      this.#chunks = out;
+    }
+    return this.#chunks;
+  }
+
+  /** These rows with (id, flags) appended; `id` is larger than every id here. */
+  append(id: number, flags: number): AppendedRows {
+    const { tail, length } = this;
+    if (length < tail.ids.length && tail.frontier === length) {
+      tail.ids[length] = id;
+      tail.flags[length] = flags;
+      tail.frontier = length + 1;
+      return new AppendedRows(this.sealed, tail, length + 1, this.count + 1);
+    }
+    if (length === ROW_CHUNK) return new AppendedRows(this.chunks, newTail(id, flags, 0), 1, this.count + 1);
+    // A fork, or a buffer without room: a fresh buffer (twice as large, up to a chunk) holds the prefix.
+    const grown = newTail(id, flags, length);
+    grown.ids.set(tail.ids.subarray(0, length));
+    grown.flags.set(tail.flags.subarray(0, length));
+    return new AppendedRows(this.sealed, grown, length + 1, this.count + 1);
+  }
+}
+
+/** A tail buffer with room for `before` rows, then (id, flags), and about as many again. */
+function newTail(id: number, flags: number, before: number): RowTail {
+  const capacity = Math.min(ROW_CHUNK, Math.max(8, 2 * (before + 1)));
+  const tail = { ids: new Int32Array(capacity), flags: new Uint16Array(capacity), frontier: before + 1 };
+  tail.ids[before] = id;
+  tail.flags[before] = flags;
+  return tail;
+}
+
+/**
+ * `rows` with a row (id, flags) appended, `id` larger than every id of theirs: O(1) and one small
+ * object for rows that came from appends. Rows built or changed any other way (plain chunks) are
+ * converted once: their last chunk, when not full, is copied into a tail buffer.
+ */
+export function appendRow(rows: UserRows | undefined, id: number, flags: number): UserRows {
+  if (rows instanceof AppendedRows) return rows.append(id, flags);
+  if (rows === undefined || rows.count === 0) return new AppendedRows([], newTail(id, flags, 0), 1, 1);
+  const last = rows.chunks[rows.chunks.length - 1]!;
+  const n = last.ids.length;
+  if (n >= ROW_CHUNK) return new AppendedRows(rows.chunks, newTail(id, flags, 0), 1, rows.count + 1);
+  const tail = newTail(id, flags, n);
+  tail.ids.set(last.ids);
+  tail.flags.set(last.flags);
+  return new AppendedRows(rows.chunks.slice(0, -1), tail, n + 1, rows.count + 1);
+}
+
+/**
  * Builds rows from ids in ascending order and their flags. Typed-array input is sliced into views
  * (no copy): chunks are never written in place, so sharing the buffer is safe.
  */

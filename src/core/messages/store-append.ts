@@ -5,7 +5,7 @@ import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
-import { ROW_CHUNK, type RowChunk, type UserRows } from './rows';
+import { appendRow } from './rows';
 import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
 
 /** A new message, newer than every message in the store. */
@@ -25,6 +25,15 @@ export interface AppendedMessage {
 }
 
 /**
+ * A message's UserMessage rows as two parallel columns (one user each, any order): no object per
+ * recipient. `flags` may be longer than `userIds` (a reused buffer); only the first entries count.
+ */
+export interface RowBatch {
+  readonly userIds: ArrayLike<number>;
+  readonly flags: ArrayLike<number>;
+}
+
+/**
  * The id the next message takes: one past the largest the realm ever had (`lastId`), so the id of
  * a deleted newest message is never reused; never less than one past the newest stored.
  */
@@ -39,17 +48,20 @@ export function newestStoredId(store: MessageStore): number {
 }
 
 /**
- * Appends one message and its UserMessage rows (`rows`: [user id, flag bits], any order, one per
- * user). The cost is O(rows · log users + log n): the last message chunk, each recipient's last row
- * chunk and the last chunk of each index list grow in place (`grow.ts`), the persistent maps copy
- * one path each (the rows' map once for all recipients), and the interners learn a new topic or conversation. Every index (`byChannel`,
+ * Appends one message and its UserMessage rows (`rows`: a `RowBatch`, or [user id, flag bits]
+ * pairs; one per user, any order). The cost is O(rows + log n) with one small object per
+ * recipient (`AppendedRows`: its rows' count differs in the new state): the last message chunk,
+ * each recipient's row buffer and the last chunk of each index list grow in place (`grow.ts`,
+ * `rows.ts`), the rows' map copies each touched node once for all recipients, and the interners
+ * learn a new topic or conversation. Every index (`byChannel`,
  * `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the search index) stays in step.
  */
 export function appendMessage(
   store: MessageStore,
   message: AppendedMessage,
-  rows: ReadonlyArray<readonly [number, number]>,
+  rows: RowBatch | ReadonlyArray<readonly [number, number]>,
 ): MessageStore {
+  const batch = 'userIds' in rows ? rows : { userIds: rows.map(([u]) => u), flags: rows.map(([, f]) => f) };
   const { id } = message;
   if (id < nextMessageId(store)) throw new RangeError(`message ${id} is not newer than the store`);
   let { topics, foldedTopics, conversations, byChannel, byTopic, byConversation } = store;
@@ -75,16 +87,9 @@ export function appendMessage(
   const bySender = store.bySender.set(message.sender, appendId(store.bySender.get(message.sender), id));
   const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
 
-  const before = store.rows;
-  const userRows = before.setAll(
-    rows.map(([userId, flags]) => [userId, appendRow(before.get(userId), id, flags)] as const),
-  );
-  carryRowHoldersOnAppend(
-    store,
-    userRows,
-    recipient,
-    rows.map(([u]) => u),
-  );
+  const { userIds, flags } = batch;
+  const userRows = store.rows.updateMany(userIds, (k, old) => appendRow(old, id, flags[k]!));
+  carryRowHoldersOnAppend(store, userRows, recipient, userIds);
   const next: MessageStore = Object.freeze({
     ...store,
     chunks,
@@ -156,25 +161,4 @@ export function appendId(list: IdList | undefined, id: number): IdList {
   if (last.length >= ID_CHUNK) chunks.push(startTyped(Int32Array, id, 16));
   else chunks[chunks.length - 1] = appendTyped(last, id, ID_CHUNK);
   return { chunks, count: list.count + 1 };
-}
-
-/** A user's rows with a row for `id` (larger than all of theirs) appended. */
-function appendRow(rows: UserRows | undefined, id: number, flags: number): UserRows {
-  if (rows === undefined || rows.count === 0) {
-    return {
-      chunks: [{ ids: startTyped(Int32Array, id, 8), flags: startTyped(Uint16Array, flags, 8) }],
-      count: 1,
-    };
-  }
-  const chunks: RowChunk[] = rows.chunks.slice();
-  const last = chunks[chunks.length - 1]!;
-  if (last.ids.length >= ROW_CHUNK) {
-    chunks.push({ ids: startTyped(Int32Array, id, 8), flags: startTyped(Uint16Array, flags, 8) });
-  } else {
-    chunks[chunks.length - 1] = {
-      ids: appendTyped(last.ids, id, ROW_CHUNK),
-      flags: appendTyped(last.flags, flags, ROW_CHUNK),
-    };
-  }
-  return { chunks, count: rows.count + 1 };
 }

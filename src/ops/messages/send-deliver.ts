@@ -1,12 +1,12 @@
 import { zulipError } from '../../core/errors';
-import { to, type AddressedEvent } from '../../core/events';
+import { to, type AddressedEvent, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
-import { personalFlags } from '../../core/messages/personal-flags';
+import { addPersonalFlags } from '../../core/messages/personal-flags';
 import { findMentions, mayMention, type Mentions } from '../../core/messages/mentions';
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
 import { getMessage, locateMessage } from '../../core/messages/store';
-import { appendMessage, nextMessageId } from '../../core/messages/store-append';
+import { appendMessage, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
   canAccessChannelHistory,
@@ -16,7 +16,7 @@ import {
 } from '../../core/messages/auto-follow';
 import { isRecentlyActive } from '../../core/channels/stream-dict';
 import type { Channel, User } from '../../core/model/records';
-import { metadataAccessUserIds, subscriberIds } from '../../core/permissions/channels';
+import { metadataAccessUserIds, sharedSubscriberIds } from '../../core/permissions/channels';
 import { settingValueMembers } from '../../core/permissions/groups';
 import {
   hasPermission,
@@ -73,8 +73,8 @@ export function deliverMessage(
 ): OpResult {
   const mentions = mayMention(content) ? findMentions(state, content) : NO_MENTIONS;
   const isStream = target.kind === 'stream';
-  const recipients = isStream
-    ? subscriberIds(state, target.channel.stream_id)
+  const recipients: readonly number[] = isStream
+    ? sharedSubscriberIds(state, target.channel.stream_id)
     : target.participants.filter((id) => state.users.get(id)?.is_active === true);
 
   // Topic participants (senders in the topic, and this sender) matter only for @topic.
@@ -109,25 +109,36 @@ export function deliverMessage(
   for (const groupId of mentions.groupIds)
     for (const u of settingValueMembers(state, groupId)) mentioned.add(u);
 
-  // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`).
-  const eligible = new Set(recipients);
+  // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`). Two
+  // parallel columns and no object per recipient: a large channel's send is a few passes over them.
+  const bots: number[] = [];
   for (const id of mentioned) {
     const u = state.users.get(id);
-    if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT) eligible.add(id);
+    if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT && ascendingIndexOf(recipients, id) < 0)
+      bots.push(id);
   }
+  const eligible: readonly number[] = bots.length === 0 ? recipients : [...recipients, ...bots];
+  const indexOf = (userId: number) => {
+    const k = ascendingIndexOf(recipients, userId);
+    if (k >= 0 || bots.length === 0) return k;
+    const b = bots.indexOf(userId);
+    return b < 0 ? -1 : recipients.length + b;
+  };
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
-  const rows: Array<readonly [number, number]> = [];
+  const flags = new Uint16Array(eligible.length);
+  if (base !== 0) flags.fill(base);
+  const mark = (userId: number, bit: number) => {
+    const k = indexOf(userId);
+    if (k >= 0) flags[k] = flags[k]! | bit;
+  };
+  if (opts.readBySender) mark(sender.user_id, FLAG_BITS.read);
+  for (const userId of mentioned) mark(userId, FLAG_BITS.mentioned);
+  if (mentions.topicWildcard) for (const userId of participants) mark(userId, FLAG_BITS.topic_wildcard_mentioned);
   let folded: string | undefined;
   const lowered = () => (folded ??= content.toLowerCase());
-  for (const userId of eligible) {
-    let flags = base;
-    if (userId === sender.user_id && opts.readBySender) flags |= FLAG_BITS.read;
-    if (mentioned.has(userId)) flags |= FLAG_BITS.mentioned;
-    if (mentions.topicWildcard && participants.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
-    flags |= personalFlags(state, userId, sender.user_id, lowered);
-    rows.push([userId, flags]);
-  }
+  addPersonalFlags(state, eligible, flags, sender.user_id, lowered, indexOf);
+  const rows = { userIds: eligible, flags };
 
   const id = nextMessageId(state.messages);
   const timestamp = Math.floor(opts.now);
@@ -177,9 +188,8 @@ export function deliverMessage(
       }
     }
     // Mentioned humans among the recipients follow the topic unless they muted or follow it.
-    const recipientSet = new Set(recipients);
     const toFollow = [...mentioned]
-      .filter((u) => recipientSet.has(u))
+      .filter((u) => ascendingIndexOf(recipients, u) >= 0)
       .filter((u) => {
         const user = next.users.get(u)!;
         if (user.is_bot || !user.settings.automatically_follow_topics_where_mentioned) return false;
@@ -225,7 +235,7 @@ function messageEvents(
   state: RealmState,
   id: number,
   senderId: number,
-  rows: ReadonlyArray<readonly [number, number]>,
+  rows: RowBatch & { readonly userIds: readonly number[] },
   opts: DeliverOptions,
 ): AddressedEvent[] {
   const record = getMessage(state.messages, id)!;
@@ -234,20 +244,35 @@ function messageEvents(
     clientGravatar: false,
     allowEmptyTopicName: true,
   });
+  const { userIds, flags } = rows;
+  const ascending = isAscending(userIds);
   const byFlags = new Map<number, number[]>();
   let senderFlags: number | undefined;
   const hidesSender = senderHiddenFrom(state, senderId);
-  for (const [userId, flags] of rows) {
-    if (userId === senderId && opts.queueId !== undefined && opts.localId !== undefined) {
-      senderFlags = flags & ~FLAG_BITS.is_private;
+  const separateSender = opts.queueId !== undefined && opts.localId !== undefined;
+  // Most recipients share one flag set: the previous group is tried before the map.
+  let lastKey = -1;
+  let lastList: number[] = [];
+  for (let k = 0; k < userIds.length; k++) {
+    const userId = userIds[k]!;
+    const f = flags[k]!;
+    if (separateSender && userId === senderId) {
+      senderFlags = f & ~FLAG_BITS.is_private;
       continue;
     }
     // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
-    const key = (flags & ~FLAG_BITS.is_private) | (hidesSender(userId) ? HIDDEN : 0);
-    const list = byFlags.get(key);
-    if (list) list.push(userId);
-    else byFlags.set(key, [userId]);
+    const key = (f & ~FLAG_BITS.is_private) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
+    if (key !== lastKey) {
+      let list = byFlags.get(key);
+      if (list === undefined) byFlags.set(key, (list = []));
+      lastKey = key;
+      lastList = list;
+    }
+    lastList.push(userId);
   }
+  // Lists built in ascending order need no sorting by `to`.
+  const addressed = (users: number[], event: ZulipEvent): AddressedEvent =>
+    ascending ? { event, users } : to(users, event);
   const out: AddressedEvent[] = [];
   const markdown = record.content;
   if (senderFlags !== undefined) {
@@ -262,17 +287,19 @@ function messageEvents(
   );
   let anonymous: Record<string, unknown> | undefined;
   for (const [key, users] of groups) {
-    const flags = flagNames(key & ~HIDDEN);
-    if ((key & HIDDEN) === 0) out.push({ ...to(users, { type: 'message', message, flags }), markdown });
+    const names = flagNames(key & ~HIDDEN);
+    if ((key & HIDDEN) === 0)
+      out.push({ ...addressed(users, { type: 'message', message, flags: names }), markdown });
     else {
       anonymous ??= withInaccessibleSender(state, message);
-      out.push({ ...to(users, { type: 'message', message: anonymous, flags }), markdown });
+      out.push({ ...addressed(users, { type: 'message', message: anonymous, flags: names }), markdown });
     }
   }
   // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues.
   const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
   if (channel !== undefined && !channel.invite_only) {
-    const except = rows.map(([userId]) => userId).sort((a, b) => a - b);
+    // The recipients' list is itself ascending and never changed: shared, not copied.
+    const except = ascending ? userIds : [...userIds].sort((a, b) => a - b);
     // A channel without subscribers gives no one a row, but Tornado still offers the message to
     // every `all_public_streams` queue: an event for those queues alone (no direct recipient).
     if (out.length === 0) out.push({ ...to([], { type: 'message', message, flags: [] }), markdown });
@@ -281,16 +308,33 @@ function messageEvents(
   return out;
 }
 
+function isAscending(ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) return false;
+  return true;
+}
+
+/** The position of `id` in an ascending list, or -1. */
+function ascendingIndexOf(ids: readonly number[], id: number): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === id ? lo : -1;
+}
+
 /** Marks a recipient group whose sender is hidden (flag bits fit in 16). */
 const HIDDEN = 1 << 16;
 
 /**
- * Whether a recipient is a restricted guest who cannot access the sender: Zulip's Tornado gives
+ * Whether a recipient is a restricted guest who cannot access the sender (null: no one is): Zulip's Tornado gives
  * them the message with `can_access_sender=False` ("Unknown user", fake email, placeholder avatar).
  */
-function senderHiddenFrom(state: RealmState, senderId: number): (userId: number) => boolean {
+function senderHiddenFrom(state: RealmState, senderId: number): ((userId: number) => boolean) | null {
   const sender = state.users.get(senderId);
-  if (allUsersAccessible(state) || sender === undefined || sender.is_bot) return () => false;
+  if (allUsersAccessible(state) || sender === undefined || sender.is_bot) return null;
   return (userId) => {
     const viewer = state.users.get(userId);
     if (viewer === undefined || userId === senderId || !isUserAccessRestricted(state, viewer)) return false;

@@ -214,25 +214,34 @@ function measure(state: RealmState, t: Target, quick: boolean): SendFigures {
   return { recipients: t.subscribers.length, op: o, floor: fo };
 }
 
-/** Heap bytes per UserMessage row after `n` sends into `t`, only the last state kept alive. */
+/**
+ * Heap bytes per UserMessage row: the growth between `n` and `2n` sends into `t`, only the last
+ * state alive, divided by the rows of those `n` sends. The first `n` absorb one-time costs (each
+ * recipient's rows taken over by the append path, the topic's first message), so this is the
+ * marginal cost of a row plus its share of the message.
+ */
 function heapPerRow(state: RealmState, t: Target, n: number): number | null {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) return null;
   const sender = pickSender(state, t);
-  gc();
-  gc();
-  const before = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+  const heap = () => {
+    gc();
+    gc();
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
   let s = state;
-  for (let i = 0; i < n; i++)
-    s = sendMessage(
+  const send = () =>
+    (s = sendMessage(
       s,
       { userId: sender },
       { type: 'stream', to: t.streamId, topic: t.topic, content: 'row' },
       { now: 1_795_300_000 },
-    ).state;
-  gc();
-  gc();
-  const after = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+    ).state);
+  for (let i = 0; i < n; i++) send();
+  const before = heap();
+  for (let i = 0; i < n; i++) send();
+  const after = heap();
   // `s` is read after the measurement so that it is what the heap holds.
   return s.messages.count > 0 ? (after - before) / (n * t.subscribers.length) : null;
 }
@@ -242,7 +251,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Heap per row: bytes retained per UserMessage row after sending into the ~1,000-subscriber channel.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive.',
     '',
     '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | load (1, 5, 15 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -266,7 +275,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
       );
     }
     const t = nearest(targets, 1000);
-    const perRow = heapPerRow(state, t, opts.quick ? 200 : 500);
+    const perRow = heapPerRow(state, t, 500);
     if (perRow !== null)
       heap.push(`${preset}: ${perRow.toFixed(1)} bytes per row (${t.subscribers.length} recipients)`);
   }

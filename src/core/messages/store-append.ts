@@ -5,7 +5,7 @@ import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
-import { appendRow } from './rows';
+import { appendRow as appendOneRow } from './rows';
 import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
 
 /** A new message, newer than every message in the store. */
@@ -88,6 +88,8 @@ export function appendMessage(
   const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
 
   const { userIds, flags } = batch;
+  // A local binding: the loop below runs once per recipient.
+  const appendRow = appendOneRow;
   const userRows = store.rows.updateMany(userIds, (k, old) => appendRow(old, id, flags[k]!));
   carryRowHoldersOnAppend(store, userRows, recipient, userIds);
   const next: MessageStore = Object.freeze({

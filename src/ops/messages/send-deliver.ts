@@ -257,11 +257,11 @@ function messageEvents(
     const userId = userIds[k]!;
     const f = flags[k]!;
     if (separateSender && userId === senderId) {
-      senderFlags = f & ~FLAG_BITS.is_private;
+      senderFlags = f & ~IS_PRIVATE;
       continue;
     }
     // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
-    const key = (f & ~FLAG_BITS.is_private) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
+    const key = (f & ~IS_PRIVATE) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
     if (key !== lastKey) {
       let list = byFlags.get(key);
       if (list === undefined) byFlags.set(key, (list = []));
@@ -324,6 +324,9 @@ function ascendingIndexOf(ids: readonly number[], id: number): number {
   }
   return lo < ids.length && ids[lo] === id ? lo : -1;
 }
+
+// Read once: a module's exports are getters once compiled to CommonJS, too slow for per-recipient loops.
+const IS_PRIVATE = FLAG_BITS.is_private;
 
 /** Marks a recipient group whose sender is hidden (flag bits fit in 16). */
 const HIDDEN = 1 << 16;

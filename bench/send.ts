@@ -37,7 +37,8 @@ function channelsBySize(state: RealmState): Target[] {
     const channel = state.channels.get(streamId);
     if (channel === undefined || channel.is_archived) continue;
     const subscribers: number[] = [];
-    for (const s of per.values()) if (s.active && state.users.get(s.user_id)?.is_active) subscribers.push(s.user_id);
+    for (const s of per.values())
+      if (s.active && state.users.get(s.user_id)?.is_active) subscribers.push(s.user_id);
     out.push({ streamId, topic: 'bench send', subscribers });
   }
   return out;
@@ -185,8 +186,12 @@ export interface SendFigures {
 function pickSender(state: RealmState, t: Target): number {
   return t.subscribers.find(
     (u) =>
-      sendMessage(state, { userId: u }, { type: 'stream', to: t.streamId, topic: t.topic, content: 'x' }, { now: 1 })
-        .status === 200,
+      sendMessage(
+        state,
+        { userId: u },
+        { type: 'stream', to: t.streamId, topic: t.topic, content: 'x' },
+        { now: 1 },
+      ).status === 200,
   )!;
 }
 
@@ -266,7 +271,9 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
     for (const n of sizes) {
       const t = nearest(targets, n);
       const r = measure(state, t, opts.quick);
-      const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+      const load = loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ');
       opts.log(
         `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, load ${load}`,
       );

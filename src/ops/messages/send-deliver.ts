@@ -118,26 +118,24 @@ export function deliverMessage(
       bots.push(id);
   }
   const eligible: readonly number[] = bots.length === 0 ? recipients : [...recipients, ...bots];
-  const indexOf = (userId: number) => {
-    const k = ascendingIndexOf(recipients, userId);
-    if (k >= 0 || bots.length === 0) return k;
-    const b = bots.indexOf(userId);
-    return b < 0 ? -1 : recipients.length + b;
-  };
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
   const flags = new Uint16Array(eligible.length);
   if (base !== 0) flags.fill(base);
-  const mark = (userId: number, bit: number) => {
-    const k = indexOf(userId);
-    if (k >= 0) flags[k] = flags[k]! | bit;
-  };
-  if (opts.readBySender) mark(sender.user_id, FLAG_BITS.read);
-  for (const userId of mentioned) mark(userId, FLAG_BITS.mentioned);
-  if (mentions.topicWildcard) for (const userId of participants) mark(userId, FLAG_BITS.topic_wildcard_mentioned);
-  let folded: string | undefined;
-  const lowered = () => (folded ??= content.toLowerCase());
-  addPersonalFlags(state, eligible, flags, sender.user_id, lowered, indexOf);
+  const at = recipients.length;
+  if (opts.readBySender) markFlag(flags, eligible, at, sender.user_id, FLAG_BITS.read);
+  for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
+  if (mentions.topicWildcard)
+    for (const userId of participants)
+      markFlag(flags, eligible, at, userId, FLAG_BITS.topic_wildcard_mentioned);
+  addPersonalFlags(
+    state,
+    eligible,
+    flags,
+    sender.user_id,
+    content,
+    bots.length === 0 ? ascendingIndexOf : eligibleIndexOf(at),
+  );
   const rows = { userIds: eligible, flags };
 
   const id = nextMessageId(state.messages);
@@ -270,9 +268,6 @@ function messageEvents(
     }
     lastList.push(userId);
   }
-  // Lists built in ascending order need no sorting by `to`.
-  const addressed = (users: number[], event: ZulipEvent): AddressedEvent =>
-    ascending ? { event, users } : to(users, event);
   const out: AddressedEvent[] = [];
   const markdown = record.content;
   if (senderFlags !== undefined) {
@@ -289,10 +284,13 @@ function messageEvents(
   for (const [key, users] of groups) {
     const names = flagNames(key & ~HIDDEN);
     if ((key & HIDDEN) === 0)
-      out.push({ ...addressed(users, { type: 'message', message, flags: names }), markdown });
+      out.push({ ...addressed(ascending, users, { type: 'message', message, flags: names }), markdown });
     else {
       anonymous ??= withInaccessibleSender(state, message);
-      out.push({ ...addressed(users, { type: 'message', message: anonymous, flags: names }), markdown });
+      out.push({
+        ...addressed(ascending, users, { type: 'message', message: anonymous, flags: names }),
+        markdown,
+      });
     }
   }
   // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues.
@@ -308,21 +306,51 @@ function messageEvents(
   return out;
 }
 
+/** Lists built in ascending order need no sorting by `to`. */
+function addressed(ascending: boolean, users: number[], event: ZulipEvent): AddressedEvent {
+  return ascending ? { event, users } : to(users, event);
+}
+
 function isAscending(ids: readonly number[]): boolean {
   for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) return false;
   return true;
 }
 
-/** The position of `id` in an ascending list, or -1. */
-function ascendingIndexOf(ids: readonly number[], id: number): number {
+/**
+ * The position of `userId` among the eligible users: the ascending recipients (the first `at`),
+ * then a few mentioned bots.
+ */
+function indexAmong(eligible: readonly number[], at: number, userId: number): number {
+  const k = ascendingIndexOf(eligible, userId, at);
+  if (k >= 0 || at === eligible.length) return k;
+  return eligible.indexOf(userId, at);
+}
+
+function eligibleIndexOf(at: number): (eligible: readonly number[], userId: number) => number {
+  return (eligible, userId) => indexAmong(eligible, at, userId);
+}
+
+function markFlag(
+  flags: Uint16Array,
+  eligible: readonly number[],
+  at: number,
+  userId: number,
+  bit: number,
+): void {
+  const k = indexAmong(eligible, at, userId);
+  if (k >= 0) flags[k] = flags[k]! | bit;
+}
+
+/** The position of `id` in an ascending list (its first `end` entries), or -1. */
+function ascendingIndexOf(ids: readonly number[], id: number, end = ids.length): number {
   let lo = 0;
-  let hi = ids.length;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (ids[mid]! < id) lo = mid + 1;
     else hi = mid;
   }
-  return lo < ids.length && ids[lo] === id ? lo : -1;
+  return lo < end && ids[lo] === id ? lo : -1;
 }
 
 // Read once: a module's exports are getters once compiled to CommonJS, too slow for per-recipient loops.

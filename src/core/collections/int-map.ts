@@ -152,10 +152,18 @@ export class IntMap<V> {
       shift += BITS;
     }
     root = root.slice();
-    // By depth: the node this call copied last, and the key prefix it holds.
-    const depth = shift / BITS;
-    const ownedNode: Array<Node<V> | undefined> = new Array<Node<V> | undefined>(depth + 1);
-    const ownedPrefix = new Float64Array(depth + 1).fill(-1);
+    // By depth (at most 7 levels for 31-bit keys): the node this call copied last, and the key
+    // prefix it holds. Plain literals: a typed array here costs more than the rest of a small call.
+    const ownedNode: Array<Node<V> | undefined> = [
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ];
+    const ownedPrefix = [-1, -1, -1, -1, -1, -1, -1];
     let size = this.size;
     for (let k = 0; k < n; k++) {
       const key = keys[k]!;

@@ -251,6 +251,7 @@ function messageEvents(
   // Most recipients share one flag set: the previous group is tried before the map.
   let lastKey = -1;
   let lastList: number[] = [];
+  let senderKey = -1;
   for (let k = 0; k < userIds.length; k++) {
     const userId = userIds[k]!;
     const f = flags[k]!;
@@ -260,6 +261,7 @@ function messageEvents(
     }
     // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
     const key = (f & ~IS_PRIVATE) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
+    if (userId === senderId) senderKey = key;
     if (key !== lastKey) {
       let list = byFlags.get(key);
       if (list === undefined) byFlags.set(key, (list = []));
@@ -277,8 +279,9 @@ function messageEvents(
       markdown,
     });
   }
+  // The sender's group first, then by flags.
   const groups = [...byFlags].sort((a, b) =>
-    a[1].includes(senderId) ? -1 : b[1].includes(senderId) ? 1 : a[0] - b[0],
+    a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0],
   );
   let anonymous: Record<string, unknown> | undefined;
   for (const [key, users] of groups) {

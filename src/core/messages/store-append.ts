@@ -1,6 +1,6 @@
 import { IntMap } from '../collections/int-map';
 import { carryConversationIndexes } from '../indexes/conversation-indexes';
-import { appendPlain, appendTyped, startPlain, startTyped } from './grow';
+import { appendTyped, startTyped } from './grow';
 import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
@@ -118,6 +118,26 @@ function intern(table: Interner, name: string): [Interner, number] {
   return [{ ids: table.ids.set(name, next), names: table.names.set(next, name) }, next];
 }
 
+/**
+ * The full-size buffers behind the newest message chunk, shared by every state whose last chunk is
+ * a view of them (the frontier rule of `grow.ts`, once for all eight columns instead of per column):
+ * a state appends in place only when its chunk ends at `frontier`; any other chunk (a fork, or one
+ * rebuilt by an edit or deletion) is copied into fresh buffers once.
+ */
+interface MessageTail {
+  readonly ids: Int32Array;
+  readonly recipient: Int32Array;
+  readonly topic: Int32Array;
+  readonly topicKey: Int32Array;
+  readonly sender: Int32Array;
+  readonly timestamp: Float64Array;
+  readonly bits: Uint8Array;
+  readonly content: string[];
+  frontier: number;
+}
+
+const tails = new WeakMap<MessageChunk, MessageTail>();
+
 function appendToChunks(
   chunks: readonly MessageChunk[],
   m: AppendedMessage,
@@ -127,32 +147,71 @@ function appendToChunks(
 ): readonly MessageChunk[] {
   const last = chunks[chunks.length - 1];
   const out = chunks.slice();
-  if (last === undefined || last.ids.length >= MESSAGE_CHUNK) {
-    const cap = MESSAGE_CHUNK;
-    out.push({
-      ids: startTyped(Int32Array, m.id, cap),
-      recipient: startTyped(Int32Array, recipient, cap),
-      topic: startTyped(Int32Array, topicId, cap),
-      topicKey: startTyped(Int32Array, topicKey, cap),
-      sender: startTyped(Int32Array, m.sender, cap),
-      timestamp: startTyped(Float64Array, m.timestamp, cap),
-      bits: startTyped(Uint8Array, m.bits, cap),
-      content: startPlain(m.content),
-    });
-    return out;
+  const fresh = last === undefined || last.ids.length >= MESSAGE_CHUNK;
+  const n = fresh ? 0 : last.ids.length;
+  let tail = fresh ? undefined : tails.get(last);
+  // An immer-produced state freezes the plain content array: such a tail is copied like a fork.
+  if (
+    tail === undefined ||
+    tail.frontier !== n ||
+    n >= tail.ids.length ||
+    !Object.isExtensible(tail.content)
+  ) {
+    // A new chunk gets its full size at once; a copy (fork, rebuilt chunk) twice what it holds.
+    tail = newMessageTail(fresh ? MESSAGE_CHUNK : Math.min(MESSAGE_CHUNK, Math.max(16, 2 * (n + 1))));
+    if (!fresh) copyInto(tail, last);
   }
-  const n = last.ids.length;
-  out[out.length - 1] = {
-    ids: appendTyped(last.ids, m.id, MESSAGE_CHUNK),
-    recipient: appendTyped(last.recipient, recipient, MESSAGE_CHUNK),
-    topic: appendTyped(last.topic, topicId, MESSAGE_CHUNK),
-    topicKey: appendTyped(last.topicKey, topicKey, MESSAGE_CHUNK),
-    sender: appendTyped(last.sender, m.sender, MESSAGE_CHUNK),
-    timestamp: appendTyped(last.timestamp, m.timestamp, MESSAGE_CHUNK),
-    bits: appendTyped(last.bits, m.bits, MESSAGE_CHUNK),
-    content: appendPlain(last.content, n, m.content),
+  tail.ids[n] = m.id;
+  tail.recipient[n] = recipient;
+  tail.topic[n] = topicId;
+  tail.topicKey[n] = topicKey;
+  tail.sender[n] = m.sender;
+  tail.timestamp[n] = m.timestamp;
+  tail.bits[n] = m.bits;
+  tail.content[n] = m.content;
+  tail.frontier = n + 1;
+  const chunk: MessageChunk = {
+    ids: tail.ids.subarray(0, n + 1),
+    recipient: tail.recipient.subarray(0, n + 1),
+    topic: tail.topic.subarray(0, n + 1),
+    topicKey: tail.topicKey.subarray(0, n + 1),
+    sender: tail.sender.subarray(0, n + 1),
+    timestamp: tail.timestamp.subarray(0, n + 1),
+    bits: tail.bits.subarray(0, n + 1),
+    content: tail.content,
   };
+  tails.set(chunk, tail);
+  if (fresh) out.push(chunk);
+  else out[out.length - 1] = chunk;
   return out;
+}
+
+function newMessageTail(cap: number): MessageTail {
+  return {
+    ids: new Int32Array(cap),
+    recipient: new Int32Array(cap),
+    topic: new Int32Array(cap),
+    topicKey: new Int32Array(cap),
+    sender: new Int32Array(cap),
+    timestamp: new Float64Array(cap),
+    bits: new Uint8Array(cap),
+    content: [],
+    frontier: 0,
+  };
+}
+
+function copyInto(tail: MessageTail, c: MessageChunk): void {
+  const n = c.ids.length;
+  tail.ids.set(c.ids);
+  tail.recipient.set(c.recipient);
+  tail.topic.set(c.topic);
+  tail.topicKey.set(c.topicKey);
+  tail.sender.set(c.sender);
+  tail.timestamp.set(c.timestamp);
+  tail.bits.set(c.bits);
+  // Content may be longer than the chunk (a shared array): only the chunk's own entries.
+  for (let i = 0; i < n; i++) tail.content.push(c.content[i]!);
+  tail.frontier = n;
 }
 
 /** An id list with `id` (larger than all of its ids) appended. */

@@ -248,28 +248,34 @@ function messageEvents(
   let senderFlags: number | undefined;
   const hidesSender = senderHiddenFrom(state, senderId);
   const separateSender = opts.queueId !== undefined && opts.localId !== undefined;
-  // Most recipients share one flag set: the previous group is tried before the map.
+  // Most recipients share one flag set: the previous group is tried before the map. When all do
+  // (the usual send: no mention, no muting, the sender's row like the others) and the list is
+  // ascending, the event is addressed to the recipients' list itself, shared rather than copied.
   let lastKey = -1;
   let lastList: number[] = [];
   let senderKey = -1;
-  for (let k = 0; k < userIds.length; k++) {
-    const userId = userIds[k]!;
-    const f = flags[k]!;
-    if (separateSender && userId === senderId) {
-      senderFlags = f & ~IS_PRIVATE;
-      continue;
+  let whole: [number, readonly number[]] | undefined;
+  if (ascending && hidesSender === null && !separateSender && sameFlags(flags, userIds.length)) {
+    if (userIds.length > 0) whole = [flags[0]! & ~IS_PRIVATE, userIds];
+  } else
+    for (let k = 0; k < userIds.length; k++) {
+      const userId = userIds[k]!;
+      const f = flags[k]!;
+      if (separateSender && userId === senderId) {
+        senderFlags = f & ~IS_PRIVATE;
+        continue;
+      }
+      // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
+      const key = (f & ~IS_PRIVATE) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
+      if (userId === senderId) senderKey = key;
+      if (key !== lastKey) {
+        let list = byFlags.get(key);
+        if (list === undefined) byFlags.set(key, (list = []));
+        lastKey = key;
+        lastList = list;
+      }
+      lastList.push(userId);
     }
-    // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
-    const key = (f & ~IS_PRIVATE) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
-    if (userId === senderId) senderKey = key;
-    if (key !== lastKey) {
-      let list = byFlags.get(key);
-      if (list === undefined) byFlags.set(key, (list = []));
-      lastKey = key;
-      lastList = list;
-    }
-    lastList.push(userId);
-  }
   const out: AddressedEvent[] = [];
   const markdown = record.content;
   if (senderFlags !== undefined) {
@@ -280,9 +286,10 @@ function messageEvents(
     });
   }
   // The sender's group first, then by flags.
-  const groups = [...byFlags].sort((a, b) =>
-    a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0],
-  );
+  const groups: Array<readonly [number, readonly number[]]> =
+    whole !== undefined
+      ? [whole]
+      : [...byFlags].sort((a, b) => (a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0]));
   let anonymous: Record<string, unknown> | undefined;
   for (const [key, users] of groups) {
     const names = flagNames(key & ~HIDDEN);
@@ -310,8 +317,14 @@ function messageEvents(
 }
 
 /** Lists built in ascending order need no sorting by `to`. */
-function addressed(ascending: boolean, users: number[], event: ZulipEvent): AddressedEvent {
+function addressed(ascending: boolean, users: readonly number[], event: ZulipEvent): AddressedEvent {
   return ascending ? { event, users } : to(users, event);
+}
+
+function sameFlags(flags: ArrayLike<number>, n: number): boolean {
+  const first = flags[0];
+  for (let k = 1; k < n; k++) if (flags[k] !== first) return false;
+  return true;
 }
 
 function isAscending(ids: readonly number[]): boolean {

@@ -57,6 +57,29 @@ describe('IntMap', () => {
     );
   });
 
+  it('updateMany equals one update per key, in any key order, and leaves the older version alone', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer()), { maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 70_000 }), { maxLength: 200 }),
+        fc.boolean(),
+        (start, keys, sorted) => {
+          const ks = sorted ? [...new Set(keys)].sort((a, b) => a - b) : keys;
+          const base = IntMap.from(start);
+          const before = [...base.entries()];
+          let one = base;
+          ks.forEach((k, i) => (one = one.set(k, (one.get(k) ?? 0) + i + 1)));
+          const many = base.updateMany(ks, (i, old) => (old ?? 0) + i + 1);
+          // Repeated keys (unsorted case) see the earlier update within the same call.
+          expect([...many.entries()]).toEqual([...one.entries()]);
+          expect(many.size).toBe(one.size);
+          expect([...base.entries()]).toEqual(before);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('refuses keys it cannot hold', () => {
     expect(() => IntMap.empty().set(-1, 1)).toThrow(RangeError);
     expect(() => IntMap.empty().set(2 ** 31, 1)).toThrow(RangeError);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  appendRow,
   buildRows,
   deleteRows,
   forEachRow,
@@ -88,5 +89,60 @@ describe('lowerBoundFrom (galloping from a position)', () => {
         },
       ),
     );
+  });
+
+  // The send path's rows (store-append.ts): appends onto shared tail buffers must keep every
+  // older version exactly as it was, also when two versions append onto the same parent (a replay
+  // or a failed branch) and across chunk boundaries and flag updates between appends.
+  it('appendRow keeps every version as it was, through forks, full chunks and flag updates', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: 6 }), fc.nat({ max: 3 }), fc.nat({ max: 255 })), { maxLength: 120 }),
+        fc.nat({ max: ROW_CHUNK + 40 }),
+        (steps, prefill) => {
+          const ids = Array.from({ length: prefill }, (_, i) => i + 1);
+          const versions: Array<{ rows: ReturnType<typeof buildRows>; list: Array<[number, number]> }> = [
+            {
+              rows: buildRows(
+                ids,
+                ids.map(() => 0),
+              ),
+              list: ids.map((i) => [i, 0]),
+            },
+          ];
+          let next = prefill + 1;
+          for (const [back, kind, flags] of steps) {
+            const from = versions[Math.max(0, versions.length - 1 - back)]!;
+            if (kind === 3 && from.rows.count > 0) {
+              const id = from.list[flags % from.list.length]![0];
+              versions.push({
+                rows: updateRowFlags(from.rows, [id], 2, 0),
+                list: from.list.map(([i, f]) => [i, i === id ? f | 2 : f]),
+              });
+              continue;
+            }
+            // Big steps now and then, to cross chunk boundaries in few steps.
+            const id = next + (kind === 2 ? ROW_CHUNK : 0);
+            next = id + 1;
+            versions.push({ rows: appendRow(from.rows, id, flags), list: [...from.list, [id, flags]] });
+          }
+          for (const v of versions) {
+            expect(toList(v.rows)).toEqual(v.list);
+            expect(v.rows.count).toBe(v.list.length);
+            for (const c of v.rows.chunks) expect(c.ids.length).toBeLessThanOrEqual(2 * ROW_CHUNK);
+            const last = v.list[v.list.length - 1];
+            if (last) expect(getRowFlags(v.rows, last[0])).toBe(last[1]);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('appendRow fills chunks to ROW_CHUNK rows, then starts the next', () => {
+    let rows = appendRow(undefined, 1, 0);
+    for (let id = 2; id <= 2 * ROW_CHUNK + 5; id++) rows = appendRow(rows, id, id & 1);
+    expect(rows.chunks.map((c) => c.ids.length)).toEqual([ROW_CHUNK, ROW_CHUNK, 5]);
+    expect(getRowFlags(rows, ROW_CHUNK + 1)).toBe(1);
   });
 });

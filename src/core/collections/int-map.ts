@@ -128,6 +128,69 @@ export class IntMap<V> {
     return new IntMap(root, shift, size);
   }
 
+  /**
+   * Replaces the value of each of `keys` by `fn(index, old value)`, copying each touched node once
+   * when the keys ascend (a channel's subscribers): a node is known to be this call's own copy by
+   * the key prefix it was copied for, so no side table is needed. Unordered keys stay correct (a
+   * node left and re-entered is copied again). No tuple per key: a send calls this with its
+   * recipients.
+   */
+  updateMany(keys: ArrayLike<number>, fn: (index: number, old: V | undefined) => V): IntMap<V> {
+    const n = keys.length;
+    if (n === 0) return this;
+    let maxKey = 0;
+    for (let k = 0; k < n; k++) {
+      const key = keys[k]!;
+      if (!isKey(key)) throw new RangeError(`IntMap key must be a non-negative 31-bit integer, got ${key}`);
+      if (key > maxKey) maxKey = key;
+    }
+    let root: Node<V> = this.root ?? [];
+    let shift = this.shift;
+    const wanted = this.capacityShift(maxKey);
+    while (shift < wanted) {
+      root = this.root === undefined ? [] : [root];
+      shift += BITS;
+    }
+    root = root.slice();
+    // By depth (at most 7 levels for 31-bit keys): the node this call copied last, and the key
+    // prefix it holds. Plain literals: a typed array here costs more than the rest of a small call.
+    const ownedNode: Array<Node<V> | undefined> = [
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ];
+    const ownedPrefix = [-1, -1, -1, -1, -1, -1, -1];
+    let size = this.size;
+    for (let k = 0; k < n; k++) {
+      const key = keys[k]!;
+      let node = root;
+      let d = 1;
+      for (let s = shift; s > 0; s -= BITS, d++) {
+        const i = (key >>> s) & MASK;
+        const prefix = key >>> s;
+        let child: Node<V>;
+        if (ownedPrefix[d] === prefix && node[i] === ownedNode[d]) child = ownedNode[d]!;
+        else {
+          const old = node[i] as Node<V> | undefined;
+          child = old === undefined ? [] : old.slice();
+          node[i] = child;
+          ownedNode[d] = child;
+          ownedPrefix[d] = prefix;
+        }
+        node = child;
+      }
+      const i = key & MASK;
+      const old = node[i] as V | undefined;
+      if (old === undefined) size++;
+      node[i] = fn(k, old);
+    }
+    return new IntMap(root, shift, size);
+  }
+
   /** Applies `fn` to the value at `key` (which must exist) and stores the result. */
   update(key: number, fn: (value: V) => V): IntMap<V> {
     const current = this.get(key);

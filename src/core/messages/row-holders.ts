@@ -22,6 +22,12 @@ import type { MessageChunk, MessageStore } from './store';
 export interface RowHolders {
   /** recipient → user ids (0: rows for messages missing from the store). */
   readonly byRecipient: Map<number, Set<number>>;
+  /**
+   * recipient → the user list most recently added for it. A channel's subscriber list is one
+   * array kept with its subscription map, so a run of sends to an unchanged channel adds its users
+   * once, not once per send.
+   */
+  readonly lastAdded: Map<number, ArrayLike<number>>;
 }
 
 const cache = new WeakMap<IntMap<UserRows>, RowHolders>();
@@ -73,13 +79,16 @@ export function carryRowHoldersOnAppend(
   from: MessageStore,
   next: IntMap<UserRows>,
   recipient: number,
-  userIds: readonly number[],
+  userIds: ArrayLike<number>,
 ): void {
   if (next === from.rows) return;
   const index = cache.get(from.rows);
   if (index === undefined) return;
-  const holders = holdersFor(index, recipient);
-  for (const u of userIds) holders.add(u);
+  if (index.lastAdded.get(recipient) !== userIds) {
+    const holders = holdersFor(index, recipient);
+    for (let k = 0; k < userIds.length; k++) holders.add(userIds[k]!);
+    index.lastAdded.set(recipient, userIds);
+  }
   cache.set(next, index);
 }
 
@@ -104,7 +113,7 @@ export function rowHolderCandidates(store: MessageStore, ids: Iterable<number>):
  * second. Sparse ids (a table over 4× the message count) fall back to a forward search per row.
  */
 export function buildRowHolders(store: MessageStore): RowHolders {
-  const index: RowHolders = { byRecipient: new Map() };
+  const index: RowHolders = { byRecipient: new Map(), lastAdded: new Map() };
   const chunks = store.chunks;
   const first = chunks[0]?.ids[0] ?? 0;
   const lastChunk = chunks[chunks.length - 1];

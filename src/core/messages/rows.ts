@@ -18,6 +18,105 @@ export interface UserRows {
 export const EMPTY_ROWS: UserRows = { chunks: [], count: 0 };
 
 /**
+ * The buffer behind the newest chunk of rows built by appends, with the full chunks before it:
+ * shared by every state descending from the one that created it. Slots below `frontier` have been
+ * written by some state; a state sees only its own prefix (`AppendedRows.length`), so an append
+ * writes in place only when that state ends at the frontier, and a second state appending onto
+ * the same parent copies instead.
+ */
+interface RowTail {
+  readonly sealed: readonly RowChunk[];
+  /** Rows in `sealed`. */
+  readonly sealedCount: number;
+  readonly ids: Int32Array;
+  readonly flags: Uint16Array;
+  frontier: number;
+}
+
+/**
+ * A user's rows as the send path leaves them: a prefix of a shared tail buffer (`RowTail`, which
+ * also holds the full chunks before it). Appending a row costs one of these three-field objects and
+ * two typed-array writes (no views, chunk lists or side tables); `chunks` is materialized when
+ * first read and cached in a private field (invisible to deep equality; nothing spreads rows).
+ */
+export class AppendedRows implements UserRows {
+  #chunks: readonly RowChunk[] | undefined;
+  constructor(
+    private readonly tail: RowTail,
+    private readonly length: number,
+  ) {}
+
+  get count(): number {
+    return this.tail.sealedCount + this.length;
+  }
+
+  get chunks(): readonly RowChunk[] {
+    if (this.#chunks === undefined) {
+      const { tail, length } = this;
+      const out = tail.sealed.slice();
+      if (length > 0) out.push({ ids: tail.ids.subarray(0, length), flags: tail.flags.subarray(0, length) });
+      this.#chunks = out;
+    }
+    return this.#chunks;
+  }
+
+  /** These rows with (id, flags) appended; `id` is larger than every id here. */
+  append(id: number, flags: number): AppendedRows {
+    const { tail, length } = this;
+    if (length < tail.ids.length && tail.frontier === length) {
+      tail.ids[length] = id;
+      tail.flags[length] = flags;
+      tail.frontier = length + 1;
+      return new AppendedRows(tail, length + 1);
+    }
+    if (length === ROW_CHUNK) return new AppendedRows(newTail(this.chunks, this.count, id, flags, 0), 1);
+    // A fork, or a buffer without room: a fresh buffer (twice as large, up to a chunk) holds the prefix.
+    const grown = newTail(tail.sealed, tail.sealedCount, id, flags, length);
+    grown.ids.set(tail.ids.subarray(0, length));
+    grown.flags.set(tail.flags.subarray(0, length));
+    return new AppendedRows(grown, length + 1);
+  }
+}
+
+/** A tail buffer after `sealed` with room for `before` rows, then (id, flags), and about as many again. */
+function newTail(
+  sealed: readonly RowChunk[],
+  sealedCount: number,
+  id: number,
+  flags: number,
+  before: number,
+): RowTail {
+  const capacity = Math.min(ROW_CHUNK, Math.max(8, 2 * (before + 1)));
+  const tail = {
+    sealed,
+    sealedCount,
+    ids: new Int32Array(capacity),
+    flags: new Uint16Array(capacity),
+    frontier: before + 1,
+  };
+  tail.ids[before] = id;
+  tail.flags[before] = flags;
+  return tail;
+}
+
+/**
+ * `rows` with a row (id, flags) appended, `id` larger than every id of theirs: O(1) and one small
+ * object for rows that came from appends. Rows built or changed any other way (plain chunks) are
+ * converted once: their last chunk, when not full, is copied into a tail buffer.
+ */
+export function appendRow(rows: UserRows | undefined, id: number, flags: number): UserRows {
+  if (rows instanceof AppendedRows) return rows.append(id, flags);
+  if (rows === undefined || rows.count === 0) return new AppendedRows(newTail([], 0, id, flags, 0), 1);
+  const last = rows.chunks[rows.chunks.length - 1]!;
+  const n = last.ids.length;
+  if (n >= ROW_CHUNK) return new AppendedRows(newTail(rows.chunks, rows.count, id, flags, 0), 1);
+  const tail = newTail(rows.chunks.slice(0, -1), rows.count - n, id, flags, n);
+  tail.ids.set(last.ids);
+  tail.flags.set(last.flags);
+  return new AppendedRows(tail, n + 1);
+}
+
+/**
  * Builds rows from ids in ascending order and their flags. Typed-array input is sliced into views
  * (no copy): chunks are never written in place, so sharing the buffer is safe.
  */

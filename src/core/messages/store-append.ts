@@ -1,11 +1,11 @@
 import { IntMap } from '../collections/int-map';
 import { carryConversationIndexes } from '../indexes/conversation-indexes';
-import { appendPlain, appendTyped, startPlain, startTyped } from './grow';
+import { appendTyped, startTyped } from './grow';
 import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
-import { ROW_CHUNK, type RowChunk, type UserRows } from './rows';
+import { appendRow as appendOneRow } from './rows';
 import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
 
 /** A new message, newer than every message in the store. */
@@ -25,6 +25,15 @@ export interface AppendedMessage {
 }
 
 /**
+ * A message's UserMessage rows as two parallel columns (one user each, any order): no object per
+ * recipient. `flags` may be longer than `userIds` (a reused buffer); only the first entries count.
+ */
+export interface RowBatch {
+  readonly userIds: ArrayLike<number>;
+  readonly flags: ArrayLike<number>;
+}
+
+/**
  * The id the next message takes: one past the largest the realm ever had (`lastId`), so the id of
  * a deleted newest message is never reused; never less than one past the newest stored.
  */
@@ -39,17 +48,20 @@ export function newestStoredId(store: MessageStore): number {
 }
 
 /**
- * Appends one message and its UserMessage rows (`rows`: [user id, flag bits], any order, one per
- * user). The cost is O(rows · log users + log n): the last message chunk, each recipient's last row
- * chunk and the last chunk of each index list grow in place (`grow.ts`), the persistent maps copy
- * one path each (the rows' map once for all recipients), and the interners learn a new topic or conversation. Every index (`byChannel`,
+ * Appends one message and its UserMessage rows (`rows`: a `RowBatch`, or [user id, flag bits]
+ * pairs; one per user, any order). The cost is O(rows + log n) with one small object per
+ * recipient (`AppendedRows`: its rows' count differs in the new state): the last message chunk,
+ * each recipient's row buffer and the last chunk of each index list grow in place (`grow.ts`,
+ * `rows.ts`), the rows' map copies each touched node once for all recipients, and the interners
+ * learn a new topic or conversation. Every index (`byChannel`,
  * `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the search index) stays in step.
  */
 export function appendMessage(
   store: MessageStore,
   message: AppendedMessage,
-  rows: ReadonlyArray<readonly [number, number]>,
+  rows: RowBatch | ReadonlyArray<readonly [number, number]>,
 ): MessageStore {
+  const batch = 'userIds' in rows ? rows : { userIds: rows.map(([u]) => u), flags: rows.map(([, f]) => f) };
   const { id } = message;
   if (id < nextMessageId(store)) throw new RangeError(`message ${id} is not newer than the store`);
   let { topics, foldedTopics, conversations, byChannel, byTopic, byConversation } = store;
@@ -75,16 +87,11 @@ export function appendMessage(
   const bySender = store.bySender.set(message.sender, appendId(store.bySender.get(message.sender), id));
   const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
 
-  const before = store.rows;
-  const userRows = before.setAll(
-    rows.map(([userId, flags]) => [userId, appendRow(before.get(userId), id, flags)] as const),
-  );
-  carryRowHoldersOnAppend(
-    store,
-    userRows,
-    recipient,
-    rows.map(([u]) => u),
-  );
+  const { userIds, flags } = batch;
+  // A local binding: the loop below runs once per recipient.
+  const appendRow = appendOneRow;
+  const userRows = store.rows.updateMany(userIds, (k, old) => appendRow(old, id, flags[k]!));
+  carryRowHoldersOnAppend(store, userRows, recipient, userIds);
   const next: MessageStore = Object.freeze({
     ...store,
     chunks,
@@ -111,6 +118,26 @@ function intern(table: Interner, name: string): [Interner, number] {
   return [{ ids: table.ids.set(name, next), names: table.names.set(next, name) }, next];
 }
 
+/**
+ * The full-size buffers behind the newest message chunk, shared by every state whose last chunk is
+ * a view of them (the frontier rule of `grow.ts`, once for all eight columns instead of per column):
+ * a state appends in place only when its chunk ends at `frontier`; any other chunk (a fork, or one
+ * rebuilt by an edit or deletion) is copied into fresh buffers once.
+ */
+interface MessageTail {
+  readonly ids: Int32Array;
+  readonly recipient: Int32Array;
+  readonly topic: Int32Array;
+  readonly topicKey: Int32Array;
+  readonly sender: Int32Array;
+  readonly timestamp: Float64Array;
+  readonly bits: Uint8Array;
+  readonly content: string[];
+  frontier: number;
+}
+
+const tails = new WeakMap<MessageChunk, MessageTail>();
+
 function appendToChunks(
   chunks: readonly MessageChunk[],
   m: AppendedMessage,
@@ -120,32 +147,71 @@ function appendToChunks(
 ): readonly MessageChunk[] {
   const last = chunks[chunks.length - 1];
   const out = chunks.slice();
-  if (last === undefined || last.ids.length >= MESSAGE_CHUNK) {
-    const cap = MESSAGE_CHUNK;
-    out.push({
-      ids: startTyped(Int32Array, m.id, cap),
-      recipient: startTyped(Int32Array, recipient, cap),
-      topic: startTyped(Int32Array, topicId, cap),
-      topicKey: startTyped(Int32Array, topicKey, cap),
-      sender: startTyped(Int32Array, m.sender, cap),
-      timestamp: startTyped(Float64Array, m.timestamp, cap),
-      bits: startTyped(Uint8Array, m.bits, cap),
-      content: startPlain(m.content),
-    });
-    return out;
+  const fresh = last === undefined || last.ids.length >= MESSAGE_CHUNK;
+  const n = fresh ? 0 : last.ids.length;
+  let tail = fresh ? undefined : tails.get(last);
+  // An immer-produced state freezes the plain content array: such a tail is copied like a fork.
+  if (
+    tail === undefined ||
+    tail.frontier !== n ||
+    n >= tail.ids.length ||
+    !Object.isExtensible(tail.content)
+  ) {
+    // A new chunk gets its full size at once; a copy (fork, rebuilt chunk) twice what it holds.
+    tail = newMessageTail(fresh ? MESSAGE_CHUNK : Math.min(MESSAGE_CHUNK, Math.max(16, 2 * (n + 1))));
+    if (!fresh) copyInto(tail, last);
   }
-  const n = last.ids.length;
-  out[out.length - 1] = {
-    ids: appendTyped(last.ids, m.id, MESSAGE_CHUNK),
-    recipient: appendTyped(last.recipient, recipient, MESSAGE_CHUNK),
-    topic: appendTyped(last.topic, topicId, MESSAGE_CHUNK),
-    topicKey: appendTyped(last.topicKey, topicKey, MESSAGE_CHUNK),
-    sender: appendTyped(last.sender, m.sender, MESSAGE_CHUNK),
-    timestamp: appendTyped(last.timestamp, m.timestamp, MESSAGE_CHUNK),
-    bits: appendTyped(last.bits, m.bits, MESSAGE_CHUNK),
-    content: appendPlain(last.content, n, m.content),
+  tail.ids[n] = m.id;
+  tail.recipient[n] = recipient;
+  tail.topic[n] = topicId;
+  tail.topicKey[n] = topicKey;
+  tail.sender[n] = m.sender;
+  tail.timestamp[n] = m.timestamp;
+  tail.bits[n] = m.bits;
+  tail.content[n] = m.content;
+  tail.frontier = n + 1;
+  const chunk: MessageChunk = {
+    ids: tail.ids.subarray(0, n + 1),
+    recipient: tail.recipient.subarray(0, n + 1),
+    topic: tail.topic.subarray(0, n + 1),
+    topicKey: tail.topicKey.subarray(0, n + 1),
+    sender: tail.sender.subarray(0, n + 1),
+    timestamp: tail.timestamp.subarray(0, n + 1),
+    bits: tail.bits.subarray(0, n + 1),
+    content: tail.content,
   };
+  tails.set(chunk, tail);
+  if (fresh) out.push(chunk);
+  else out[out.length - 1] = chunk;
   return out;
+}
+
+function newMessageTail(cap: number): MessageTail {
+  return {
+    ids: new Int32Array(cap),
+    recipient: new Int32Array(cap),
+    topic: new Int32Array(cap),
+    topicKey: new Int32Array(cap),
+    sender: new Int32Array(cap),
+    timestamp: new Float64Array(cap),
+    bits: new Uint8Array(cap),
+    content: [],
+    frontier: 0,
+  };
+}
+
+function copyInto(tail: MessageTail, c: MessageChunk): void {
+  const n = c.ids.length;
+  tail.ids.set(c.ids);
+  tail.recipient.set(c.recipient);
+  tail.topic.set(c.topic);
+  tail.topicKey.set(c.topicKey);
+  tail.sender.set(c.sender);
+  tail.timestamp.set(c.timestamp);
+  tail.bits.set(c.bits);
+  // Content may be longer than the chunk (a shared array): only the chunk's own entries.
+  for (let i = 0; i < n; i++) tail.content.push(c.content[i]!);
+  tail.frontier = n;
 }
 
 /** An id list with `id` (larger than all of its ids) appended. */
@@ -156,25 +222,4 @@ export function appendId(list: IdList | undefined, id: number): IdList {
   if (last.length >= ID_CHUNK) chunks.push(startTyped(Int32Array, id, 16));
   else chunks[chunks.length - 1] = appendTyped(last, id, ID_CHUNK);
   return { chunks, count: list.count + 1 };
-}
-
-/** A user's rows with a row for `id` (larger than all of theirs) appended. */
-function appendRow(rows: UserRows | undefined, id: number, flags: number): UserRows {
-  if (rows === undefined || rows.count === 0) {
-    return {
-      chunks: [{ ids: startTyped(Int32Array, id, 8), flags: startTyped(Uint16Array, flags, 8) }],
-      count: 1,
-    };
-  }
-  const chunks: RowChunk[] = rows.chunks.slice();
-  const last = chunks[chunks.length - 1]!;
-  if (last.ids.length >= ROW_CHUNK) {
-    chunks.push({ ids: startTyped(Int32Array, id, 8), flags: startTyped(Uint16Array, flags, 8) });
-  } else {
-    chunks[chunks.length - 1] = {
-      ids: appendTyped(last.ids, id, ROW_CHUNK),
-      flags: appendTyped(last.flags, flags, ROW_CHUNK),
-    };
-  }
-  return { chunks, count: rows.count + 1 };
 }

@@ -43,13 +43,32 @@ function activeSubscriptionUserIds(perChannel: IntMap<Subscription>): readonly n
 
 /** Active subscribers who are active users, ascending (a fresh array: callers may change it). */
 export function subscriberIds(state: RealmState, streamId: number): number[] {
+  return sharedSubscriberIds(state, streamId).slice();
+}
+
+/** The last answer of `sharedSubscriberIds` per active-row list, with the deactivated set it filtered by. */
+const activeUsersOf = new WeakMap<readonly number[], { deactivated: object; ids: readonly number[] }>();
+
+const NO_IDS: readonly number[] = Object.freeze([]);
+
+/**
+ * `subscriberIds` as one array kept while neither the channel's subscriptions nor the set of
+ * deactivated users change: a send reads it (and hands it on) instead of building a list per
+ * message. Never to be changed by the caller.
+ */
+export function sharedSubscriberIds(state: RealmState, streamId: number): readonly number[] {
   const perChannel = state.subscriptions.get(streamId);
-  if (perChannel === undefined) return [];
+  if (perChannel === undefined) return NO_IDS;
   const ids = activeSubscriptionUserIds(perChannel);
   // Checked against the (few) deactivated users rather than a user lookup per subscriber
   // (subscriptions only name existing users: the snapshot loader checks it).
   const deactivated = deactivatedUserIds(state);
-  return deactivated.size === 0 ? ids.slice() : ids.filter((id) => !deactivated.has(id));
+  if (deactivated.size === 0) return ids;
+  const known = activeUsersOf.get(ids);
+  if (known !== undefined && known.deactivated === deactivated) return known.ids;
+  const out = ids.filter((id) => !deactivated.has(id));
+  activeUsersOf.set(ids, { deactivated, ids: out });
+  return out;
 }
 
 export const isPublic = (c: Channel): boolean => !c.invite_only;

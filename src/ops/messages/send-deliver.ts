@@ -1,12 +1,12 @@
 import { zulipError } from '../../core/errors';
-import { to, type AddressedEvent } from '../../core/events';
+import { to, type AddressedEvent, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
-import { personalFlags } from '../../core/messages/personal-flags';
+import { addPersonalFlags } from '../../core/messages/personal-flags';
 import { findMentions, mayMention, type Mentions } from '../../core/messages/mentions';
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
 import { getMessage, locateMessage } from '../../core/messages/store';
-import { appendMessage, nextMessageId } from '../../core/messages/store-append';
+import { appendMessage, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
   canAccessChannelHistory,
@@ -16,7 +16,7 @@ import {
 } from '../../core/messages/auto-follow';
 import { isRecentlyActive } from '../../core/channels/stream-dict';
 import type { Channel, User } from '../../core/model/records';
-import { metadataAccessUserIds, subscriberIds } from '../../core/permissions/channels';
+import { metadataAccessUserIds, sharedSubscriberIds } from '../../core/permissions/channels';
 import { settingValueMembers } from '../../core/permissions/groups';
 import {
   hasPermission,
@@ -73,8 +73,8 @@ export function deliverMessage(
 ): OpResult {
   const mentions = mayMention(content) ? findMentions(state, content) : NO_MENTIONS;
   const isStream = target.kind === 'stream';
-  const recipients = isStream
-    ? subscriberIds(state, target.channel.stream_id)
+  const recipients: readonly number[] = isStream
+    ? sharedSubscriberIds(state, target.channel.stream_id)
     : target.participants.filter((id) => state.users.get(id)?.is_active === true);
 
   // Topic participants (senders in the topic, and this sender) matter only for @topic.
@@ -109,25 +109,34 @@ export function deliverMessage(
   for (const groupId of mentions.groupIds)
     for (const u of settingValueMembers(state, groupId)) mentioned.add(u);
 
-  // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`).
-  const eligible = new Set(recipients);
+  // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`). Two
+  // parallel columns and no object per recipient: a large channel's send is a few passes over them.
+  const bots: number[] = [];
   for (const id of mentioned) {
     const u = state.users.get(id);
-    if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT) eligible.add(id);
+    if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT && ascendingIndexOf(recipients, id) < 0)
+      bots.push(id);
   }
+  const eligible: readonly number[] = bots.length === 0 ? recipients : [...recipients, ...bots];
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
-  const rows: Array<readonly [number, number]> = [];
-  let folded: string | undefined;
-  const lowered = () => (folded ??= content.toLowerCase());
-  for (const userId of eligible) {
-    let flags = base;
-    if (userId === sender.user_id && opts.readBySender) flags |= FLAG_BITS.read;
-    if (mentioned.has(userId)) flags |= FLAG_BITS.mentioned;
-    if (mentions.topicWildcard && participants.has(userId)) flags |= FLAG_BITS.topic_wildcard_mentioned;
-    flags |= personalFlags(state, userId, sender.user_id, lowered);
-    rows.push([userId, flags]);
-  }
+  const flags = new Uint16Array(eligible.length);
+  if (base !== 0) flags.fill(base);
+  const at = recipients.length;
+  if (opts.readBySender) markFlag(flags, eligible, at, sender.user_id, FLAG_BITS.read);
+  for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
+  if (mentions.topicWildcard)
+    for (const userId of participants)
+      markFlag(flags, eligible, at, userId, FLAG_BITS.topic_wildcard_mentioned);
+  addPersonalFlags(
+    state,
+    eligible,
+    flags,
+    sender.user_id,
+    content,
+    bots.length === 0 ? ascendingIndexOf : eligibleIndexOf(at),
+  );
+  const rows = { userIds: eligible, flags };
 
   const id = nextMessageId(state.messages);
   const timestamp = Math.floor(opts.now);
@@ -177,9 +186,8 @@ export function deliverMessage(
       }
     }
     // Mentioned humans among the recipients follow the topic unless they muted or follow it.
-    const recipientSet = new Set(recipients);
     const toFollow = [...mentioned]
-      .filter((u) => recipientSet.has(u))
+      .filter((u) => ascendingIndexOf(recipients, u) >= 0)
       .filter((u) => {
         const user = next.users.get(u)!;
         if (user.is_bot || !user.settings.automatically_follow_topics_where_mentioned) return false;
@@ -225,7 +233,7 @@ function messageEvents(
   state: RealmState,
   id: number,
   senderId: number,
-  rows: ReadonlyArray<readonly [number, number]>,
+  rows: RowBatch & { readonly userIds: readonly number[] },
   opts: DeliverOptions,
 ): AddressedEvent[] {
   const record = getMessage(state.messages, id)!;
@@ -234,20 +242,40 @@ function messageEvents(
     clientGravatar: false,
     allowEmptyTopicName: true,
   });
+  const { userIds, flags } = rows;
+  const ascending = isAscending(userIds);
   const byFlags = new Map<number, number[]>();
   let senderFlags: number | undefined;
   const hidesSender = senderHiddenFrom(state, senderId);
-  for (const [userId, flags] of rows) {
-    if (userId === senderId && opts.queueId !== undefined && opts.localId !== undefined) {
-      senderFlags = flags & ~FLAG_BITS.is_private;
-      continue;
+  const separateSender = opts.queueId !== undefined && opts.localId !== undefined;
+  // Most recipients share one flag set: the previous group is tried before the map. When all do
+  // (the usual send: no mention, no muting, the sender's row like the others) and the list is
+  // ascending, the event is addressed to the recipients' list itself, shared rather than copied.
+  let lastKey = -1;
+  let lastList: number[] = [];
+  let senderKey = -1;
+  let whole: [number, readonly number[]] | undefined;
+  if (ascending && hidesSender === null && !separateSender && sameFlags(flags, userIds.length)) {
+    if (userIds.length > 0) whole = [flags[0]! & ~IS_PRIVATE, userIds];
+  } else
+    for (let k = 0; k < userIds.length; k++) {
+      const userId = userIds[k]!;
+      const f = flags[k]!;
+      if (separateSender && userId === senderId) {
+        senderFlags = f & ~IS_PRIVATE;
+        continue;
+      }
+      // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
+      const key = (f & ~IS_PRIVATE) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
+      if (userId === senderId) senderKey = key;
+      if (key !== lastKey) {
+        let list = byFlags.get(key);
+        if (list === undefined) byFlags.set(key, (list = []));
+        lastKey = key;
+        lastList = list;
+      }
+      lastList.push(userId);
     }
-    // Recipients who may not see the sender get their own event (the HIDDEN bit is above every flag).
-    const key = (flags & ~FLAG_BITS.is_private) | (hidesSender(userId) ? HIDDEN : 0);
-    const list = byFlags.get(key);
-    if (list) list.push(userId);
-    else byFlags.set(key, [userId]);
-  }
   const out: AddressedEvent[] = [];
   const markdown = record.content;
   if (senderFlags !== undefined) {
@@ -257,22 +285,29 @@ function messageEvents(
       markdown,
     });
   }
-  const groups = [...byFlags].sort((a, b) =>
-    a[1].includes(senderId) ? -1 : b[1].includes(senderId) ? 1 : a[0] - b[0],
-  );
+  // The sender's group first, then by flags.
+  const groups: Array<readonly [number, readonly number[]]> =
+    whole !== undefined
+      ? [whole]
+      : [...byFlags].sort((a, b) => (a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0]));
   let anonymous: Record<string, unknown> | undefined;
   for (const [key, users] of groups) {
-    const flags = flagNames(key & ~HIDDEN);
-    if ((key & HIDDEN) === 0) out.push({ ...to(users, { type: 'message', message, flags }), markdown });
+    const names = flagNames(key & ~HIDDEN);
+    if ((key & HIDDEN) === 0)
+      out.push({ ...addressed(ascending, users, { type: 'message', message, flags: names }), markdown });
     else {
       anonymous ??= withInaccessibleSender(state, message);
-      out.push({ ...to(users, { type: 'message', message: anonymous, flags }), markdown });
+      out.push({
+        ...addressed(ascending, users, { type: 'message', message: anonymous, flags: names }),
+        markdown,
+      });
     }
   }
   // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues.
   const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
   if (channel !== undefined && !channel.invite_only) {
-    const except = rows.map(([userId]) => userId).sort((a, b) => a - b);
+    // The recipients' list is itself ascending and never changed: shared, not copied.
+    const except = ascending ? userIds : [...userIds].sort((a, b) => a - b);
     // A channel without subscribers gives no one a row, but Tornado still offers the message to
     // every `all_public_streams` queue: an event for those queues alone (no direct recipient).
     if (out.length === 0) out.push({ ...to([], { type: 'message', message, flags: [] }), markdown });
@@ -281,16 +316,72 @@ function messageEvents(
   return out;
 }
 
+/** Lists built in ascending order need no sorting by `to`. */
+function addressed(ascending: boolean, users: readonly number[], event: ZulipEvent): AddressedEvent {
+  return ascending ? { event, users } : to(users, event);
+}
+
+function sameFlags(flags: ArrayLike<number>, n: number): boolean {
+  const first = flags[0];
+  for (let k = 1; k < n; k++) if (flags[k] !== first) return false;
+  return true;
+}
+
+function isAscending(ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) return false;
+  return true;
+}
+
+/**
+ * The position of `userId` among the eligible users: the ascending recipients (the first `at`),
+ * then a few mentioned bots.
+ */
+function indexAmong(eligible: readonly number[], at: number, userId: number): number {
+  const k = ascendingIndexOf(eligible, userId, at);
+  if (k >= 0 || at === eligible.length) return k;
+  return eligible.indexOf(userId, at);
+}
+
+function eligibleIndexOf(at: number): (eligible: readonly number[], userId: number) => number {
+  return (eligible, userId) => indexAmong(eligible, at, userId);
+}
+
+function markFlag(
+  flags: Uint16Array,
+  eligible: readonly number[],
+  at: number,
+  userId: number,
+  bit: number,
+): void {
+  const k = indexAmong(eligible, at, userId);
+  if (k >= 0) flags[k] = flags[k]! | bit;
+}
+
+/** The position of `id` in an ascending list (its first `end` entries), or -1. */
+function ascendingIndexOf(ids: readonly number[], id: number, end = ids.length): number {
+  let lo = 0;
+  let hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < end && ids[lo] === id ? lo : -1;
+}
+
+// Read once: a module's exports are getters once compiled to CommonJS, too slow for per-recipient loops.
+const IS_PRIVATE = FLAG_BITS.is_private;
+
 /** Marks a recipient group whose sender is hidden (flag bits fit in 16). */
 const HIDDEN = 1 << 16;
 
 /**
- * Whether a recipient is a restricted guest who cannot access the sender: Zulip's Tornado gives
+ * Whether a recipient is a restricted guest who cannot access the sender (null: no one is): Zulip's Tornado gives
  * them the message with `can_access_sender=False` ("Unknown user", fake email, placeholder avatar).
  */
-function senderHiddenFrom(state: RealmState, senderId: number): (userId: number) => boolean {
+function senderHiddenFrom(state: RealmState, senderId: number): ((userId: number) => boolean) | null {
   const sender = state.users.get(senderId);
-  if (allUsersAccessible(state) || sender === undefined || sender.is_bot) return () => false;
+  if (allUsersAccessible(state) || sender === undefined || sender.is_bot) return null;
   return (userId) => {
     const viewer = state.users.get(userId);
     if (viewer === undefined || userId === senderId || !isUserAccessRestricted(state, viewer)) return false;

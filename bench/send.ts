@@ -1,0 +1,319 @@
+/**
+ * POST /messages (the whole `sendMessage` operation) against a *persistent* floor, at about 10,
+ * 100, 1,000 and 10,000 recipients (issue 29, goal 1).
+ *
+ * The floor does only the irreducible work of a send that keeps every older state valid: it
+ * appends the message to a message column and one (id, flags) row per recipient, and yields a new
+ * state while the old one still sees exactly its own rows. Its layout is the cheapest persistent
+ * one we know: each user's rows live in a shared append-only buffer written in place while the
+ * writer is at the buffer's frontier (a second writer onto the same parent copies), and each state
+ * owns a chunked vector of per-user row counts that is copied on write, 64 users a chunk. So a
+ * send costs two typed-array writes and a frontier check per recipient plus the copy of the count
+ * chunks it touches; no checks, no mentions, no events, no per-recipient objects.
+ *
+ * Method: both sides run in one process on the same realm, interleaved batch by batch (op, floor,
+ * op, floor, …), warmed until their medians settle; each figure is the median over batches of
+ * wall time and of process CPU time (`process.cpuUsage`: user + system, every thread, so GC helper
+ * threads count). Every ratio comes from the one run. Memory: the heap a row costs, measured by
+ * sending into the ~1,000-subscriber channel with nothing but the last state alive (run node with
+ * --expose-gc).
+ */
+import { loadavg } from 'node:os';
+import type { RealmState } from '../src/core/state';
+import { sendMessage } from '../src/ops/index';
+import { simulateRealm } from '../src/simulate/simulate';
+import { median } from './stats';
+
+interface Target {
+  readonly streamId: number;
+  readonly topic: string;
+  readonly subscribers: readonly number[];
+}
+
+/** Active subscribers who are active users, per channel (once: the realm does not change here). */
+function channelsBySize(state: RealmState): Target[] {
+  const out: Target[] = [];
+  for (const [streamId, per] of state.subscriptions) {
+    const channel = state.channels.get(streamId);
+    if (channel === undefined || channel.is_archived) continue;
+    const subscribers: number[] = [];
+    for (const s of per.values())
+      if (s.active && state.users.get(s.user_id)?.is_active) subscribers.push(s.user_id);
+    out.push({ streamId, topic: 'bench send', subscribers });
+  }
+  return out;
+}
+
+/**
+ * The realm with every active user subscribed to the channel of `t` (a copy of one of its
+ * subscription rows each), for the 10,000-recipient row when the preset has no channel that large.
+ * Only the subscription map changes: a send reads nothing else about subscribers.
+ */
+function everyoneIn(state: RealmState, t: Target): [RealmState, Target] {
+  const per = state.subscriptions.get(t.streamId)!;
+  const template = per.values().next().value!;
+  let rows = per;
+  const subscribers: number[] = [];
+  for (const u of state.users.values()) {
+    if (!u.is_active) continue;
+    subscribers.push(u.user_id);
+    const own = rows.get(u.user_id);
+    if (own === undefined || !own.active)
+      rows = rows.set(u.user_id, { ...template, user_id: u.user_id, active: true });
+  }
+  const next: RealmState = { ...state, subscriptions: state.subscriptions.set(t.streamId, rows) };
+  return [next, { ...t, subscribers }];
+}
+
+function nearest(targets: readonly Target[], n: number): Target {
+  let best = targets[0]!;
+  for (const t of targets)
+    if (Math.abs(t.subscribers.length - n) < Math.abs(best.subscribers.length - n)) best = t;
+  return best;
+}
+
+// ---- the persistent floor -------------------------------------------------------------------
+
+const LEN_CHUNK = 64;
+const ROW_CAP = 2048;
+
+/** One user's shared row buffer: slots below `frontier` are written; each state sees a prefix. */
+interface FloorBuffer {
+  ids: Int32Array;
+  flags: Uint16Array;
+  frontier: number;
+}
+
+/** A state of the floor: the message column's visible length and every user's visible row count. */
+interface FloorState {
+  readonly messages: number;
+  readonly lens: readonly Int32Array[];
+}
+
+class Floor {
+  readonly buffers: FloorBuffer[] = [];
+  messageIds = new Int32Array(1 << 16);
+  senders = new Int32Array(1 << 16);
+  contents: string[] = [];
+  frontier = 0;
+
+  constructor(users: number) {
+    for (let u = 0; u < users; u++)
+      this.buffers.push({ ids: new Int32Array(ROW_CAP), flags: new Uint16Array(ROW_CAP), frontier: 0 });
+  }
+
+  initial(users: number): FloorState {
+    const lens: Int32Array[] = [];
+    for (let i = 0; i < users; i += LEN_CHUNK) lens.push(new Int32Array(LEN_CHUNK));
+    return { messages: 0, lens };
+  }
+
+  send(s: FloorState, id: number, sender: number, content: string, users: readonly number[]): FloorState {
+    let m = s.messages;
+    if (m !== this.frontier || m === this.messageIds.length) {
+      // Not at the frontier (a fork) or full: a fresh column (amortized away in this bench).
+      m = 0;
+      this.messageIds = new Int32Array(this.messageIds.length);
+      this.senders = new Int32Array(this.senders.length);
+      this.contents = [];
+    }
+    this.messageIds[m] = id;
+    this.senders[m] = sender;
+    this.contents[m] = content;
+    this.frontier = m + 1;
+    const lens = s.lens.slice();
+    let copied = -1;
+    let chunk: Int32Array | undefined;
+    for (let k = 0; k < users.length; k++) {
+      const u = users[k]!;
+      const ci = (u / LEN_CHUNK) | 0;
+      if (ci !== copied) {
+        chunk = lens[ci] = s.lens[ci]!.slice();
+        copied = ci;
+      }
+      const at = chunk![u % LEN_CHUNK]!;
+      const b = this.buffers[u]!;
+      let pos = at;
+      if (at !== b.frontier || at === ROW_CAP) {
+        // A fork or a full buffer: the row goes to a fresh buffer (a full one would be sealed into
+        // the user's chunk list, once per ROW_CAP rows).
+        b.ids = new Int32Array(ROW_CAP);
+        b.flags = new Uint16Array(ROW_CAP);
+        pos = 0;
+      }
+      b.ids[pos] = id;
+      b.flags[pos] = u === sender ? 1 : 0;
+      b.frontier = pos + 1;
+      chunk![u % LEN_CHUNK] = pos + 1;
+    }
+    return { messages: m + 1, lens };
+  }
+}
+
+// ---- timing -----------------------------------------------------------------------------------
+
+interface Sample {
+  readonly wallUs: number;
+  readonly cpuUs: number;
+}
+
+function batch(fn: () => void, per: number): Sample {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < per; i++) fn();
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { wallUs: (wall * 1000) / per, cpuUs: (c.user + c.system) / per };
+}
+
+/**
+ * Interleaves batches of `a` and `b` until both wall medians over the last 9 batches move less
+ * than 5% between checks (at most `maxWarm` rounds), then times `rounds` more interleaved rounds.
+ */
+function interleaved(a: () => void, b: () => void, per: number, rounds: number, maxWarm: number) {
+  const wa: number[] = [];
+  const wb: number[] = [];
+  let lastA = 0;
+  let lastB = 0;
+  for (let r = 0; r < maxWarm; r++) {
+    wa.push(batch(a, per).wallUs);
+    wb.push(batch(b, per).wallUs);
+    if (r >= 9 && r % 3 === 0) {
+      const ma = median(wa.slice(-9));
+      const mb = median(wb.slice(-9));
+      if (Math.abs(ma - lastA) < 0.05 * ma && Math.abs(mb - lastB) < 0.05 * mb) break;
+      [lastA, lastB] = [ma, mb];
+    }
+  }
+  const sa: Sample[] = [];
+  const sb: Sample[] = [];
+  for (let r = 0; r < rounds; r++) {
+    sa.push(batch(a, per));
+    sb.push(batch(b, per));
+  }
+  const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
+  return {
+    op: { wallUs: med(sa, 'wallUs'), cpuUs: med(sa, 'cpuUs') },
+    floor: { wallUs: med(sb, 'wallUs'), cpuUs: med(sb, 'cpuUs') },
+  };
+}
+
+export interface SendFigures {
+  readonly recipients: number;
+  readonly op: Sample;
+  readonly floor: Sample;
+}
+
+function pickSender(state: RealmState, t: Target): number {
+  return t.subscribers.find(
+    (u) =>
+      sendMessage(
+        state,
+        { userId: u },
+        { type: 'stream', to: t.streamId, topic: t.topic, content: 'x' },
+        { now: 1 },
+      ).status === 200,
+  )!;
+}
+
+function measure(state: RealmState, t: Target, quick: boolean): SendFigures {
+  const sender = pickSender(state, t);
+  let s = state;
+  let k = 0;
+  const op = () => {
+    s = sendMessage(
+      s,
+      { userId: sender },
+      { type: 'stream', to: t.streamId, topic: t.topic, content: `Message ${k++}` },
+      { now: 1_795_300_000 },
+    ).state;
+  };
+  const floor = new Floor(state.users.maxKey() + 1);
+  let f = floor.initial(state.users.maxKey() + 1);
+  let id = 5_000_000;
+  const fl = () => {
+    id++;
+    f = floor.send(f, id, sender, `Message ${id}`, t.subscribers);
+  };
+  const per = Math.max(2, Math.min(400, Math.ceil(40_000 / t.subscribers.length)));
+  const { op: o, floor: fo } = interleaved(op, fl, per, quick ? 15 : 31, quick ? 30 : 90);
+  return { recipients: t.subscribers.length, op: o, floor: fo };
+}
+
+/**
+ * Heap bytes per UserMessage row: the growth between `n` and `2n` sends into `t`, only the last
+ * state alive, divided by the rows of those `n` sends. The first `n` absorb one-time costs (each
+ * recipient's rows taken over by the append path, the topic's first message), so this is the
+ * marginal cost of a row plus its share of the message.
+ */
+function heapPerRow(state: RealmState, t: Target, n: number): number | null {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return null;
+  const sender = pickSender(state, t);
+  const heap = () => {
+    gc();
+    gc();
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  let s = state;
+  const send = () =>
+    (s = sendMessage(
+      s,
+      { userId: sender },
+      { type: 'stream', to: t.streamId, topic: t.topic, content: 'row' },
+      { now: 1_795_300_000 },
+    ).state);
+  for (let i = 0; i < n; i++) send();
+  const before = heap();
+  for (let i = 0; i < n; i++) send();
+  const after = heap();
+  // `s` is read after the measurement so that it is what the heap holds.
+  return s.messages.count > 0 ? (after - before) / (n * t.subscribers.length) : null;
+}
+
+export function runSendBench(opts: { quick: boolean; log: (s: string) => void }): string {
+  const presets: Array<'medium' | 'large'> = opts.quick ? ['medium'] : ['medium', 'large'];
+  const lines = [
+    '## Sending a message versus a persistent floor (issue 29, goal 1)',
+    '',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive.',
+    '',
+    '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | load (1, 5, 15 min) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const heap: string[] = [];
+  const f = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
+  for (const preset of presets) {
+    opts.log(`send: simulating the ${preset} preset`);
+    const state = simulateRealm({ preset, seed: 1 });
+    const targets = channelsBySize(state);
+    const sizes = preset === 'large' ? [10, 100, 1000, 10_000] : [10, 100, 1000];
+    for (const n of sizes) {
+      let t = nearest(targets, n);
+      let realm = state;
+      let note = '';
+      if (t.subscribers.length < 0.8 * n) {
+        [realm, t] = everyoneIn(state, t);
+        note = ' (every active user subscribed)';
+      }
+      const r = measure(realm, t, opts.quick);
+      const load = loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ');
+      opts.log(
+        `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, load ${load}`,
+      );
+      lines.push(
+        `| ${preset} | ${r.recipients.toLocaleString('en')}${note} | ${f(r.op.wallUs)} | ${f(r.floor.wallUs)} | ${(r.op.wallUs / r.floor.wallUs).toFixed(2)}× | ${f(r.op.cpuUs)} | ${f(r.floor.cpuUs)} | ${(r.op.cpuUs / r.floor.cpuUs).toFixed(2)}× | ${load} |`,
+      );
+    }
+    const t = nearest(targets, 1000);
+    const perRow = heapPerRow(state, t, 500);
+    if (perRow !== null)
+      heap.push(`${preset}: ${perRow.toFixed(1)} bytes per row (${t.subscribers.length} recipients)`);
+  }
+  lines.push('', `Measured ${new Date().toISOString().slice(0, 16)} UTC.`);
+  if (heap.length > 0) lines.push('', `Heap per UserMessage row: ${heap.join('; ')}.`);
+  return lines.join('\n');
+}

@@ -49,6 +49,8 @@ export interface HttpHead {
   /** `?…` or empty. */
   readonly search: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Aborted when the client goes away before its answer (a long-poll then stops waiting). */
+  readonly signal?: AbortSignal;
 }
 
 /** A request body: absent (GET/HEAD), or readable once up to a limit. */
@@ -176,6 +178,7 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         url: `${path}${head.search}`,
         headers: head.headers,
         ...(form.kind === 'form' ? { body: form.value } : {}),
+        ...(head.signal === undefined ? {} : { signal: head.signal }),
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
       const respond = async (): Promise<HttpAnswer> => {

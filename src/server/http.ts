@@ -144,8 +144,8 @@ export function createHttpCore(options: HttpOptions): HttpCore {
           body: serverEmojiDataJson(),
         };
       }
-      const credential =
-        limiter !== undefined && counted(method, path) ? head.headers['authorization'] : undefined;
+      const isCounted = (limiter !== undefined || fairness !== undefined) && counted(method, path);
+      const credential = limiter !== undefined && isCounted ? head.headers['authorization'] : undefined;
       if (credential !== undefined) {
         const secs = limiter!.secsToFreedom(credential);
         if (secs > 0) {
@@ -194,8 +194,8 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         // Serialized in the user's turn: a large answer is that user's cost.
         return resultAnswer(result);
       };
-      return fairness !== undefined && counted(method, path)
-        ? await fairness.run(fairnessKey(head.headers['authorization']), respond)
+      return fairness !== undefined && isCounted
+        ? await fairness.run(schedulingKey(head.headers['authorization']), respond)
         : await respond();
     } catch (error) {
       const tooLarge = changeTooLarge(error);
@@ -210,6 +210,18 @@ export function createHttpCore(options: HttpOptions): HttpCore {
   };
 }
 
+/** `fairnessKey` by header: a client sends the same header on every request. Bounded. */
+const keys = new Map<string | undefined, string>();
+function schedulingKey(authorization: string | undefined): string {
+  let key = keys.get(authorization);
+  if (key === undefined) {
+    key = fairnessKey(authorization);
+    if (keys.size >= 4096) keys.clear();
+    keys.set(authorization, key);
+  }
+  return key;
+}
+
 /** Zulip's 429 answer, with `Retry-After`. */
 function rateLimited(secs: number): HttpAnswer {
   const answer = jsonAnswer(429, rateLimitBody(secs));
@@ -218,7 +230,8 @@ function rateLimited(secs: number): HttpAnswer {
 
 /** Whether a request counts against the rate limit (and is scheduled): every one but the event long-polls. */
 function counted(method: string, path: string): boolean {
-  return !(path.replace(/\/+$/, '') === '/api/v1/events' && (method === 'GET' || method === 'DELETE'));
+  if (method !== 'GET' && method !== 'DELETE') return true;
+  return path.replace(/\/+$/, '') !== '/api/v1/events';
 }
 
 /**

@@ -139,6 +139,6 @@ export function headerOf(
   name: string,
 ): string | undefined {
   if (!headers) return undefined;
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name) return headers[k];
   return undefined;
 }

@@ -89,6 +89,7 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
 
 function header(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {
   if (!headers) return undefined;
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  // Runs on every request: no entries array.
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name) return headers[k];
   return undefined;
 }

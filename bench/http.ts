@@ -1,13 +1,19 @@
 /**
- * HTTP throughput: `serveNode` answering GET /users/me and PATCH /settings against a bare
- * `node:http` hello-world, all on loopback with the same load (autocannon, 32 keep-alive
- * connections, fixed duration), each server in its own process, rounds interleaved so that load
- * changes on the shared machine hit every server alike. Ratios are from the same run.
+ * HTTP throughput: what `chat-realm serve --memory` runs (bench/http-server.ts `serve`: event
+ * queues, rate limit, fair scheduling, the direct `node:http` path) against a bare `node:http`
+ * server answering the same bytes (`floor`), for GET /users/me and POST /messages, on loopback
+ * with the same load generator (autocannon, 32 keep-alive connections, fixed duration). Each
+ * server runs in its own process; rounds interleave every server and request, so load changes on
+ * the shared machine hit them alike; every ratio is from the same run. Besides requests per
+ * second, each server's CPU time per request (from /proc/PID/stat over the measurement) is
+ * reported: on a shared machine it is the steadier figure.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { basicAuthHeader } from '../src/wire/auth';
+import { median } from './stats';
 
 interface AutocannonResult {
   readonly requests: { readonly average: number; readonly total: number };
@@ -36,9 +42,8 @@ const CONNECTIONS = 32;
 /**
  * On a machine of 2 CPUs or more with `taskset`, every server runs on CPU 0 and this process (the
  * load generator) on CPU 1: otherwise the generator and the server share both CPUs, and a server
- * whose answers are larger (GET /users/me: ~900 bytes against the hello-world's 45) leaves the
- * generator less CPU to parse them with, which says more about the generator than about the
- * server. `HTTP_PIN=0` turns it off.
+ * whose answers are larger leaves the generator less CPU to parse them with, which says more
+ * about the generator than about the server. `HTTP_PIN=0` turns it off.
  */
 function pinSelf(cpus: string): boolean {
   return (
@@ -47,13 +52,19 @@ function pinSelf(cpus: string): boolean {
 }
 let PIN = false;
 
-async function start(mode: string): Promise<{ child: ChildProcess; url: string }> {
+interface Server {
+  readonly child: ChildProcess;
+  readonly url: string;
+}
+
+async function start(mode: string, env: Record<string, string> = {}): Promise<Server> {
   const args = ['--import', 'tsx', new URL('./http-server.ts', import.meta.url).pathname, mode];
   const child = spawn(
     PIN ? 'taskset' : process.execPath,
     PIN ? ['-c', '0', process.execPath, ...args] : args,
     {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
     },
   );
   const port = await new Promise<string>((resolve, reject) => {
@@ -67,11 +78,25 @@ async function start(mode: string): Promise<{ child: ChildProcess; url: string }
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-interface Row {
+/** User + system CPU seconds of a process so far (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface Target {
   readonly name: string;
-  rps: number[];
-  p50: number[];
-  p99: number[];
+  readonly server: Server;
+  readonly requests: AutocannonRequest[];
+  readonly rps: number[];
+  readonly cpuUs: number[];
+  readonly p50: number[];
+  readonly p99: number[];
   non2xx: number;
   errors: number;
 }
@@ -89,56 +114,88 @@ export async function runHttpBench(opts: { quick?: boolean; log: (line: string) 
 async function measure(opts: { quick?: boolean; log: (line: string) => void }): Promise<string> {
   const duration = opts.quick ? 3 : 8;
   const rounds = opts.quick ? 2 : 3;
-  // The dev-realm fixture's hamlet (known API key).
-  const auth = basicAuthHeader('hamlet@zulip.com', await hamletKey());
+  // The dev-realm fixture's hamlet (known API key), sending to Denmark (he is subscribed).
+  const auth = basicAuthHeader('hamlet@zulip.com', hamletKey());
   const me: AutocannonRequest[] = [
     { method: 'GET', path: '/api/v1/users/me', headers: { authorization: auth } },
   ];
-  const form = { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' };
-  // Alternating values: every PATCH is a real change (a new state, an event, a stored change).
-  const settings: AutocannonRequest[] = [
-    { method: 'PATCH', path: '/api/v1/settings', headers: form, body: 'enter_sends=true' },
-    { method: 'PATCH', path: '/api/v1/settings', headers: form, body: 'enter_sends=false' },
+  const sendBody = 'type=stream&to=2&topic=bench&content=hello';
+  const send: AutocannonRequest[] = [
+    {
+      method: 'POST',
+      path: '/api/v1/messages',
+      headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: sendBody,
+    },
   ];
-  const servers = {
-    hello: await start('hello'),
-    direct: await start('direct'),
-    fetch: await start('fetch'),
-  };
-  const targets: Array<[string, keyof typeof servers, AutocannonRequest[] | undefined]> = [
-    ['bare node:http hello-world', 'hello', undefined],
-    ['GET /users/me (serveNode, direct path)', 'direct', me],
-    ['PATCH /settings (serveNode, direct path)', 'direct', settings],
-    ['GET /users/me (Fetch handler + Node adapter)', 'fetch', me],
-    ['PATCH /settings (Fetch handler + Node adapter)', 'fetch', settings],
-  ];
-  const rows: Row[] = targets.map(([name]) => ({ name, rps: [], p50: [], p99: [], non2xx: 0, errors: 0 }));
-  const loads: string[] = [];
+  const serve = await start('serve');
+  const servers: Server[] = [serve];
   try {
-    // Warm-up: every target once, briefly.
-    for (const [, server, requests] of targets)
+    // The floor answers chat-realm's own bytes: taken from its first answers.
+    const meBytes = await (
+      await fetch(`${serve.url}/api/v1/users/me`, { headers: { authorization: auth } })
+    ).text();
+    const sent = await (
+      await fetch(`${serve.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: sendBody,
+      })
+    ).text();
+    const sendTemplate = sent.replace(/"id":\d+/, '"id":{id}');
+    if (!sendTemplate.includes('{id}') || !meBytes.includes('"user_id":4'))
+      throw new Error(`unexpected answers ${meBytes} ${sent}`);
+    const floor = await start('floor', { FLOOR_ME: meBytes, FLOOR_SEND: sendTemplate });
+    servers.push(floor);
+    const fetchServer = await start('fetch');
+    servers.push(fetchServer);
+    const target = (name: string, server: Server, requests: AutocannonRequest[]): Target => ({
+      name,
+      server,
+      requests,
+      rps: [],
+      cpuUs: [],
+      p50: [],
+      p99: [],
+      non2xx: 0,
+      errors: 0,
+    });
+    const targets = [
+      target('GET /users/me: bare node:http, same bytes (floor)', floor, me),
+      target('GET /users/me: `serve` (direct node:http path)', serve, me),
+      target('POST /messages: bare node:http, same bytes (floor)', floor, send),
+      target('POST /messages: `serve` (direct node:http path)', serve, send),
+      target('GET /users/me: Fetch handler + Node adapter', fetchServer, me),
+      target('POST /messages: Fetch handler + Node adapter', fetchServer, send),
+    ];
+    const loads: string[] = [];
+    // Warm-up: every target, until JIT and caches settle (2 s each).
+    for (const t of targets)
       await autocannon({
-        url: servers[server].url,
+        url: t.server.url,
         connections: CONNECTIONS,
-        duration: 1,
-        ...(requests ? { requests } : {}),
+        duration: opts.quick ? 1 : 2,
+        requests: t.requests,
       });
     for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < targets.length; k++) {
-        const [name, server, requests] = targets[k]!;
+      for (const t of targets) {
+        const cpu0 = cpuSeconds(t.server.child.pid);
         const res = await autocannon({
-          url: servers[server].url,
+          url: t.server.url,
           connections: CONNECTIONS,
           duration,
-          ...(requests ? { requests } : {}),
+          requests: t.requests,
         });
-        const row = rows[k]!;
-        row.rps.push(res.requests.average);
-        row.p50.push(res.latency.p50);
-        row.p99.push(res.latency.p99);
-        row.non2xx += res.non2xx;
-        row.errors += res.errors;
-        opts.log(`http ${name}: ${res.requests.average.toFixed(0)} req/s (p50 ${res.latency.p50} ms)`);
+        const cpu = cpuSeconds(t.server.child.pid) - cpu0;
+        t.rps.push(res.requests.average);
+        t.cpuUs.push((cpu / res.requests.total) * 1e6);
+        t.p50.push(res.latency.p50);
+        t.p99.push(res.latency.p99);
+        t.non2xx += res.non2xx;
+        t.errors += res.errors;
+        opts.log(
+          `http ${t.name}: ${res.requests.average.toFixed(0)} req/s, server CPU ${t.cpuUs.at(-1)!.toFixed(1)} µs/request`,
+        );
       }
       loads.push(
         os
@@ -147,39 +204,62 @@ async function measure(opts: { quick?: boolean; log: (line: string) => void }): 
           .join(' / '),
       );
     }
+    return markdown(targets, { duration, rounds, loads });
   } finally {
-    for (const s of Object.values(servers)) s.child.kill();
+    for (const s of servers) s.child.kill();
   }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const hello = med(rows[0]!.rps);
-  const table = [
-    '| server and request | requests/s (median of rounds) | ÷ hello-world | latency p50 / p99 (ms) | non-2xx | errors |',
-    '|---|---:|---:|---:|---:|---:|',
-    ...rows.map(
-      (r) =>
-        `| ${r.name} | ${med(r.rps).toFixed(0)} | ${(med(r.rps) / hello).toFixed(2)}× | ${med(r.p50)} / ${med(r.p99)} | ${r.non2xx} | ${r.errors} |`,
-    ),
-  ].join('\n');
-  const meRatio = med(rows[1]!.rps) / hello;
+}
+
+function markdown(
+  targets: readonly Target[],
+  run: { duration: number; rounds: number; loads: readonly string[] },
+): string {
+  const row = (t: Target, floor: Target) => {
+    const rps = median(t.rps);
+    const cpu = median(t.cpuUs);
+    return `| ${t.name} | ${rps.toFixed(0)} | ${(rps / median(floor.rps)).toFixed(2)}× | ${cpu.toFixed(1)} | ${(median(floor.cpuUs) / cpu).toFixed(2)}× | ${median(t.p50)} / ${median(t.p99)} | ${t.non2xx} | ${t.errors} |`;
+  };
+  const [meFloor, meServe, sendFloor, sendServe, meFetch, sendFetch] = targets as [
+    Target,
+    Target,
+    Target,
+    Target,
+    Target,
+    Target,
+  ];
+  const ratio = (t: Target, floor: Target) => median(t.rps) / median(floor.rps);
+  const cpuRatio = (t: Target, floor: Target) => median(floor.cpuUs) / median(t.cpuUs);
+  const verdict = (what: string, t: Target, floor: Target, goal: number) =>
+    `${what} ≥ ${goal}× the floor: ${ratio(t, floor).toFixed(2)}× in requests/s, ${cpuRatio(t, floor).toFixed(2)}× in server CPU per request (${ratio(t, floor) >= goal ? 'met' : 'not met'} in requests/s).`;
   return [
     '## HTTP throughput (in-memory store, loopback)',
     '',
-    `autocannon, ${CONNECTIONS} keep-alive connections, ${duration} s per measurement, ${rounds} interleaved rounds after a 1 s warm-up of each; each server in its own process; the chat-realm servers run a realm handle on the memory store loaded from the dev-realm fixture (PATCH alternates two values, so every request is a change).`,
+    `${new Date().toISOString().slice(0, 10)}. \`npx tsx bench/run.ts --only=http\`. autocannon, ${CONNECTIONS} keep-alive connections, ${run.duration} s per measurement, ${run.rounds} interleaved rounds after a warm-up of each target; each server in its own process. \`serve\` is what \`chat-realm serve --memory\` runs (event queues, Zulip's rate limit raised out of the way but counted, fair scheduling on) seeded from the dev-realm fixture; the floor is a bare \`node:http\` server answering the same bytes (GET: hamlet's /users/me as \`serve\` answers it; POST: the same success body with a counter as id, after reading the request body). Every POST is a real message to Denmark (5 subscribers). "CPU per request" is the server process's user + system time over the measurement (/proc) divided by the requests answered; "÷ floor" for CPU is floor ÷ server, so both ratios read the same way.`,
     '',
-    table,
+    '| server and request | requests/s (median of rounds) | ÷ floor | server CPU µs / request | ÷ floor (CPU) | latency p50 / p99 (ms) | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    row(meFloor, meFloor),
+    row(meServe, meFloor),
+    row(meFetch, meFloor),
+    row(sendFloor, sendFloor),
+    row(sendServe, sendFloor),
+    row(sendFetch, sendFloor),
     '',
-    `Goal: GET /users/me at least half of the hello-world's requests per second: ${meRatio.toFixed(2)}× (${meRatio >= 0.5 ? 'met' : 'not met'}).`,
-    '',
-    `- Machine: ${os.cpus().length} CPUs, Node ${process.version}; load average after each round: ${loads.join('; ')}. ${PIN ? 'Each server pinned to CPU 0 and the load generator to CPU 1 (`taskset`), so neither takes CPU from the other; `HTTP_PIN=0` shares both CPUs between them (measured that way on 24 Nov at load 3–4: GET /users/me 0.39×, not met).' : 'The load generator shares the CPUs with the server (not pinned).'}`,
+    `- Goal: ${verdict('GET /users/me', meServe, meFloor, 0.6)}`,
+    `- Goal: ${verdict('POST /messages', sendServe, sendFloor, 0.5)}`,
+    `- Machine: ${os.cpus().length} CPUs, Node ${process.version}; load average (1 / 5 / 15 min) after each round: ${run.loads.join('; ')}. ${PIN ? "Every server pinned to CPU 0 and the load generator (this process) to CPU 1 with `taskset`, so neither takes CPU from the other (other engineers' processes still share both)." : 'Not pinned: the load generator shares the CPUs with the servers.'}`,
   ].join('\n');
 }
 
-async function hamletKey(): Promise<string> {
-  const { readFileSync } = await import('node:fs');
+function hamletKey(): string {
   const snap = JSON.parse(
     readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8'),
   ) as {
-    users: Array<{ email?: string; delivery_email?: string; api_key: string; user_id: number }>;
+    users: Array<{ api_key: string; user_id: number }>;
   };
   return snap.users.find((u) => u.user_id === 4)!.api_key;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await runHttpBench({ quick: Boolean(process.env['QUICK']), log: (l) => console.error(l) }));
 }

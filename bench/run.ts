@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runFlagsNarrowBench } from './flags-narrow/bench';
-import { groupCommitMarkdown, measureGroupCommit } from './group-commit';
+import { durableMarkdown, groupCommitMarkdown, measureDurable, measureGroupCommit } from './group-commit';
 import { runHttpBench } from './http';
 import { measureScaleOut, scaleOutMarkdown } from './scale-out';
 import { runLiveQueuesBench } from './live-queues';
@@ -38,7 +38,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,send,checkpoint,search,move-topic` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,durable,scale-out,live,snapshot,messages,send,checkpoint,search,move-topic` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -78,6 +78,13 @@ if (wanted('group-commit')) {
   );
   process.stdout.write(`${markdown}\n`);
   writeSection('group-commit', markdown);
+}
+if (wanted('durable')) {
+  const markdown = durableMarkdown(
+    await measureDurable({ quick, log: (line) => process.stderr.write(`${line}\n`) }),
+  );
+  process.stdout.write(`${markdown}\n`);
+  writeSection('durable', markdown);
 }
 if (wanted('scale-out')) {
   const markdown = scaleOutMarkdown(

@@ -247,6 +247,8 @@ export class EventQueues {
     lastEventId: number | undefined,
     dontBlock: boolean,
     newQueue?: NewQueue,
+    /** Aborted when the client went away: the poll stops waiting (its events stay queued). */
+    signal?: AbortSignal,
   ): Promise<GetEventsResult> {
     let queue: EventQueue;
     let created: string | undefined;
@@ -279,15 +281,32 @@ export class EventQueues {
         events: queue.head(this.maxPollBytes),
         ...(created ? { queueId: created } : {}),
       };
+    // Nobody to answer: waiting would only keep the queue from expiring (Zulip's disconnect handler).
+    if (signal?.aborted === true) return { kind: 'events', events: [] };
+    let release: (() => void) | undefined;
     const answer = await new Promise<PollAnswer>((resolve) => {
       const secs = this.options.heartbeatSecs?.() ?? 45 + Math.floor(Math.random() * 11);
       const timer = this.clock.setTimer(() => {
         queue.push({ type: 'heartbeat' });
         queue.finishWaiter(() => undefined, this.maxPollBytes);
       }, secs * 1000);
-      queue.waiter = { resolve, timer };
+      const waiter = { resolve, timer };
+      queue.waiter = waiter;
+      if (signal !== undefined) {
+        // The client went away: the queue keeps its events (they were never acknowledged) and
+        // becomes collectable again, timed from its last connection, as Zulip's disconnect handler does.
+        release = () => {
+          if (queue.waiter !== waiter) return;
+          queue.waiter = undefined;
+          this.clock.clearTimer(timer);
+          resolve({ events: [] });
+        };
+        signal.addEventListener('abort', release, { once: true });
+      }
     });
-    queue.lastConnection = this.clock.now();
+    if (release !== undefined) signal!.removeEventListener('abort', release);
+    // (Zulip times an abandoned queue from its last connection, not from the disconnect.)
+    if (!(signal?.aborted ?? false)) queue.lastConnection = this.clock.now();
     return { kind: 'events', events: answer.events };
   }
 

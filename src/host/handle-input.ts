@@ -109,14 +109,25 @@ function parameterNames(
   if (!path.startsWith('/api/v1/')) return undefined;
   const match = matchRoute(String(method).toUpperCase(), path.slice(7).replace(/\/+$/, '') || '/');
   if (match.kind !== 'found') return undefined;
-  const fromPath = new Set(match.op.def.pathParams ?? []);
-  const read = new Set<string>();
-  for (const spec of match.op.def.params) {
-    read.add(spec.name);
-    if (spec.alias !== undefined) read.add(spec.alias);
+  let names = namesByOp.get(match.op);
+  if (names === undefined) {
+    const fromPath = new Set(match.op.def.pathParams ?? []);
+    const read = new Set<string>();
+    for (const spec of match.op.def.params) {
+      read.add(spec.name);
+      if (spec.alias !== undefined) read.add(spec.alias);
+    }
+    names = { read, fromPath };
+    namesByOp.set(match.op, names);
   }
-  return { read, fromPath };
+  return names;
 }
+
+/** Each operation's parameter names, built once (every stored request needs them). */
+const namesByOp = new WeakMap<
+  object,
+  { readonly read: ReadonlySet<string>; readonly fromPath: ReadonlySet<string> }
+>();
 
 /** Only the fields a stored actor has, whatever else the caller's object carried. */
 export function plainActor(actor: Actor): Actor {
@@ -128,6 +139,6 @@ export function headerOf(
   name: string,
 ): string | undefined {
   if (!headers) return undefined;
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name) return headers[k];
   return undefined;
 }

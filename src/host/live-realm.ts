@@ -134,7 +134,14 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
       const narrowError = checkNarrowForEvents(newQueue.narrow ?? []);
       if (narrowError) return refuse(narrowError);
     }
-    const got = await queues.get(actor.userId, v.queue_id, v.last_event_id, v.dont_block ?? false, newQueue);
+    const got = await queues.get(
+      actor.userId,
+      v.queue_id,
+      v.last_event_id,
+      v.dont_block ?? false,
+      newQueue,
+      req.signal,
+    );
     if (got.kind === 'error') return refuse(got.error);
     const body = {
       result: 'success' as const,

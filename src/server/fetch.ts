@@ -39,7 +39,9 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchHandler {
       headers[name] = value;
     });
     const answer = await core(
-      { method: request.method, path: url.pathname, search: url.search, headers },
+      // The runtime aborts the request's signal when the client disconnects (the Node adapter
+      // below does too), so a long-poll whose client is gone stops waiting.
+      { method: request.method, path: url.pathname, search: url.search, headers, signal: request.signal },
       request.body === null ? null : fetchBody(request),
     );
     const head = request.method.toUpperCase() === 'HEAD';

@@ -49,6 +49,8 @@ export interface HttpHead {
   /** `?…` or empty. */
   readonly search: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Aborted when the client goes away before its answer (a long-poll then stops waiting). */
+  readonly signal?: AbortSignal;
 }
 
 /** A request body: absent (GET/HEAD), or readable once up to a limit. */
@@ -142,8 +144,8 @@ export function createHttpCore(options: HttpOptions): HttpCore {
           body: serverEmojiDataJson(),
         };
       }
-      const credential =
-        limiter !== undefined && counted(method, path) ? head.headers['authorization'] : undefined;
+      const isCounted = (limiter !== undefined || fairness !== undefined) && counted(method, path);
+      const credential = limiter !== undefined && isCounted ? head.headers['authorization'] : undefined;
       if (credential !== undefined) {
         const secs = limiter!.secsToFreedom(credential);
         if (secs > 0) {
@@ -176,6 +178,7 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         url: `${path}${head.search}`,
         headers: head.headers,
         ...(form.kind === 'form' ? { body: form.value } : {}),
+        ...(head.signal === undefined ? {} : { signal: head.signal }),
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
       const respond = async (): Promise<HttpAnswer> => {
@@ -191,8 +194,8 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         // Serialized in the user's turn: a large answer is that user's cost.
         return resultAnswer(result);
       };
-      return fairness !== undefined && counted(method, path)
-        ? await fairness.run(fairnessKey(head.headers['authorization']), respond)
+      return fairness !== undefined && isCounted
+        ? await fairness.run(schedulingKey(head.headers['authorization']), respond)
         : await respond();
     } catch (error) {
       const tooLarge = changeTooLarge(error);
@@ -207,6 +210,18 @@ export function createHttpCore(options: HttpOptions): HttpCore {
   };
 }
 
+/** `fairnessKey` by header: a client sends the same header on every request. Bounded. */
+const keys = new Map<string | undefined, string>();
+function schedulingKey(authorization: string | undefined): string {
+  let key = keys.get(authorization);
+  if (key === undefined) {
+    key = fairnessKey(authorization);
+    if (keys.size >= 4096) keys.clear();
+    keys.set(authorization, key);
+  }
+  return key;
+}
+
 /** Zulip's 429 answer, with `Retry-After`. */
 function rateLimited(secs: number): HttpAnswer {
   const answer = jsonAnswer(429, rateLimitBody(secs));
@@ -215,7 +230,8 @@ function rateLimited(secs: number): HttpAnswer {
 
 /** Whether a request counts against the rate limit (and is scheduled): every one but the event long-polls. */
 function counted(method: string, path: string): boolean {
-  return !(path.replace(/\/+$/, '') === '/api/v1/events' && (method === 'GET' || method === 'DELETE'));
+  if (method !== 'GET' && method !== 'DELETE') return true;
+  return path.replace(/\/+$/, '') !== '/api/v1/events';
 }
 
 /**

@@ -42,7 +42,7 @@ export function createNodeHandler(handler: FetchHandler, options: NodeHandlerOpt
   return async (req, res) => {
     let request: Request;
     try {
-      request = toFetchRequest(req);
+      request = toFetchRequest(req, undefined, disconnectSignal(res));
     } catch {
       sendText(res, 400, MALFORMED);
       return;
@@ -62,23 +62,47 @@ export function createNodeHandler(handler: FetchHandler, options: NodeHandlerOpt
  * a mounted router sees the full path). `body`, when given, replaces the stream (for frameworks
  * that already read it, e.g. Fastify's content-type parsers).
  */
-export function toFetchRequest(req: IncomingMessage, body?: Uint8Array | string): Request {
+export function toFetchRequest(
+  req: IncomingMessage,
+  body?: Uint8Array | string,
+  signal?: AbortSignal,
+): Request {
   const path = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
   const url = new URL(path, `http://${hostOf(req)}`);
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   const method = req.method ?? 'GET';
-  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
+  const aborts = signal === undefined ? {} : { signal };
+  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers, ...aborts });
   if (body !== undefined) {
     headers.delete('content-length');
     return new Request(url, {
       method,
       headers,
       body: typeof body === 'string' ? body : new Uint8Array(body),
+      ...aborts,
     });
   }
-  return new Request(url, { method, headers, body: bodyStream(req), duplex: 'half' } as RequestInit);
+  const init = { method, headers, body: bodyStream(req), duplex: 'half' } as RequestInit;
+  return new Request(url, signal === undefined ? init : { ...init, signal });
+}
+
+/**
+ * A signal aborted when the connection closes before the answer was written: the client went
+ * away (a long-poll's client closed its tab), so whatever waits for it can stop.
+ */
+export function disconnectSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** Whether a request path is the events long-poll (the only request that waits for the client). */
+function isLongPoll(method: string, path: string): boolean {
+  return method === 'GET' && (path.endsWith('/events') || path.endsWith('/events/'));
 }
 
 function hostOf(req: IncomingMessage): string {
@@ -152,7 +176,10 @@ export function createNodeRealmHandler(options: HttpOptions): NodeListener {
   const core = createHttpCore(options);
   return async (req, res) => {
     const method = req.method ?? 'GET';
-    const answer = await core(nodeHead(req), method === 'GET' || method === 'HEAD' ? null : nodeBody(req));
+    let head = nodeHead(req);
+    // Only a long-poll waits long enough for its client to leave; other requests skip the listener.
+    if (isLongPoll(method, head.path)) head = { ...head, signal: disconnectSignal(res) };
+    const answer = await core(head, method === 'GET' || method === 'HEAD' ? null : nodeBody(req));
     if (answer.body === null) {
       // The client went away mid-body: nothing can be sent.
       res.destroy();

@@ -9,19 +9,12 @@ import type { RealmState } from '../core/state';
  */
 export function authenticate(state: RealmState, header: string | undefined): Actor | ZulipError {
   if (header === undefined) return { anonymous: true };
-  const parts = header.trim().split(/\s+/);
-  if ((parts[0] ?? '').toLowerCase() !== 'basic') {
-    return zulipError('This endpoint requires HTTP basic authentication.');
-  }
-  const invalidHeader = errors.unauthorized('Invalid authorization header for basic auth');
-  if (parts.length !== 2) return invalidHeader;
-  const decoded = decodeBase64Utf8(parts[1]!);
-  if (decoded === undefined) return invalidHeader;
-  const colon = decoded.split(':');
-  if (colon.length !== 2) return invalidHeader;
-  const username = colon[0]!.trim();
-  const apiKey = colon[1]!.trim();
-  if (!/^[A-Za-z0-9]{32}$/.test(apiKey)) return errors.unauthorized('Malformed API key');
+  const credential = credentialOf(header);
+  if (credential === 'not_basic') return zulipError('This endpoint requires HTTP basic authentication.');
+  if (credential === 'invalid_header')
+    return errors.unauthorized('Invalid authorization header for basic auth');
+  if (credential === 'malformed_key') return errors.unauthorized('Malformed API key');
+  const { username, apiKey } = credential;
   const userId = state.usersByApiKey.get(apiKey);
   const user = userId === undefined ? undefined : state.users.get(userId);
   if (user === undefined || user.delivery_email.toLowerCase() !== username.toLowerCase()) {
@@ -32,6 +25,41 @@ export function authenticate(state: RealmState, header: string | undefined): Act
   if (user.is_bot && user.bot_type === 2)
     return errors.unauthorized('This API is not available to incoming webhook bots.');
   return { userId: user.user_id };
+}
+
+type Credential =
+  { readonly username: string; readonly apiKey: string } | 'not_basic' | 'invalid_header' | 'malformed_key';
+
+/**
+ * Decoded headers, by header text: a client sends the same header on every request (and the
+ * host authenticates each request more than once), so decoding it is done once. Bounded; a
+ * pure function's memo (the answer depends on the text alone).
+ */
+const decodedHeaders = new Map<string, Credential>();
+const MAX_DECODED = 4096;
+
+function credentialOf(header: string): Credential {
+  let credential = decodedHeaders.get(header);
+  if (credential === undefined) {
+    credential = decodeCredential(header);
+    if (decodedHeaders.size >= MAX_DECODED) decodedHeaders.clear();
+    decodedHeaders.set(header, credential);
+  }
+  return credential;
+}
+
+function decodeCredential(header: string): Credential {
+  const parts = header.trim().split(/\s+/);
+  if ((parts[0] ?? '').toLowerCase() !== 'basic') return 'not_basic';
+  if (parts.length !== 2) return 'invalid_header';
+  const decoded = decodeBase64Utf8(parts[1]!);
+  if (decoded === undefined) return 'invalid_header';
+  const colon = decoded.split(':');
+  if (colon.length !== 2) return 'invalid_header';
+  const username = colon[0]!.trim();
+  const apiKey = colon[1]!.trim();
+  if (!/^[A-Za-z0-9]{32}$/.test(apiKey)) return 'malformed_key';
+  return { username, apiKey };
 }
 
 /** Base64 alphabet value of each character code (-1: not in the alphabet). */
@@ -95,6 +123,20 @@ function decodeBase64Utf8(text: string): string | undefined {
  * ```
  */
 export function basicAuthHeader(email: string, apiKey: string): string {
+  const key = `${email}\n${apiKey}`;
+  let header = builtHeaders.get(key);
+  if (header === undefined) {
+    header = buildBasicAuthHeader(email, apiKey);
+    if (builtHeaders.size >= MAX_DECODED) builtHeaders.clear();
+    builtHeaders.set(key, header);
+  }
+  return header;
+}
+
+/** Headers built for stored requests (a handle rebuilds its actor's header on every run). */
+const builtHeaders = new Map<string, string>();
+
+function buildBasicAuthHeader(email: string, apiKey: string): string {
   const bytes = new TextEncoder().encode(`${email}:${apiKey}`);
   return `Basic ${btoa(String.fromCharCode(...bytes))}`;
 }

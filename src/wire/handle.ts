@@ -15,6 +15,11 @@ export interface ApiRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** An application/x-www-form-urlencoded string, or fields a host already parsed (multipart). */
   readonly body?: string | Readonly<Record<string, string>>;
+  /**
+   * Aborted by the server when the client went away: a long-poll (GET /events) then stops
+   * waiting at once instead of holding its queue until the next event or heartbeat.
+   */
+  readonly signal?: AbortSignal;
 }
 
 const PREFIX = '/api/v1';
@@ -84,6 +89,7 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
 
 function header(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {
   if (!headers) return undefined;
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  // Runs on every request: no entries array.
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name) return headers[k];
   return undefined;
 }

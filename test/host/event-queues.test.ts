@@ -13,6 +13,34 @@ const ev = (users: number[], value: string): AddressedEvent => ({
 });
 
 describe('EventQueues', () => {
+  // Zulip's ClientDescriptor.disconnect_handler (zerver/tornado/event_queue.py): the waiting
+  // handler is cleared, the queue keeps its events and is timed from its last connection.
+  it('releases a waiting poll whose client went away, keeping its events and its expiry', async () => {
+    const c = clock();
+    const q = new EventQueues({ clock: c, gcIntervalMs: 0, idleTimeoutSecs: 600 });
+    const a = q.create(1, { eventTypes: null });
+    const gone = new AbortController();
+    c.t = 1000;
+    const waiting = q.get(1, a.id, -1, false, undefined, gone.signal);
+    expect(q.waiting).toBe(1);
+    c.t = 5000;
+    gone.abort();
+    expect(await waiting).toEqual({ kind: 'events', events: [] });
+    expect(q.waiting).toBe(0);
+    q.deliver([ev([1], 'later')]);
+    expect(a.events.map((e) => e['value'])).toEqual(['later']);
+    expect(a.lastConnection).toBe(1000);
+    // An already aborted poll does not wait at all (it still counts as a connection).
+    const again = new AbortController();
+    again.abort();
+    q.get(1, a.id, 0, false, undefined, again.signal).catch(() => undefined);
+    expect(q.waiting).toBe(0);
+    c.t = 5000 + 599_999;
+    expect(q.gc()).toBe(0);
+    c.t = 5000 + 600_000;
+    expect(q.gc()).toBe(1);
+  });
+
   it('numbers events without gaps and routes only to recipients, filtered by event_types', async () => {
     const q = new EventQueues({ clock: clock(), gcIntervalMs: 0 });
     const a = q.create(1, { eventTypes: null });

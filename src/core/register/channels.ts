@@ -3,7 +3,7 @@ import type { Channel, Subscription, User } from '../model/records';
 import { hasMetadataAccess, subscriberIds } from '../permissions/channels';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
 import type { RealmState } from '../state';
-import { compareCodePoints } from '../text/code-points';
+import { channelsByName } from '../indexes/channel-order';
 
 type Dict = Record<string, unknown>;
 
@@ -47,7 +47,8 @@ export function subscriptionLists(
   opts: { readonly includeSubscribers: boolean; readonly archived: boolean; readonly now: number },
 ): SubscriptionLists {
   const out: SubscriptionLists = { subscriptions: [], unsubscribed: [], never_subscribed: [] };
-  for (const channel of state.channels.values()) {
+  // Walking the channels in name order keeps each list sorted as it is filled.
+  for (const channel of channelsByName(state.channels)) {
     if (channel.is_archived && !opts.archived) continue;
     const sub = state.subscriptions.get(channel.stream_id)?.get(user.user_id);
     const active = sub?.active === true;
@@ -61,12 +62,6 @@ export function subscriptionLists(
       dict['subscribers'] = subscriberIds(state, channel.stream_id);
     (active ? out.subscriptions : sub === undefined ? out.never_subscribed : out.unsubscribed).push(dict);
   }
-  for (const list of Object.values(out) as Dict[][])
-    list.sort(
-      (a, b) =>
-        compareCodePoints(String(a['name']), String(b['name'])) ||
-        Number(a['stream_id']) - Number(b['stream_id']),
-    );
   return out;
 }
 
@@ -89,7 +84,9 @@ export interface StreamsQuery {
 export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: number): Dict[] {
   const guest = isGuest(user);
   const out: Dict[] = [];
-  for (const channel of state.channels.values()) {
+  // Zulip sorts by name (Python's code-point order), ids breaking ties: walking the channels in
+  // that order keeps the answer sorted without sorting it.
+  for (const channel of channelsByName(state.channels)) {
     if (channel.is_archived && (q.exclude_archived ?? true)) continue;
     const subscribed = state.subscriptions.get(channel.stream_id)?.get(user.user_id)?.active === true;
     let wanted = false;
@@ -104,10 +101,5 @@ export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: 
     if (!wanted) continue;
     out.push(streamToDict(state, channel, now));
   }
-  // Zulip sorts by name (Python's code-point order); ids break ties between equal names.
-  return out.sort(
-    (a, b) =>
-      compareCodePoints(String(a['name']), String(b['name'])) ||
-      Number(a['stream_id']) - Number(b['stream_id']),
-  );
+  return out;
 }

@@ -17,6 +17,7 @@ import { runMessagesBench } from './messages';
 import { runCheckpointStallBench } from './checkpoint-run';
 import { runSearchBench } from './search/bench';
 import { runMoveTopicBench } from './move-topic';
+import { runRegisterBench } from './register';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -37,7 +38,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,checkpoint,search,move-topic` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,scale-out,live,snapshot,messages,register,checkpoint,search,move-topic` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -94,6 +95,11 @@ if (wanted('messages')) {
   const markdown = await runMessagesBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('messages', markdown);
+}
+if (wanted('register')) {
+  const markdown = await runRegisterBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('register', markdown);
 }
 if (wanted('live')) {
   const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));

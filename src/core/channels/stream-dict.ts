@@ -13,7 +13,7 @@ import type { Channel } from '../model/records';
 import type { IdSet } from '../indexes/id-sets';
 import { deactivatedUserIds } from '../indexes/user-indexes';
 import { settingApiValue } from '../permissions/groups';
-import { subscriberCount } from '../indexes/subscription-indexes';
+import { subscriberCounter } from '../indexes/subscription-indexes';
 import type { RealmState } from '../state';
 
 /** Zulip's legacy `stream_post_policy` values. */
@@ -80,9 +80,44 @@ export function isRecentlyActive(state: RealmState, streamId: number, now: numbe
  */
 const renderedDescription = memoText(renderMarkdown, 10_000);
 
+/** A channel's API object (`stream_to_dict`'s keys, in our order). */
+/* A type alias (not an interface), so it fits Record<string, unknown>. */
+type StreamDict = {
+  is_archived: boolean;
+  can_add_subscribers_group: GroupSettingValue;
+  can_administer_channel_group: GroupSettingValue;
+  can_create_topic_group: GroupSettingValue;
+  can_delete_any_message_group: GroupSettingValue;
+  can_delete_own_message_group: GroupSettingValue;
+  can_move_messages_out_of_channel_group: GroupSettingValue;
+  can_move_messages_within_channel_group: GroupSettingValue;
+  can_remove_subscribers_group: GroupSettingValue;
+  can_resolve_topics_group: GroupSettingValue;
+  can_send_message_group: GroupSettingValue;
+  can_subscribe_group: GroupSettingValue;
+  creator_id: Channel['creator_id'];
+  date_created: Channel['date_created'];
+  description: string;
+  first_message_id: number | null;
+  folder_id: Channel['folder_id'];
+  is_recently_active: boolean;
+  history_public_to_subscribers: boolean;
+  invite_only: boolean;
+  is_web_public: boolean;
+  message_retention_days: Channel['message_retention_days'];
+  name: string;
+  rendered_description: string;
+  stream_id: number;
+  stream_post_policy: number;
+  is_announcement_only: boolean;
+  stream_weekly_traffic: null;
+  subscriber_count: number;
+  topics_policy: Channel['topics_policy'];
+};
+
 /** A channel's API object with what it was computed from, reused while those stay the same. */
 interface Template {
-  readonly dict: Record<string, unknown>;
+  readonly dict: StreamDict;
   readonly groups: RealmState['groups'];
   /** The users it was built against and their deactivated set (anonymous settings omit those). */
   readonly users: RealmState['users'];
@@ -107,12 +142,18 @@ interface Template {
 const templates = new WeakMap<Channel, Template>();
 
 /**
- * The API object of a channel. `stream_weekly_traffic` is null: the engine keeps no traffic
+ * The API object of a channel (`counts`: `subscriberCounter(state)`, passed in by callers that
+ * build many). `stream_weekly_traffic` is null: the engine keeps no traffic
  * statistics (Zulip also sends null for channels too new to have any).
  */
-export function streamToDict(state: RealmState, channel: Channel, now: number): Record<string, unknown> {
+export function streamToDict(
+  state: RealmState,
+  channel: Channel,
+  now: number,
+  counts: (streamId: number) => number = subscriberCounter(state),
+): Record<string, unknown> {
   const ids = state.messages.byChannel.get(channel.stream_id);
-  const subscribers = subscriberCount(state, channel.stream_id);
+  const subscribers = counts(channel.stream_id);
   const cached = templates.get(channel);
   if (
     cached !== undefined &&
@@ -123,7 +164,7 @@ export function streamToDict(state: RealmState, channel: Channel, now: number): 
     now <= cached.to &&
     (cached.users === state.users || cached.deactivated === deactivatedUserIds(state))
   )
-    return { ...cached.dict };
+    return copyStreamDict(cached.dict);
   const activity = recentActivity(state, channel.stream_id, now);
   const dict = buildStreamDict(state, channel, activity.active, subscribers);
   templates.set(channel, {
@@ -136,7 +177,46 @@ export function streamToDict(state: RealmState, channel: Channel, now: number): 
     from: activity.from,
     to: activity.to,
   });
-  return { ...dict };
+  return copyStreamDict(dict);
+}
+
+/**
+ * A fresh copy of a template, as one literal: a spread copy shares the template's hidden class,
+ * and the subscription fields register adds to it then turned each copy into a slow dictionary.
+ */
+function copyStreamDict(d: StreamDict): StreamDict {
+  return {
+    is_archived: d.is_archived,
+    can_add_subscribers_group: d.can_add_subscribers_group,
+    can_administer_channel_group: d.can_administer_channel_group,
+    can_create_topic_group: d.can_create_topic_group,
+    can_delete_any_message_group: d.can_delete_any_message_group,
+    can_delete_own_message_group: d.can_delete_own_message_group,
+    can_move_messages_out_of_channel_group: d.can_move_messages_out_of_channel_group,
+    can_move_messages_within_channel_group: d.can_move_messages_within_channel_group,
+    can_remove_subscribers_group: d.can_remove_subscribers_group,
+    can_resolve_topics_group: d.can_resolve_topics_group,
+    can_send_message_group: d.can_send_message_group,
+    can_subscribe_group: d.can_subscribe_group,
+    creator_id: d.creator_id,
+    date_created: d.date_created,
+    description: d.description,
+    first_message_id: d.first_message_id,
+    folder_id: d.folder_id,
+    is_recently_active: d.is_recently_active,
+    history_public_to_subscribers: d.history_public_to_subscribers,
+    invite_only: d.invite_only,
+    is_web_public: d.is_web_public,
+    message_retention_days: d.message_retention_days,
+    name: d.name,
+    rendered_description: d.rendered_description,
+    stream_id: d.stream_id,
+    stream_post_policy: d.stream_post_policy,
+    is_announcement_only: d.is_announcement_only,
+    stream_weekly_traffic: d.stream_weekly_traffic,
+    subscriber_count: d.subscriber_count,
+    topics_policy: d.topics_policy,
+  };
 }
 
 /** A setting's API value, an anonymous group's frozen (templates share it between answers). */
@@ -153,7 +233,7 @@ function buildStreamDict(
   channel: Channel,
   isRecentlyActiveNow: boolean,
   subscribers: number,
-): Record<string, unknown> {
+): StreamDict {
   const postPolicy = streamPostPolicy(state, channel.can_send_message_group);
   // One literal with every key (in CHANNEL_GROUP_SETTING_NAMES order for the settings): a
   // spread of computed entries would build a slower, differently shaped object per channel.

@@ -16,6 +16,7 @@
  * Every figure is a median over batches after warm-up, from one run; `BENCH_PG_ROWS` sets the
  * usermessage row count (default: the realm's own, ~27.6 M), `--quick` uses the medium preset.
  */
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { FLAG_BITS } from '../src/core/messages/flags';
 import { appendMessage, nextMessageId } from '../src/core/messages/store-append';
@@ -26,6 +27,7 @@ import type { RealmState } from '../src/core/state';
 import { buildNarrow, selectWindow } from '../src/narrow';
 import { getMessages, sendMessage } from '../src/ops/index';
 import { simulateRealm } from '../src/simulate/simulate';
+import { interleaved, type Timing } from './interleave';
 import { median } from './stats';
 import { createZulipMessageTables } from './zulip-tables';
 
@@ -118,10 +120,10 @@ interface SendRow {
 interface FetchRow {
   readonly name: string;
   readonly count: number;
-  readonly opUs: number;
-  readonly engineUs: number;
-  readonly floorUs: number;
-  readonly dictsFloorUs: number;
+  readonly op: Timing;
+  readonly engine: Timing;
+  readonly floor: Timing;
+  readonly dictsFloor: Timing;
   readonly renderUs: number;
   readonly pgUs: number | null;
 }
@@ -193,54 +195,46 @@ function measureFetch(state: RealmState, t: Target, byTopic: boolean): Omit<Fetc
   const params = { anchor: 'newest', num_before: 1000, num_after: 0, narrow };
   const first = getMessages(state, { userId }, params);
   const count = (first.body['messages'] as unknown[]).length;
-  const opUs = timeUs(() => getMessages(state, { userId }, params), { warm: 20, batches: 11, per: 5 });
   const user = state.users.get(userId)!;
   const terms = narrow.map((n) => ({ ...n, negated: false }));
-  const engineUs = timeUs(
-    () => {
-      const built = buildNarrow(state, user, terms);
-      if (!built.ok) throw new Error(built.error.msg);
-      selectWindow(built.plan, 10 ** 16, 1000, 0, true);
-    },
-    { warm: 50, batches: 11, per: 20 },
-  );
+  const engine = () => {
+    const built = buildNarrow(state, user, terms);
+    if (!built.ok) throw new Error(built.error.msg);
+    selectWindow(built.plan, 10 ** 16, 1000, 0, true);
+  };
   // The floor: the index walk alone — the list's last 1000 ids copied out (no flags, no access).
   const key = state.messages.foldedTopics.ids.get(t.topic.toLowerCase());
   const list = byTopic
     ? state.messages.byTopic.get(t.streamId)!.get(key!)!
     : state.messages.byChannel.get(t.streamId)!;
   const out = new Int32Array(1000);
-  const floorUs = timeUs(
-    () => {
-      let left = 1000;
-      for (let c = list.chunks.length - 1; c >= 0 && left > 0; c--) {
-        const chunk = list.chunks[c]!;
-        for (let i = chunk.length - 1; i >= 0 && left > 0; i--) out[--left] = chunk[i]!;
-      }
-    },
-    { warm: 50, batches: 11, per: 20 },
-  );
+  const walk = () => {
+    let left = 1000;
+    for (let c = list.chunks.length - 1; c >= 0 && left > 0; c--) {
+      const chunk = list.chunks[c]!;
+      for (let i = chunk.length - 1; i >= 0 && left > 0; i--) out[--left] = chunk[i]!;
+    }
+  };
   // The dicts floor: the same walk, then the same 1000 message dicts copied from plain, fast-shaped
   // objects kept by id (as if every dict were stored ready-made: no flags, access or rendering).
   const plainById = new Map<number, object>();
   for (const m of first.body['messages'] as Array<{ id: number }>)
     plainById.set(m.id, JSON.parse(JSON.stringify(m)) as object);
-  const dictsFloorUs = timeUs(
-    () => {
-      let left = 1000;
-      for (let c = list.chunks.length - 1; c >= 0 && left > 0; c--) {
-        const chunk = list.chunks[c]!;
-        for (let i = chunk.length - 1; i >= 0 && left > 0; i--) out[--left] = chunk[i]!;
-      }
-      const dicts: object[] = [];
-      for (let i = 0; i < 1000; i++) {
-        const p = plainById.get(out[i]!);
-        if (p !== undefined) dicts.push({ ...p });
-      }
-      return dicts;
-    },
-    { warm: 50, batches: 11, per: 20 },
-  );
+  const dictsFloor = () => {
+    walk();
+    const dicts: object[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const p = plainById.get(out[i]!);
+      if (p !== undefined) dicts.push({ ...p });
+    }
+    return dicts;
+  };
+  settle();
+  // Interleaved batch by batch, medians of wall and CPU time from the same run.
+  const [op, eng, floor, dicts] = interleaved(
+    [() => getMessages(state, { userId }, params), engine, walk, dictsFloor],
+    { per: 10, batches: 21, warm: 5 },
+  ) as [Timing, Timing, Timing, Timing];
   // What a cold read adds: rendering the 1000 sources (a read after a restart, or of messages
   // that fell out of the bounded HTML memo).
   const sources: string[] = [];
@@ -257,10 +251,10 @@ function measureFetch(state: RealmState, t: Target, byTopic: boolean): Omit<Fetc
   return {
     name: byTopic ? 'by topic' : 'by channel',
     count,
-    opUs,
-    engineUs,
-    floorUs,
-    dictsFloorUs,
+    op,
+    engine: eng,
+    floor,
+    dictsFloor: dicts,
     renderUs,
   };
 }
@@ -402,6 +396,10 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
     `messages: busiest channel ${busy.streamId}: ${state.messages.byChannel.get(busy.streamId)?.count} messages`,
   );
   const fetches = [measureFetch(state, busy, false), measureFetch(state, busy, true)];
+  const fetchLoad = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+  const fetchDate = new Date().toISOString().slice(0, 16).replace('T', ' ');
   let pgSends: Array<number | null> = [null, null];
   let pgFetches: Array<number | null> = [null, null];
   const client = NO_PG ? null : await pgClient();
@@ -421,6 +419,7 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
   }
   const f = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
   const perRow = (us: number, n: number) => `${((us * 1000) / n).toFixed(0)} ns`;
+  const wc = (t: Timing) => `${f(t.wall)} / ${f(t.cpu)}`;
   const rate = (us: number) => `${Math.round(1e6 / us).toLocaleString('en')}/s`;
   const lines = [
     `## Sending and fetching messages (${preset} preset)`,
@@ -434,11 +433,13 @@ export async function runMessagesBench(opts: { quick: boolean; log: (s: string) 
         `| ${s.name} | ${f(s.opUs)} (${rate(s.opUs)}, ${perRow(s.opUs, s.recipients)}/row) | ${f(s.storeUs)} (${perRow(s.storeUs, s.recipients)}/row) | ${f(s.floorUs)} (${perRow(s.floorUs, s.recipients)}/row) | ${pgSends[i] == null ? '—' : `${f(pgSends[i]!)} (${rate(pgSends[i]!)}, ${perRow(pgSends[i]!, s.recipients)}/row)`} |`,
     ),
     '',
-    "| GET /messages, 1000 newest | getMessages (whole operation) | narrow engine (selectWindow) | floor: index walk only | floor: walk + the same dicts copied | getMessages / dicts floor | a cold read adds (rendering) | PostgreSQL, Zulip's queries |",
+    `GET /messages: the four fetch columns interleaved batch by batch (21 batches of 10 after warm-up), medians of wall / CPU time per call from one run; load average ${fetchLoad} at ${fetchDate} UTC. The ratio is getMessages over the dicts floor.`,
+    '',
+    "| GET /messages, 1000 newest | getMessages (whole operation) | narrow engine (selectWindow) | floor: index walk only | floor: walk + the same dicts copied | getMessages / dicts floor, wall / CPU | a cold read adds (rendering) | PostgreSQL, Zulip's queries |",
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...fetches.map(
       (r, i) =>
-        `| ${r.name} (${r.count} messages) | ${f(r.opUs)} | ${f(r.engineUs)} | ${f(r.floorUs)} | ${f(r.dictsFloorUs)} | ${(r.opUs / r.dictsFloorUs).toFixed(2)}× | ${f(r.renderUs)} | ${pgFetches[i] == null ? '—' : f(pgFetches[i]!)} |`,
+        `| ${r.name} (${r.count} messages) | ${wc(r.op)} | ${wc(r.engine)} | ${wc(r.floor)} | ${wc(r.dictsFloor)} | ${(r.op.wall / r.dictsFloor.wall).toFixed(2)}× / ${(r.op.cpu / r.dictsFloor.cpu).toFixed(2)}× | ${f(r.renderUs)} | ${pgFetches[i] == null ? '—' : f(pgFetches[i]!)} |`,
     ),
   ];
   return lines.join('\n');

@@ -3,39 +3,26 @@
  * same answer rebuilt from plain, fast-shaped objects (the floor: serializing the answer is work
  * every register must do). Interleaved, warmed, medians of batches from one run, wall and CPU time.
  *
- *   node --expose-gc --import tsx bench/register.ts [--users=10000] [--channels=1000] [--messages=100000]
+ *   node --expose-gc --import tsx bench/register.ts [--preset=large|medium] [--users=N --channels=N --messages=N]
  *
- * Measures, for one ordinary member: `event_types=["stream"]`, `["subscription"]` (with
- * subscribers), `["realm_user"]`, and every state type; and 10,000 registers of `["stream"]`.
+ * or `npm run bench -- --only=register` (the large preset; `--quick`: medium). Measures, for one
+ * ordinary member: `event_types=["stream"]`, `["subscription"]` (with subscribers),
+ * `["realm_user"]`, and every state type; then 10,000 registers of `["stream"]` in a row.
  */
+import { loadavg } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { registerState } from '../src/core/register/register-state';
 import type { RegisterOptions } from '../src/core/register/options';
-import { simulateRealm } from '../src/simulate/simulate';
-import { median } from './stats';
-
-function arg(name: string, fallback: number): number {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a === undefined ? fallback : Number(a.slice(name.length + 3));
-}
-
-const users = arg('users', 10_000);
-const channels = arg('channels', 1000);
-const messages = arg('messages', 100_000);
+import type { RealmState } from '../src/core/state';
+import { simulateRealm, type Preset } from '../src/simulate/simulate';
+import { interleaved } from './interleave';
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 
 /** Plain objects of the same shape: every object rebuilt by JSON, so all are fast-mode literals. */
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
 
-const t0 = performance.now();
-const state = simulateRealm({ users, channels, messages, seed: 1 });
-process.stderr.write(
-  `built ${users} users / ${channels} channels / ${messages} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
-);
-const member = [...state.users.values()].find((u) => u.role === 400 && !u.is_bot && u.is_active)!;
-const now = state.now ?? 0;
-
-const cases: Array<[string, RegisterOptions]> = [
+const CASES: Array<[string, RegisterOptions]> = [
   ['event_types=["stream"]', { event_types: ['stream'] }],
   [
     'event_types=["subscription"], include_subscribers',
@@ -46,74 +33,97 @@ const cases: Array<[string, RegisterOptions]> = [
 ];
 
 interface Row {
-  name: string;
-  bytes: number;
-  regWall: number;
-  regCpu: number;
-  strWall: number;
-  strCpu: number;
+  readonly name: string;
+  readonly bytes: number;
+  readonly regWall: number;
+  readonly regCpu: number;
+  readonly strWall: number;
+  readonly strCpu: number;
 }
 
-/** Median wall and CPU µs per call over batches, `fns` interleaved batch by batch. */
-function interleaved(fns: Array<() => unknown>, per: number, batches: number): Array<[number, number]> {
-  for (const fn of fns) for (let i = 0; i < per; i++) fn();
-  const wall: number[][] = fns.map(() => []);
-  const cpu: number[][] = fns.map(() => []);
-  for (let b = 0; b < batches; b++) {
-    fns.forEach((fn, k) => {
-      const c0 = process.cpuUsage();
-      const w0 = performance.now();
-      for (let i = 0; i < per; i++) fn();
-      const w = ((performance.now() - w0) / per) * 1000;
-      const c = process.cpuUsage(c0);
-      wall[k]!.push(w);
-      cpu[k]!.push((c.user + c.system) / per);
-    });
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+function measure(state: RealmState, log: (s: string) => void): { rows: Row[]; tenK: string } {
+  const member = [...state.users.values()].find((u) => u.role === 400 && !u.is_bot && u.is_active)!;
+  const now = state.now ?? 0;
+  const rows: Row[] = [];
+  for (const [name, opts] of CASES) {
+    const answer = registerState(state, member.user_id, opts, now);
+    const flat = plain(answer);
+    const bytes = JSON.stringify(answer).length;
+    const per = Math.max(3, Math.min(500, Math.round(2e6 / bytes)));
+    gc();
+    const [reg, str] = interleaved(
+      [() => JSON.stringify(registerState(state, member.user_id, opts, now)), () => JSON.stringify(flat)],
+      { per, batches: 11, warm: 1 },
+    );
+    rows.push({ name, bytes, regWall: reg!.wall, regCpu: reg!.cpu, strWall: str!.wall, strCpu: str!.cpu });
+    log(`register: ${name}: ${bytes} bytes`);
   }
-  return fns.map((_, k) => [median(wall[k]!), median(cpu[k]!)]);
-}
-
-const rows: Row[] = [];
-for (const [name, opts] of cases) {
-  const answer = registerState(state, member.user_id, opts, now);
-  const flat = plain(answer);
-  const bytes = JSON.stringify(answer).length;
-  const per = Math.max(3, Math.min(500, Math.round(2e6 / bytes)));
   gc();
-  const [[regWall, regCpu], [strWall, strCpu]] = interleaved(
-    [() => JSON.stringify(registerState(state, member.user_id, opts, now)), () => JSON.stringify(flat)],
-    per,
-    11,
-  ) as [[number, number], [number, number]];
-  rows.push({ name, bytes, regWall, regCpu, strWall, strCpu });
-  process.stderr.write(`${name}: ${bytes} bytes\n`);
+  const opts: RegisterOptions = { event_types: ['stream'] };
+  for (let i = 0; i < 200; i++) registerState(state, member.user_id, opts, now);
+  const loadBefore = load();
+  const c0 = process.cpuUsage();
+  const w0 = performance.now();
+  for (let i = 0; i < 10_000; i++) registerState(state, member.user_id, opts, now);
+  const wall = (performance.now() - w0) / 1000;
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  const tenK = `10,000 registers of \`event_types=["stream"]\` in a row (state only, no serialization; after 200 to warm up): ${wall.toFixed(2)} s wall, ${cpu.toFixed(2)} s CPU (load average ${loadBefore} before, ${load()} after).`;
+  return { rows, tenK };
 }
 
-gc();
-const c0 = process.cpuUsage();
-const w0 = performance.now();
-for (let i = 0; i < 10_000; i++) registerState(state, member.user_id, { event_types: ['stream'] }, now);
-const tenK = (performance.now() - w0) / 1000;
-const tenKCpu = (process.cpuUsage(c0).user + process.cpuUsage(c0).system) / 1e6;
+function markdown(state: RealmState, label: string, rows: Row[], tenK: string, loadText: string): string {
+  const fmt = (us: number): string => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
+  return [
+    `## Register against its own JSON.stringify (${label}: ${state.users.size.toLocaleString('en')} users, ${state.channels.size.toLocaleString('en')} channels, ${state.messages.count.toLocaleString('en')} messages)`,
+    '',
+    `Written by \`npm run bench -- --only=register\` (bench/register.ts). One ordinary member; register = \`JSON.stringify(registerState(...))\`, floor = \`JSON.stringify\` of the same answer rebuilt from plain objects (every object a fast-mode literal made by \`JSON.parse\`); the two interleaved batch by batch, medians of 11 batches, wall / CPU time per call (\`process.cpuUsage\`) from one run. Load average ${loadText}; ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC. The machine is shared (2 cores): read the CPU columns.`,
+    '',
+    '| register with | answer | register wall / CPU | floor wall / CPU | ratio wall / CPU |',
+    '|---|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${(r.bytes / 1024).toFixed(0)} KiB | ${fmt(r.regWall)} / ${fmt(r.regCpu)} | ${fmt(r.strWall)} / ${fmt(r.strCpu)} | ${(r.regWall / r.strWall).toFixed(2)}× / ${(r.regCpu / r.strCpu).toFixed(2)}× |`,
+    ),
+    '',
+    tenK,
+  ].join('\n');
+}
 
-const { loadavg } = await import('node:os');
-const load = loadavg()
-  .map((x) => x.toFixed(2))
-  .join(' ');
-const fmt = (us: number): string => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
-const lines = [
-  `## Register (${users.toLocaleString('en')} users, ${channels.toLocaleString('en')} channels, ${messages.toLocaleString('en')} messages)`,
-  '',
-  `One ordinary member; median of 11 interleaved batches; load average ${load}; ${new Date().toISOString().slice(0, 16)} UTC.`,
-  'Register = `JSON.stringify(registerState(...))`; floor = `JSON.stringify` of the same answer rebuilt from plain objects.',
-  '',
-  '| register with | answer | register wall / CPU | floor wall / CPU | ratio wall / CPU |',
-  '|---|---:|---:|---:|---:|',
-  ...rows.map(
-    (r) =>
-      `| ${r.name} | ${(r.bytes / 1024).toFixed(0)} KiB | ${fmt(r.regWall)} / ${fmt(r.regCpu)} | ${fmt(r.strWall)} / ${fmt(r.strCpu)} | ${(r.regWall / r.strWall).toFixed(2)}× / ${(r.regCpu / r.strCpu).toFixed(2)}× |`,
-  ),
-  '',
-  `10,000 registers of \`event_types=["stream"]\` (state only, no serialization): ${tenK.toFixed(2)} s wall, ${tenKCpu.toFixed(2)} s CPU.`,
-];
-process.stdout.write(`${lines.join('\n')}\n`);
+/** The bench for bench/run.ts: the large preset (`quick`: medium). */
+export async function runRegisterBench(opts: { quick: boolean; log: (s: string) => void }): Promise<string> {
+  const preset: Preset = opts.quick ? 'medium' : 'large';
+  return runOn(simulateRealm({ preset, seed: 1 }), `${preset} preset`, opts.log);
+}
+
+async function runOn(state: RealmState, label: string, log: (s: string) => void): Promise<string> {
+  const loadStart = load();
+  const { rows, tenK } = measure(state, log);
+  return Promise.resolve(
+    markdown(state, label, rows, tenK, `${loadStart} at the start, ${load()} at the end`),
+  );
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const arg = (name: string): string | undefined =>
+    process.argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const preset = (arg('preset') ?? 'large') as Preset;
+  const custom = arg('users') !== undefined;
+  const t0 = performance.now();
+  const state = custom
+    ? simulateRealm({
+        users: Number(arg('users')),
+        channels: Number(arg('channels') ?? 1000),
+        messages: Number(arg('messages') ?? 100_000),
+        seed: 1,
+      })
+    : simulateRealm({ preset, seed: 1 });
+  process.stderr.write(`built in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  const log = (s: string): void => void process.stderr.write(`${s}\n`);
+  process.stdout.write(`${await runOn(state, custom ? 'custom sizes' : `${preset} preset`, log)}\n`);
+}

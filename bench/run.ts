@@ -18,6 +18,7 @@ import { runSendBench } from './send';
 import { runCheckpointStallBench } from './checkpoint-run';
 import { runSearchBench } from './search/bench';
 import { runMoveTopicBench } from './move-topic';
+import { runRegisterBench } from './register';
 
 const quick = process.argv.includes('--quick');
 const readme = new URL('./README.md', import.meta.url);
@@ -38,7 +39,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,durable,scale-out,live,snapshot,messages,send,checkpoint,search,move-topic` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,durable,scale-out,live,snapshot,messages,send,register,checkpoint,search,move-topic` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -107,6 +108,10 @@ if (wanted('send')) {
   const markdown = runSendBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('send', markdown);
+if (wanted('register')) {
+  const markdown = await runRegisterBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${markdown}\n`);
+  writeSection('register', markdown);
 }
 if (wanted('live')) {
   const markdown = await runLiveQueuesBench((line) => process.stderr.write(`${line}\n`));

@@ -4,6 +4,7 @@ import { subscriberCount } from '../../src/core/indexes/subscription-indexes';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../../src/core/model/records';
 import { subscriberIds } from '../../src/core/permissions/channels';
 import { settingApiValue } from '../../src/core/permissions/groups';
+import { sendMessage } from '../../src/ops/index';
 import { devRealm } from '../support/realm';
 
 describe('streamToDict (one literal, kept in step with the model)', () => {
@@ -23,5 +24,43 @@ describe('streamToDict (one literal, kept in step with the model)', () => {
       expect(subscriberCount(realm, channel.stream_id)).toBe(n);
       expect(streamToDict(realm, channel, 0)['subscriber_count']).toBe(n);
     }
+  });
+});
+
+// The template cache (stream-dict.ts): every caller gets its own copy, and a template is rebuilt
+// when what it was built from changes (Zulip computes `stream_to_dict` afresh per request).
+describe('streamToDict templates', () => {
+  const realm = devRealm();
+  const channel = [...realm.channels.values()].find(
+    (c) => !c.is_archived && subscriberIds(realm, c.stream_id).length > 0,
+  )!;
+  it('serves equal but separate copies, which callers may change', () => {
+    const a = streamToDict(realm, channel, 0);
+    const b = streamToDict(realm, channel, 0);
+    expect(a).not.toBe(b);
+    expect(a).toEqual(b);
+    a['name'] = 'changed';
+    expect(streamToDict(realm, channel, 0)['name']).toBe(channel.name);
+  });
+  it('follows `now` both ways and a new message of the channel', () => {
+    const far = 4_000_000_000;
+    expect(streamToDict(realm, channel, far)['is_recently_active']).toBe(false);
+    const sender = subscriberIds(realm, channel.stream_id)
+      .map((id) =>
+        sendMessage(
+          realm,
+          { userId: id },
+          { type: 'stream', to: channel.stream_id, topic: 't', content: 'x' },
+          { now: far },
+        ),
+      )
+      .find((r) => r.status === 200)!;
+    const next = sender.state;
+    expect(streamToDict(next, next.channels.get(channel.stream_id)!, far)['is_recently_active']).toBe(true);
+    expect(streamToDict(realm, channel, far)['is_recently_active']).toBe(false);
+    expect(
+      streamToDict(next, next.channels.get(channel.stream_id)!, far + 200 * 86400)['is_recently_active'],
+    ).toBe(false);
+    expect(streamToDict(next, next.channels.get(channel.stream_id)!, far)['is_recently_active']).toBe(true);
   });
 });

@@ -7,10 +7,13 @@ import { renderMarkdown } from '../markdown';
 import { memoText } from '../text/memo';
 import { firstMessageIdInChannel } from '../messages/query';
 import { locateMessage } from '../messages/store';
-import type { GroupSettingValue } from '../model/group-setting';
+import { isAnonymousGroup, type GroupSettingValue } from '../model/group-setting';
+import type { IdList } from '../messages/idlist';
 import type { Channel } from '../model/records';
+import type { IdSet } from '../indexes/id-sets';
+import { deactivatedUserIds } from '../indexes/user-indexes';
 import { settingApiValue } from '../permissions/groups';
-import { subscriberCount } from '../indexes/subscription-indexes';
+import { subscriberCounter } from '../indexes/subscription-indexes';
 import type { RealmState } from '../state';
 
 /** Zulip's legacy `stream_post_policy` values. */
@@ -37,24 +40,38 @@ export function streamPostPolicy(state: RealmState, value: GroupSettingValue): n
 }
 
 /**
- * Whether a channel counts as recently active: a message sent in the last 180 days. (Zulip stores a
- * flag refreshed by a daily job; we derive it from the messages at `now`.) Reads the channel's own
- * ids, newest first — ids follow send order, so the newest usually decides at once; timestamps are
- * not assumed monotonic, so a stale channel is read to its end. O(channel), not O(organization).
+ * Whether a channel counts as recently active at `now`, and the span of `now` over which that
+ * answer holds for the same messages: a message at `t` keeps the channel active until
+ * `t + 180 days`; a channel with none recent stays inactive as time goes on.
  */
-export function isRecentlyActive(state: RealmState, streamId: number, now: number): boolean {
+function recentActivity(
+  state: RealmState,
+  streamId: number,
+  now: number,
+): { readonly active: boolean; readonly from: number; readonly to: number } {
   const since = now - RECENTLY_ACTIVE_DAYS * 86400;
-  // Walk the channel's id chunks in place, newest first: copying the list out would cost
-  // O(channel history) on every register even when the newest message decides.
+  // Walk the channel's id chunks in place, newest first: ids follow send order, so the newest
+  // usually decides at once; timestamps are not assumed monotonic, so a stale channel is read to
+  // its end. O(channel), not O(organization).
   const chunks = state.messages.byChannel.get(streamId)?.chunks ?? [];
   for (let c = chunks.length - 1; c >= 0; c--) {
     const ids = chunks[c]!;
     for (let i = ids.length - 1; i >= 0; i--) {
       const at = locateMessage(state.messages, ids[i]!);
-      if (at !== undefined && at.chunk.timestamp[at.index]! >= since) return true;
+      if (at === undefined) continue;
+      const t = at.chunk.timestamp[at.index]!;
+      if (t >= since) return { active: true, from: -Infinity, to: t + RECENTLY_ACTIVE_DAYS * 86400 };
     }
   }
-  return false;
+  return { active: false, from: now, to: Infinity };
+}
+
+/**
+ * Whether a channel counts as recently active: a message sent in the last 180 days. (Zulip stores a
+ * flag refreshed by a daily job; we derive it from the messages at `now`.)
+ */
+export function isRecentlyActive(state: RealmState, streamId: number, now: number): boolean {
+  return recentActivity(state, streamId, now).active;
 }
 
 /**
@@ -63,39 +80,188 @@ export function isRecentlyActive(state: RealmState, streamId: number, now: numbe
  */
 const renderedDescription = memoText(renderMarkdown, 10_000);
 
+/** A channel's API object (`stream_to_dict`'s keys, in our order). */
+/* A type alias (not an interface), so it fits Record<string, unknown>. */
+type StreamDict = {
+  is_archived: boolean;
+  can_add_subscribers_group: GroupSettingValue;
+  can_administer_channel_group: GroupSettingValue;
+  can_create_topic_group: GroupSettingValue;
+  can_delete_any_message_group: GroupSettingValue;
+  can_delete_own_message_group: GroupSettingValue;
+  can_move_messages_out_of_channel_group: GroupSettingValue;
+  can_move_messages_within_channel_group: GroupSettingValue;
+  can_remove_subscribers_group: GroupSettingValue;
+  can_resolve_topics_group: GroupSettingValue;
+  can_send_message_group: GroupSettingValue;
+  can_subscribe_group: GroupSettingValue;
+  creator_id: Channel['creator_id'];
+  date_created: Channel['date_created'];
+  description: string;
+  first_message_id: number | null;
+  folder_id: Channel['folder_id'];
+  is_recently_active: boolean;
+  history_public_to_subscribers: boolean;
+  invite_only: boolean;
+  is_web_public: boolean;
+  message_retention_days: Channel['message_retention_days'];
+  name: string;
+  rendered_description: string;
+  stream_id: number;
+  stream_post_policy: number;
+  is_announcement_only: boolean;
+  stream_weekly_traffic: null;
+  subscriber_count: number;
+  topics_policy: Channel['topics_policy'];
+};
+
+/** A channel's API object with what it was computed from, reused while those stay the same. */
+interface Template {
+  readonly dict: StreamDict;
+  readonly groups: RealmState['groups'];
+  /** The users it was built against and their deactivated set (anonymous settings omit those). */
+  readonly users: RealmState['users'];
+  readonly deactivated: IdSet;
+  readonly ids: IdList | undefined;
+  readonly subscribers: number;
+  /** The span of `now` over which `is_recently_active` holds. */
+  readonly from: number;
+  readonly to: number;
+}
+
 /**
- * The API object of a channel. `stream_weekly_traffic` is null: the engine keeps no traffic
+ * The last API object built per channel record. Register and GET /streams list every channel on
+ * every call while channels change rarely: rebuilding a thousand dicts (settings, activity, first
+ * message) per call cost more than the answer's own serialization. A template is valid while the
+ * channel record, the groups, the deactivated users, the channel's id list and its subscriber
+ * count are the ones it was built from and `now` is inside its activity span. Callers get a
+ * shallow copy, so no caller sees another's changes to the dict; the anonymous group settings
+ * inside (`{direct_members, direct_subgroups}`) are shared and frozen. Records are immutable, so a
+ * `WeakMap` by record never serves a stale channel.
+ */
+const templates = new WeakMap<Channel, Template>();
+
+/**
+ * The API object of a channel (`counts`: `subscriberCounter(state)`, passed in by callers that
+ * build many). `stream_weekly_traffic` is null: the engine keeps no traffic
  * statistics (Zulip also sends null for channels too new to have any).
  */
-export function streamToDict(state: RealmState, channel: Channel, now: number): Record<string, unknown> {
+export function streamToDict(
+  state: RealmState,
+  channel: Channel,
+  now: number,
+  counts: (streamId: number) => number = subscriberCounter(state),
+): Record<string, unknown> {
+  const ids = state.messages.byChannel.get(channel.stream_id);
+  const subscribers = counts(channel.stream_id);
+  const cached = templates.get(channel);
+  if (
+    cached !== undefined &&
+    cached.groups === state.groups &&
+    cached.ids === ids &&
+    cached.subscribers === subscribers &&
+    now >= cached.from &&
+    now <= cached.to &&
+    (cached.users === state.users || cached.deactivated === deactivatedUserIds(state))
+  )
+    return copyStreamDict(cached.dict);
+  const activity = recentActivity(state, channel.stream_id, now);
+  const dict = buildStreamDict(state, channel, activity.active, subscribers);
+  templates.set(channel, {
+    dict,
+    groups: state.groups,
+    users: state.users,
+    deactivated: deactivatedUserIds(state),
+    ids,
+    subscribers,
+    from: activity.from,
+    to: activity.to,
+  });
+  return copyStreamDict(dict);
+}
+
+/**
+ * A fresh copy of a template, as one literal: a spread copy shares the template's hidden class,
+ * and the subscription fields register adds to it then turned each copy into a slow dictionary.
+ */
+function copyStreamDict(d: StreamDict): StreamDict {
+  return {
+    is_archived: d.is_archived,
+    can_add_subscribers_group: d.can_add_subscribers_group,
+    can_administer_channel_group: d.can_administer_channel_group,
+    can_create_topic_group: d.can_create_topic_group,
+    can_delete_any_message_group: d.can_delete_any_message_group,
+    can_delete_own_message_group: d.can_delete_own_message_group,
+    can_move_messages_out_of_channel_group: d.can_move_messages_out_of_channel_group,
+    can_move_messages_within_channel_group: d.can_move_messages_within_channel_group,
+    can_remove_subscribers_group: d.can_remove_subscribers_group,
+    can_resolve_topics_group: d.can_resolve_topics_group,
+    can_send_message_group: d.can_send_message_group,
+    can_subscribe_group: d.can_subscribe_group,
+    creator_id: d.creator_id,
+    date_created: d.date_created,
+    description: d.description,
+    first_message_id: d.first_message_id,
+    folder_id: d.folder_id,
+    is_recently_active: d.is_recently_active,
+    history_public_to_subscribers: d.history_public_to_subscribers,
+    invite_only: d.invite_only,
+    is_web_public: d.is_web_public,
+    message_retention_days: d.message_retention_days,
+    name: d.name,
+    rendered_description: d.rendered_description,
+    stream_id: d.stream_id,
+    stream_post_policy: d.stream_post_policy,
+    is_announcement_only: d.is_announcement_only,
+    stream_weekly_traffic: d.stream_weekly_traffic,
+    subscriber_count: d.subscriber_count,
+    topics_policy: d.topics_policy,
+  };
+}
+
+/** A setting's API value, an anonymous group's frozen (templates share it between answers). */
+function sharedSettingValue(state: RealmState, value: GroupSettingValue): GroupSettingValue {
+  const v = settingApiValue(state, value);
+  if (!isAnonymousGroup(v)) return v;
+  Object.freeze(v.direct_members);
+  Object.freeze(v.direct_subgroups);
+  return Object.freeze(v);
+}
+
+function buildStreamDict(
+  state: RealmState,
+  channel: Channel,
+  isRecentlyActiveNow: boolean,
+  subscribers: number,
+): StreamDict {
   const postPolicy = streamPostPolicy(state, channel.can_send_message_group);
   // One literal with every key (in CHANNEL_GROUP_SETTING_NAMES order for the settings): a
   // spread of computed entries would build a slower, differently shaped object per channel.
   return {
     is_archived: channel.is_archived,
-    can_add_subscribers_group: settingApiValue(state, channel.can_add_subscribers_group),
-    can_administer_channel_group: settingApiValue(state, channel.can_administer_channel_group),
-    can_create_topic_group: settingApiValue(state, channel.can_create_topic_group),
-    can_delete_any_message_group: settingApiValue(state, channel.can_delete_any_message_group),
-    can_delete_own_message_group: settingApiValue(state, channel.can_delete_own_message_group),
-    can_move_messages_out_of_channel_group: settingApiValue(
+    can_add_subscribers_group: sharedSettingValue(state, channel.can_add_subscribers_group),
+    can_administer_channel_group: sharedSettingValue(state, channel.can_administer_channel_group),
+    can_create_topic_group: sharedSettingValue(state, channel.can_create_topic_group),
+    can_delete_any_message_group: sharedSettingValue(state, channel.can_delete_any_message_group),
+    can_delete_own_message_group: sharedSettingValue(state, channel.can_delete_own_message_group),
+    can_move_messages_out_of_channel_group: sharedSettingValue(
       state,
       channel.can_move_messages_out_of_channel_group,
     ),
-    can_move_messages_within_channel_group: settingApiValue(
+    can_move_messages_within_channel_group: sharedSettingValue(
       state,
       channel.can_move_messages_within_channel_group,
     ),
-    can_remove_subscribers_group: settingApiValue(state, channel.can_remove_subscribers_group),
-    can_resolve_topics_group: settingApiValue(state, channel.can_resolve_topics_group),
-    can_send_message_group: settingApiValue(state, channel.can_send_message_group),
-    can_subscribe_group: settingApiValue(state, channel.can_subscribe_group),
+    can_remove_subscribers_group: sharedSettingValue(state, channel.can_remove_subscribers_group),
+    can_resolve_topics_group: sharedSettingValue(state, channel.can_resolve_topics_group),
+    can_send_message_group: sharedSettingValue(state, channel.can_send_message_group),
+    can_subscribe_group: sharedSettingValue(state, channel.can_subscribe_group),
     creator_id: channel.creator_id,
     date_created: channel.date_created,
     description: channel.description,
     first_message_id: firstMessageIdInChannel(state.messages, channel.stream_id),
     folder_id: channel.folder_id,
-    is_recently_active: isRecentlyActive(state, channel.stream_id, now),
+    is_recently_active: isRecentlyActiveNow,
     history_public_to_subscribers: channel.history_public_to_subscribers,
     invite_only: channel.invite_only,
     is_web_public: channel.is_web_public,
@@ -106,7 +272,7 @@ export function streamToDict(state: RealmState, channel: Channel, now: number): 
     stream_post_policy: postPolicy,
     is_announcement_only: postPolicy === StreamPostPolicy.admins,
     stream_weekly_traffic: null,
-    subscriber_count: subscriberCount(state, channel.stream_id),
+    subscriber_count: subscribers,
     topics_policy: channel.topics_policy,
   };
 }

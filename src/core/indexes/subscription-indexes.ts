@@ -123,3 +123,10 @@ export function subscriberCount(state: RealmState, streamId: number): number {
   const rows = activeRows.get(state.subscriptions).get(streamId) ?? 0;
   return rows - (inactiveRows(state).get(streamId) ?? 0);
 }
+
+/** `subscriberCount` for many channels of one state: the two indexes looked up once. */
+export function subscriberCounter(state: RealmState): (streamId: number) => number {
+  const rows = activeRows.get(state.subscriptions);
+  const inactive = inactiveRows(state);
+  return (streamId) => (rows.get(streamId) ?? 0) - (inactive.get(streamId) ?? 0);
+}

@@ -1,5 +1,6 @@
 import { lowerBound, lowerBoundFrom } from './rows';
 import { chunkIndexOf } from './store-chunks';
+import { decode, type MessageRecord } from './store-read';
 import type { MessageChunk, MessageStore } from './store-types';
 
 /**
@@ -29,6 +30,11 @@ export class MessageCursor {
     }
     this.chunk = c;
     return c.ids[this.index] === id;
+  }
+
+  /** Message `id` decoded, or undefined: `getMessage` without a search per id. */
+  read(id: number): MessageRecord | undefined {
+    return this.seek(id) ? decode(this.store, this.chunk!, this.index) : undefined;
   }
 
   /** The channel of message `id` (a stream id), 0 for a direct message, -1 when there is no such message. */

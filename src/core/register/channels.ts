@@ -3,7 +3,9 @@ import type { Channel, Subscription, User } from '../model/records';
 import { hasMetadataAccess, subscriberIds } from '../permissions/channels';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
 import type { RealmState } from '../state';
-import { compareCodePoints } from '../text/code-points';
+import { channelsByName } from '../indexes/channel-order';
+import { EMPTY_IDS } from '../indexes/id-sets';
+import { channelsByUser, subscriberCounter } from '../indexes/subscription-indexes';
 
 type Dict = Record<string, unknown>;
 
@@ -47,26 +49,22 @@ export function subscriptionLists(
   opts: { readonly includeSubscribers: boolean; readonly archived: boolean; readonly now: number },
 ): SubscriptionLists {
   const out: SubscriptionLists = { subscriptions: [], unsubscribed: [], never_subscribed: [] };
-  for (const channel of state.channels.values()) {
+  const counts = subscriberCounter(state);
+  // Walking the channels in name order keeps each list sorted as it is filled.
+  for (const channel of channelsByName(state.channels)) {
     if (channel.is_archived && !opts.archived) continue;
     const sub = state.subscriptions.get(channel.stream_id)?.get(user.user_id);
     const active = sub?.active === true;
     // Channels one left appear only while one can still see them: losing access sends
     // `stream/delete` (as for a private or web-public channel a guest leaves).
     if (!active && !hasMetadataAccess(state, user, channel)) continue;
-    const dict: Dict = streamToDict(state, channel, opts.now);
+    const dict: Dict = streamToDict(state, channel, opts.now, counts);
     // Never-subscribed objects carry the channel fields only.
     if (sub !== undefined) Object.assign(dict, subscriptionFields(sub));
     if (opts.includeSubscribers && canSeeSubscribers(state, user, channel, active))
       dict['subscribers'] = subscriberIds(state, channel.stream_id);
     (active ? out.subscriptions : sub === undefined ? out.never_subscribed : out.unsubscribed).push(dict);
   }
-  for (const list of Object.values(out) as Dict[][])
-    list.sort(
-      (a, b) =>
-        compareCodePoints(String(a['name']), String(b['name'])) ||
-        Number(a['stream_id']) - Number(b['stream_id']),
-    );
   return out;
 }
 
@@ -88,26 +86,28 @@ export interface StreamsQuery {
  */
 export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: number): Dict[] {
   const guest = isGuest(user);
+  const subscribedIds = channelsByUser(state, user.user_id);
+  const counts = subscriberCounter(state);
+  const ownerIds =
+    (q.include_owner_subscribed ?? false) && user.is_bot && user.bot_owner_id !== null
+      ? channelsByUser(state, user.bot_owner_id)
+      : EMPTY_IDS;
   const out: Dict[] = [];
-  for (const channel of state.channels.values()) {
+  // Zulip sorts by name (Python's code-point order), ids breaking ties: walking the channels in
+  // that order keeps the answer sorted without sorting it. The cheap criteria are tried first:
+  // most channels are public and a member wants them, so the access check rarely runs.
+  for (const channel of channelsByName(state.channels)) {
     if (channel.is_archived && (q.exclude_archived ?? true)) continue;
-    const subscribed = state.subscriptions.get(channel.stream_id)?.get(user.user_id)?.active === true;
-    let wanted = false;
-    if (q.include_all === true) wanted = hasMetadataAccess(state, user, channel);
-    if ((q.include_public ?? true) && !guest && !channel.invite_only) wanted = true;
-    if ((q.include_web_public ?? false) && channel.is_web_public) wanted = true;
-    if ((q.include_subscribed ?? true) && subscribed) wanted = true;
-    if ((q.include_default ?? false) && state.defaultChannelIds.has(channel.stream_id) && !guest)
-      wanted = true;
-    if ((q.include_owner_subscribed ?? false) && user.is_bot && user.bot_owner_id !== null)
-      if (state.subscriptions.get(channel.stream_id)?.get(user.bot_owner_id)?.active === true) wanted = true;
+    const id = channel.stream_id;
+    const wanted =
+      ((q.include_public ?? true) && !guest && !channel.invite_only) ||
+      ((q.include_web_public ?? false) && channel.is_web_public) ||
+      ((q.include_subscribed ?? true) && subscribedIds.has(id)) ||
+      ((q.include_default ?? false) && !guest && state.defaultChannelIds.has(id)) ||
+      ownerIds.has(id) ||
+      (q.include_all === true && hasMetadataAccess(state, user, channel));
     if (!wanted) continue;
-    out.push(streamToDict(state, channel, now));
+    out.push(streamToDict(state, channel, now, counts));
   }
-  // Zulip sorts by name (Python's code-point order); ids break ties between equal names.
-  return out.sort(
-    (a, b) =>
-      compareCodePoints(String(a['name']), String(b['name'])) ||
-      Number(a['stream_id']) - Number(b['stream_id']),
-  );
+  return out;
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { errors, zulipError } from '../../core/errors';
 import { renderMarkdown } from '../../core/markdown';
-import { getMessage as readMessage } from '../../core/messages/store';
+import { MessageCursor } from '../../core/messages/store';
 import { escapeHtmlTopic, highlightHtml } from '../../core/search/highlight';
 import { narrowSearchLexemes } from '../../core/search/query';
 import { defineOperation } from '../../core/operation';
@@ -115,6 +115,8 @@ export const getMessages = defineOperation({
     };
     const search = narrowSearchLexemes(params.narrow ?? []);
     const cache = new DictCache(state, opts.clientGravatar, me);
+    // Windows are ascending: the cursor steps from one message to the next instead of searching.
+    const cursor = new MessageCursor(state.messages);
     if (ids !== undefined) {
       const found = [...new Set(ids)]
         .sort((a, b) => a - b)
@@ -125,7 +127,7 @@ export const getMessages = defineOperation({
       return success(state, {
         ignored,
         data: {
-          messages: found.map(([id, f]) => dictFor(state, id, f, opts, search, cache)),
+          messages: found.map(([id, f]) => dictFor(state, cursor, id, f, opts, search, cache)),
           history_limited: false,
           found_anchor: false,
           found_oldest: false,
@@ -140,7 +142,7 @@ export const getMessages = defineOperation({
     for (let k = 0; k < selection.ids.length; k++) {
       const id = selection.ids[k]!;
       if (id === at) foundAnchor = true;
-      messages.push(dictFor(state, id, selection.flags[k]!, opts, search, cache));
+      messages.push(dictFor(state, cursor, id, selection.flags[k]!, opts, search, cache));
     }
     return success(state, {
       ignored,
@@ -159,13 +161,15 @@ export const getMessages = defineOperation({
 /** One message with this user's flags: the row's, or read+historical without a row. */
 function dictFor(
   state: RealmState,
+  cursor: MessageCursor,
   id: number,
   rowFlags: number,
   opts: DictOptions,
   search: ReadonlySet<string> | null,
   cache: DictCache,
 ): Record<string, unknown> {
-  const record = readMessage(state.messages, id)!;
+  // The window holds only stored messages, so the read always finds one.
+  const record = cursor.read(id)!;
   const flags = rowFlags < 0 ? ['read', 'historical'] : flagNames(rowFlags);
   const dict = messageDict(state, record, opts, flags, cache);
   if (search !== null) {

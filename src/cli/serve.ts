@@ -34,6 +34,7 @@ import {
   type CliIO,
 } from './common';
 import { withDevLogin } from '../server/dev-login';
+import { DEFAULT_LEASE_MS, openServeLease, type ServeLease } from './serve-lease';
 
 /** Zulip's development server port: the default when neither --port nor PORT is given. */
 const DEFAULT_PORT = 9991;
@@ -50,6 +51,11 @@ Options:
                      several processes may serve one realm there
   --schema NAME      PostgreSQL schema for the tables (default public)
   --realm NAME       Which realm in the file or database (default "default")
+  --lease            With --database-url: one writer per realm. The process that holds the realm's
+                     write lease runs every write; the others forward writes to it and answer
+                     reads themselves; a survivor takes the lease when its holder dies or stalls
+  --lease-ms MS      How long a lease lives without renewal (default ${DEFAULT_LEASE_MS}): the failover bound
+  --advertise URL    Where other processes forward writes to this one (default: its listening URL)
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
   --port N           Port (default $PORT, else ${DEFAULT_PORT}); a taken port is an error; 0 for any free port
@@ -80,6 +86,9 @@ const OPTIONS = {
   'fair-share': { type: 'string' },
   verbose: { type: 'boolean' },
   'dev-login': { type: 'boolean' },
+  lease: { type: 'boolean' },
+  'lease-ms': { type: 'string' },
+  advertise: { type: 'string' },
 } as const;
 
 export interface Serving {
@@ -112,9 +121,14 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   const host = args.host ?? '127.0.0.1';
   const rateLimit = rateLimitOf(args['rate-limit']);
   const fairness = fairnessOf(args['fair-share']);
+  if ((args['lease-ms'] !== undefined || args.advertise !== undefined) && !args.lease)
+    throw new UsageError('--lease-ms and --advertise need --lease');
+  if (args.lease && databaseUrl === undefined) throw new UsageError('--lease needs --database-url (PostgreSQL)');
+  const leaseMs = args['lease-ms'] === undefined ? DEFAULT_LEASE_MS : integer('--lease-ms', args['lease-ms'], 10);
 
   let store: RealmStore;
   let where: string;
+  let serveLease: ServeLease | undefined;
   // Seeding is only ever into a new file: one that did not exist or was empty before this command.
   // (Only a SQLite file: with PostgreSQL, a ./chat-realm.db in the working directory is no concern.)
   const sqliteFile = !args.memory && databaseUrl === undefined;
@@ -123,10 +137,21 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     store = memoryStore();
     where = 'memory (nothing is saved)';
   } else if (databaseUrl !== undefined) {
+    const leasing = args.lease
+      ? await openServeLease({
+          url: databaseUrl,
+          realm: args.realm ?? 'default',
+          schema: args.schema,
+          ttlMs: leaseMs,
+          onError: (error) => io.err(`error: lease renewal: ${describeError(error)}`),
+        })
+      : undefined;
+    serveLease = leasing;
     ({ store, where } = await openPostgresStore({
       url: databaseUrl,
       realm: args.realm,
       schema: args.schema,
+      ...(leasing === undefined ? {} : { lease: leasing.lease }),
     }));
   } else {
     ({ store, where } = await openSqliteStore(args));
@@ -171,6 +196,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
         : `created from ${args.snapshot}`;
     realm = await openRealm({ store, ...(initialState === undefined ? {} : { initialState }) });
   } catch (error) {
+    await serveLease?.stop();
     await store.close();
     // A refused seed leaves no file behind (a schema-only file would be seeded by a later serve).
     if (newFile) await removeNewStore(args);
@@ -180,7 +206,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   let server: NodeServer;
   let text: string;
   // Event queues for POST /register and GET /events (long-poll), shared by every request.
-  const live: LiveRealm = withEventQueues(realm);
+  const live: LiveRealm = withEventQueues(serveLease ? serveLease.wrap(realm) : realm);
   try {
     const user = chooseUser(realm.state, args.user);
     const logger = {
@@ -197,13 +223,17 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     if (args.verbose)
       realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
     server = await listen(serving, port, host, logger);
+    await serveLease?.start(args.advertise ?? server.url);
     text = banner(realm, user, server, where, origin);
+    if (serveLease)
+      text += `\nWrite lease (${leaseMs} ms): ${serveLease.lease.token === undefined ? 'held by another process; writes are forwarded to it' : 'held by this process'}.\n`;
     if (args['dev-login'])
       text +=
         '\nDevelopment login is ON (--dev-login): anyone who can reach this port can get any API key.\n';
   } catch (error) {
     live.close();
     await realm.close();
+    await serveLease?.stop();
     throw error;
   }
 
@@ -219,7 +249,12 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
           live.close();
           await server.close(2000);
         } finally {
-          await realm.close();
+          try {
+            await realm.close();
+          } finally {
+            // Released after the last write: another process takes the realm at once.
+            await serveLease?.stop();
+          }
         }
       })();
       return stopping;

@@ -68,7 +68,7 @@ export class RealmLease {
   private readonly table: string;
   private readonly listeners = new Set<(held: boolean) => void>();
 
-  constructor(private readonly options: RealmLeaseOptions) {
+  constructor(readonly options: RealmLeaseOptions) {
     this.table = leaseTable(options.schema, options.tablePrefix);
     this.ttlMs = options.ttlMs ?? DEFAULT_LEASE_MS;
     if (!Number.isSafeInteger(this.ttlMs) || this.ttlMs < 10)

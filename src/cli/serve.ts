@@ -123,8 +123,10 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   const fairness = fairnessOf(args['fair-share']);
   if ((args['lease-ms'] !== undefined || args.advertise !== undefined) && !args.lease)
     throw new UsageError('--lease-ms and --advertise need --lease');
-  if (args.lease && databaseUrl === undefined) throw new UsageError('--lease needs --database-url (PostgreSQL)');
-  const leaseMs = args['lease-ms'] === undefined ? DEFAULT_LEASE_MS : integer('--lease-ms', args['lease-ms'], 10);
+  if (args.lease && databaseUrl === undefined)
+    throw new UsageError('--lease needs --database-url (PostgreSQL)');
+  const leaseMs =
+    args['lease-ms'] === undefined ? DEFAULT_LEASE_MS : integer('--lease-ms', args['lease-ms'], 10);
 
   let store: RealmStore;
   let where: string;

@@ -89,8 +89,10 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
         try {
           return await inner.request(req);
         } catch (error) {
-          // Fenced: nothing was written, so the new holder may run it.
+          // Fenced: nothing was written, so the new holder may run it. Not a forwarded one: its
+          // sender may have given up on it (this process stalled), and answered the client.
           if (!(error instanceof PersistError && error.cause instanceof LeaseLostError)) throw error;
+          if (hops > 0) return unavailable("This process lost the realm's write lease; nothing was applied");
         }
       } else if (route !== undefined && hops < MAX_HOPS) {
         const headers = { ...req.headers, [HOPS_HEADER]: String(hops + 1) };
@@ -100,7 +102,9 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
         } catch (error) {
           if (!(error instanceof ForwardError)) throw error;
           if (error.delivered)
-            return unavailable("The realm's writer did not answer; the request may or may not have been applied");
+            return unavailable(
+              "The realm's writer did not answer; the request may or may not have been applied",
+            );
         }
       }
       if (performance.now() >= deadline) return unavailable("No process holds the realm's write lease");
@@ -119,7 +123,11 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
     get halted() {
       return inner.halted;
     },
-    run<const O extends AnyOperation | string>(op: O, actor: Actor, ...args: RunArgs<O>): Promise<RunResult<O>> {
+    run<const O extends AnyOperation | string>(
+      op: O,
+      actor: Actor,
+      ...args: RunArgs<O>
+    ): Promise<RunResult<O>> {
       return inner.run(op, actor, ...args);
     },
     request(req: ApiRequest): Promise<HandleResult> {

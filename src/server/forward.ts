@@ -48,14 +48,18 @@ export function httpForward(options: HttpForwardOptions = {}): Forward & { close
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', (e) => reject(new ForwardError(true, 'the holder stopped answering', { cause: e })));
+          res.on('error', (e) =>
+            reject(new ForwardError(true, 'the holder stopped answering', { cause: e })),
+          );
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
             let parsed: unknown;
             try {
               parsed = JSON.parse(text);
             } catch (cause) {
-              return reject(new ForwardError(true, 'the holder answered something else than JSON', { cause }));
+              return reject(
+                new ForwardError(true, 'the holder answered something else than JSON', { cause }),
+              );
             }
             const result = (parsed as { result?: unknown } | null)?.result;
             if (result !== 'success' && result !== 'error')

@@ -10,6 +10,7 @@
  * Zulip has no counterpart (one Tornado process per realm shard, a hot spare promoted by hand).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueSchema, usingServer } from '../stores/pg-backing';
 
@@ -29,7 +30,7 @@ interface Proc {
 
 const schema = uniqueSchema();
 const procs: Proc[] = [];
-let admin: import('pg').Pool;
+let admin: Pool;
 
 function serve(): Promise<Proc> {
   const child = spawn(

@@ -78,7 +78,9 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
     events: [],
     effects: [],
   });
-  const unavailable = (msg: string) => answer(503, { result: 'error', msg, code: 'BAD_REQUEST' });
+  // Zulip has no such answer (its proxy answers 502/503 without a JSON body while a server is
+  // down): a Zulip error body without a code (docs/differences/lease.md).
+  const unavailable = (msg: string) => answer(503, { result: 'error', msg });
 
   async function write(req: ApiRequest): Promise<HandleResult> {
     const hops = Number(headerOf(req, HOPS_HEADER) ?? 0) || 0;

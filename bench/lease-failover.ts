@@ -21,7 +21,7 @@ interface Site {
 }
 
 async function start(url: string, schema: string, leaseMs: number): Promise<Site> {
-  const s = await serve(url, schema, ['--lease', '--lease-ms', String(leaseMs), '--rate-limit', 'off']);
+  const s = await serve(url, schema, ['--lease', '--lease-ms', String(leaseMs)]);
   return { child: s.child, url: `http://${s.host}:${s.port}` };
 }
 

@@ -35,6 +35,7 @@ import {
 } from './common';
 import { withDevLogin } from '../server/dev-login';
 import { DEFAULT_LEASE_MS, openServeLease, type ServeLease } from './serve-lease';
+import { REALM_PREFIX, startPlacement } from './serve-placement';
 
 /** Zulip's development server port: the default when neither --port nor PORT is given. */
 const DEFAULT_PORT = 9991;
@@ -56,6 +57,10 @@ Options:
                      reads themselves; a survivor takes the lease when its holder dies or stalls
   --lease-ms MS      How long a lease lives without renewal (default ${DEFAULT_LEASE_MS}): the failover bound
   --advertise URL    Where other processes forward writes to this one (default: its listening URL)
+  --all-realms       With --database-url: serve every realm of the database whose write lease this
+                     process can take, up to --max-realms, each at /realm/NAME/api/v1/...; other
+                     processes take the rest, and a dead process's realms are taken by survivors
+  --max-realms N     Most realms one process holds with --all-realms (default 100)
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
   --port N           Port (default $PORT, else ${DEFAULT_PORT}); a taken port is an error; 0 for any free port
@@ -89,10 +94,13 @@ const OPTIONS = {
   lease: { type: 'boolean' },
   'lease-ms': { type: 'string' },
   advertise: { type: 'string' },
+  'all-realms': { type: 'boolean' },
+  'max-realms': { type: 'string' },
 } as const;
 
 export interface Serving {
-  readonly realm: RealmHandle;
+  /** The realm served (absent with --all-realms, which serves many). */
+  readonly realm?: RealmHandle;
   readonly server: NodeServer;
   /** What to print once the caller is ready for signals: where, and a zuliprc and curl line. */
   readonly banner: string;
@@ -121,12 +129,40 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   const host = args.host ?? '127.0.0.1';
   const rateLimit = rateLimitOf(args['rate-limit']);
   const fairness = fairnessOf(args['fair-share']);
-  if ((args['lease-ms'] !== undefined || args.advertise !== undefined) && !args.lease)
+  if ((args['lease-ms'] !== undefined || args.advertise !== undefined) && !args.lease && !args['all-realms'])
     throw new UsageError('--lease-ms and --advertise need --lease');
   if (args.lease && databaseUrl === undefined)
     throw new UsageError('--lease needs --database-url (PostgreSQL)');
   const leaseMs =
     args['lease-ms'] === undefined ? DEFAULT_LEASE_MS : integer('--lease-ms', args['lease-ms'], 10);
+  if (args['max-realms'] !== undefined && !args['all-realms'])
+    throw new UsageError('--max-realms needs --all-realms');
+  if (args['all-realms']) {
+    if (databaseUrl === undefined) throw new UsageError('--all-realms needs --database-url (PostgreSQL)');
+    if (args.realm !== undefined || args.snapshot !== undefined)
+      throw new UsageError(
+        '--all-realms serves the realms already in the database: no --realm or --snapshot',
+      );
+    const placement = await startPlacement({
+      url: databaseUrl,
+      schema: args.schema,
+      maxRealms: args['max-realms'] === undefined ? 100 : integer('--max-realms', args['max-realms'], 1),
+      ttlMs: leaseMs,
+      port,
+      host,
+      advertise: args.advertise,
+      onError: (message, error) => io.err(`error: ${message}: ${describeError(error)}`),
+    });
+    const held = placement.held();
+    return {
+      server: placement.server,
+      banner:
+        `chat-realm: serving ${held.length} realm(s) at ${placement.server.url}${REALM_PREFIX}NAME/api/v1/… ` +
+        `(write leases of ${leaseMs} ms)${held.length > 0 ? `: ${held.join(', ')}` : ''}\n` +
+        `site=${placement.server.url}`,
+      stop: () => placement.stop(),
+    };
+  }
 
   let store: RealmStore;
   let where: string;

@@ -69,11 +69,12 @@ describe('realm lease', () => {
   });
 
   it('is taken over only after it expires, with a new token that fences the old holder', async () => {
-    const { a, b, sa, sb } = await pair(150);
+    // Long enough that b's lease outlives the slowest backing's queries (PGlite) below.
+    const { a, b, sa, sb } = await pair(1000);
     await a.tick();
     await b.tick();
     expect(b.token).toBeUndefined();
-    await sleep(200); // a stalls past its lease
+    await sleep(1100); // a stalls past its lease
     await b.tick();
     expect(b.token).toBe(2);
     // a still believes it holds token 1: its late appends are refused by the fence, and it learns
@@ -87,6 +88,7 @@ describe('realm lease', () => {
     expect(lost).toEqual([false]);
     expect(await sa.changesSince(0)).toEqual([]);
     // Its renewal fails too, and it now routes to b.
+    await b.tick();
     await a.tick();
     expect(a.token).toBeUndefined();
     expect(a.route).toEqual({ address: 'http://b' });

@@ -49,7 +49,7 @@ export async function measurePlacement(url: string, realms: number, procs: numbe
     const seedStart = performance.now();
     for (const realm of names) {
       const h = await openRealm({
-        store: await postgresStore({ connectionString: url, realm, schema, listen: false }),
+        store: await postgresStore({ client: admin, realm, schema, listen: false }),
         snapshot: JSON.parse(demo) as RealmSnapshotInput,
       });
       await h.close();

@@ -67,6 +67,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
   });
   const held = new Map<string, Held>();
   const opening = new Set<string>();
+  const loading = new Set<RealmLease>();
   let address = options.advertise ?? '';
   let stopping = false;
 
@@ -115,9 +116,13 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
     const lease = new RealmLease({ client: db, realm, schema, address, ttlMs: options.ttlMs, renewMs: 1e9 });
     await lease.tick();
     if (lease.token === undefined) return;
+    // Renewed with the held ones while the realm loads (a large one may take longer than a lease).
+    loading.add(lease);
     let store: RealmStore | undefined;
     try {
-      store = await postgresStore({ connectionString: options.url, realm, schema, lease, lockWrites: false });
+      // One pool for every realm of the process, no LISTEN connection per realm (the holder is the
+      // realm's only writer: nothing to hear about), checkpoint parts on the calling thread.
+      store = await postgresStore({ client: pool, realm, schema, lease, lockWrites: false, listen: false });
       const handle = await openRealm({ store });
       const live = withEventQueues(handle);
       const fetchRealm = createFetchHandler({
@@ -129,6 +134,8 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
       await store?.close();
       await lease.release();
       throw error;
+    } finally {
+      loading.delete(lease);
     }
   }
 
@@ -139,25 +146,40 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
     await h.lease.release().catch(() => undefined);
   }
 
-  let round: Promise<void> | undefined;
-  async function step(): Promise<void> {
-    // Renew: a realm whose lease is gone (it stalled, or the database was unreachable too long)
-    // is closed here; its new holder serves it.
-    await Promise.all(
-      [...held].map(async ([realm, h]) => {
+  // Renewing and taking are separate rounds: opening realms (loading their checkpoints) can take
+  // longer than a lease, and must never delay the renewal of the realms already held.
+  let renewing: Promise<void> | undefined;
+  let taking: Promise<void> | undefined;
+  function renew(): Promise<void> {
+    // A realm whose lease is gone (it stalled, or the database was unreachable too long) is
+    // closed here; its new holder serves it.
+    renewing ??= Promise.all([
+      ...[...held].map(async ([realm, h]) => {
         await h.lease.tick().catch((error: unknown) => options.onError(`renewing ${realm}`, error));
         if (h.lease.token === undefined) await drop(realm, h);
       }),
-    );
+      ...[...loading].map((lease) => lease.tick().catch(() => undefined)),
+    ])
+      .then(() => undefined)
+      .finally(() => (renewing = undefined));
+    return renewing;
+  }
+  async function takeFree(): Promise<void> {
     if (stopping || held.size >= options.maxRealms) return;
     // Realms nobody holds (never leased, or expired), in random order so that processes starting
     // together spread out instead of all trying the same realm first.
-    const { rows } = await db.query(
-      `SELECT h.realm FROM "${schema}".chat_realm_heads h LEFT JOIN ${leases} l ON l.realm = h.realm
+    const { rows } = await db
+      .query(
+        `SELECT h.realm FROM "${schema}".chat_realm_heads h LEFT JOIN ${leases} l ON l.realm = h.realm
         WHERE l.realm IS NULL OR l.expires_at < now()
        UNION SELECT c.realm FROM "${schema}".chat_realm_checkpoints c LEFT JOIN ${leases} l ON l.realm = c.realm
         WHERE l.realm IS NULL OR l.expires_at < now()`,
-    );
+      )
+      // No realm tables yet (an empty database): no realms to take.
+      .catch((error: unknown) => {
+        if ((error as { code?: unknown }).code === '42P01') return { rows: [] };
+        throw error;
+      });
     const free = (rows as { realm: string }[])
       .map((r) => r.realm)
       .filter((r) => !held.has(r) && !opening.has(r));
@@ -177,7 +199,10 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
       }
     }
   }
-  const tick = () => (round ??= step().finally(() => (round = undefined)));
+  const tick = async () => {
+    await renew();
+    await (taking ??= takeFree().finally(() => (taking = undefined)));
+  };
   await tick();
   const timer = setInterval(
     () => void tick().catch((e: unknown) => options.onError('placement', e)),
@@ -191,7 +216,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
     async stop() {
       stopping = true;
       clearInterval(timer);
-      await round?.catch(() => undefined);
+      await Promise.all([renewing, taking].map((p) => p?.catch(() => undefined)));
       try {
         await server.close(2000);
       } finally {

@@ -82,7 +82,7 @@ describe.runIf(usingServer)('serve --all-realms: realms placed over processes by
     admin = new pg.Pool({ connectionString: URL_, max: 2 });
     for (const realm of REALMS) {
       const h = await openRealm({
-        store: await postgresStore({ connectionString: URL_, realm, schema, listen: false }),
+        store: await postgresStore({ client: admin, realm, schema, listen: false }),
         snapshot: devSnapshot(),
       });
       await h.close();

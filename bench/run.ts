@@ -8,6 +8,8 @@ import { runFlagsNarrowBench } from './flags-narrow/bench';
 import { durableMarkdown, groupCommitMarkdown, measureDurable, measureGroupCommit } from './group-commit';
 import { runHttpBench } from './http';
 import { measureScaleOut, scaleOutMarkdown } from './scale-out';
+import { failoverMarkdown, measureFailover } from './lease-failover';
+import { measurePlacement, placementMarkdown } from './placement';
 import { runLiveQueuesBench } from './live-queues';
 import { measureOpsScaling, opsScalingMarkdown } from './ops-scaling';
 import { runPersistenceBench } from './persistence';
@@ -39,7 +41,7 @@ function writeSection(name: string, markdown: string): void {
   writeFileSync(readme, text);
 }
 
-// `--only=flags,http,ops,persistence,small-change,group-commit,durable,scale-out,live,snapshot,messages,send,register,checkpoint,search,move-topic` runs a subset.
+// `--only=flags,http,ops,persistence,small-change,group-commit,durable,scale-out,lease-failover,placement,live,snapshot,messages,send,register,checkpoint,search,move-topic` runs a subset.
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -93,6 +95,19 @@ if (wanted('scale-out')) {
   );
   process.stdout.write(`${markdown}\n`);
   writeSection('scale-out', markdown);
+}
+// Issue 30: `serve --lease` failover and `serve --all-realms` placement (PostgreSQL only).
+if (wanted('lease-failover') && process.env['DATABASE_URL']) {
+  const markdown = failoverMarkdown(
+    await measureFailover(process.env['DATABASE_URL'], quick ? 3 : 5, [3000, 500]),
+  );
+  process.stdout.write(`${markdown}\n`);
+  writeSection('lease-failover', markdown);
+}
+if (wanted('placement') && process.env['DATABASE_URL']) {
+  const markdown = placementMarkdown(await measurePlacement(process.env['DATABASE_URL'], 100, 4));
+  process.stdout.write(`${markdown}\n`);
+  writeSection('placement', markdown);
 }
 if (wanted('snapshot')) {
   const markdown = await runSnapshotStreamBench({ log: (line) => process.stderr.write(`${line}\n`) });

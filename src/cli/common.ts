@@ -130,6 +130,8 @@ export interface PostgresChoice {
   readonly schema?: string | undefined;
   /** The store's checkpoint writer thread (default: on); off for one-shot commands. */
   readonly writerThread?: boolean;
+  /** `serve --lease`: appends fenced by the realm's write lease, without the write lock. */
+  readonly lease?: { readonly token: number | undefined; lost(): void };
 }
 
 /**
@@ -157,6 +159,7 @@ export async function openPostgresStore(
       realm,
       ...(choice.schema === undefined ? {} : { schema: choice.schema }),
       ...(choice.writerThread === undefined ? {} : { writerThread: choice.writerThread }),
+      ...(choice.lease === undefined ? {} : { lease: choice.lease, lockWrites: false }),
     });
     return { store, where };
   } catch (error) {

@@ -131,7 +131,9 @@ async function serveUntilSignal(argv: readonly string[], io: CliIO): Promise<num
       running.stop().then(
         () => {
           stopListening();
-          io.err(`chat-realm: stopped at version ${running.realm.version}`);
+          io.err(
+            running.realm ? `chat-realm: stopped at version ${running.realm.version}` : 'chat-realm: stopped',
+          );
           resolve(0);
         },
         (error: unknown) => {

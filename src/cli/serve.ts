@@ -34,6 +34,8 @@ import {
   type CliIO,
 } from './common';
 import { withDevLogin } from '../server/dev-login';
+import { DEFAULT_LEASE_MS, openServeLease, type ServeLease } from './serve-lease';
+import { REALM_PREFIX, startPlacement } from './serve-placement';
 
 /** Zulip's development server port: the default when neither --port nor PORT is given. */
 const DEFAULT_PORT = 9991;
@@ -50,6 +52,15 @@ Options:
                      several processes may serve one realm there
   --schema NAME      PostgreSQL schema for the tables (default public)
   --realm NAME       Which realm in the file or database (default "default")
+  --lease            With --database-url: one writer per realm. The process that holds the realm's
+                     write lease runs every write; the others forward writes to it and answer
+                     reads themselves; a survivor takes the lease when its holder dies or stalls
+  --lease-ms MS      How long a lease lives without renewal (default ${DEFAULT_LEASE_MS}): the failover bound
+  --advertise URL    Where other processes forward writes to this one (default: its listening URL)
+  --all-realms       With --database-url: serve every realm of the database whose write lease this
+                     process can take, up to --max-realms, each at /realm/NAME/api/v1/...; other
+                     processes take the rest, and a dead process's realms are taken by survivors
+  --max-realms N     Most realms one process holds with --all-realms (default 100)
   --memory           Keep the realm in memory only (nothing is saved)
   --snapshot FILE    Seed a new store with this snapshot (refused if the store holds a realm)
   --port N           Port (default $PORT, else ${DEFAULT_PORT}); a taken port is an error; 0 for any free port
@@ -80,10 +91,16 @@ const OPTIONS = {
   'fair-share': { type: 'string' },
   verbose: { type: 'boolean' },
   'dev-login': { type: 'boolean' },
+  lease: { type: 'boolean' },
+  'lease-ms': { type: 'string' },
+  advertise: { type: 'string' },
+  'all-realms': { type: 'boolean' },
+  'max-realms': { type: 'string' },
 } as const;
 
 export interface Serving {
-  readonly realm: RealmHandle;
+  /** The realm served (absent with --all-realms, which serves many). */
+  readonly realm?: RealmHandle;
   readonly server: NodeServer;
   /** What to print once the caller is ready for signals: where, and a zuliprc and curl line. */
   readonly banner: string;
@@ -112,9 +129,44 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   const host = args.host ?? '127.0.0.1';
   const rateLimit = rateLimitOf(args['rate-limit']);
   const fairness = fairnessOf(args['fair-share']);
+  if ((args['lease-ms'] !== undefined || args.advertise !== undefined) && !args.lease && !args['all-realms'])
+    throw new UsageError('--lease-ms and --advertise need --lease');
+  if (args.lease && databaseUrl === undefined)
+    throw new UsageError('--lease needs --database-url (PostgreSQL)');
+  const leaseMs =
+    args['lease-ms'] === undefined ? DEFAULT_LEASE_MS : integer('--lease-ms', args['lease-ms'], 10);
+  if (args['max-realms'] !== undefined && !args['all-realms'])
+    throw new UsageError('--max-realms needs --all-realms');
+  if (args['all-realms']) {
+    if (databaseUrl === undefined) throw new UsageError('--all-realms needs --database-url (PostgreSQL)');
+    if (args.realm !== undefined || args.snapshot !== undefined)
+      throw new UsageError(
+        '--all-realms serves the realms already in the database: no --realm or --snapshot',
+      );
+    const placement = await startPlacement({
+      url: databaseUrl,
+      schema: args.schema,
+      maxRealms: args['max-realms'] === undefined ? 100 : integer('--max-realms', args['max-realms'], 1),
+      ttlMs: leaseMs,
+      port,
+      host,
+      advertise: args.advertise,
+      onError: (message, error) => io.err(`error: ${message}: ${describeError(error)}`),
+    });
+    const held = placement.held();
+    return {
+      server: placement.server,
+      banner:
+        `chat-realm: serving ${held.length} realm(s) at ${placement.server.url}${REALM_PREFIX}NAME/api/v1/… ` +
+        `(write leases of ${leaseMs} ms)${held.length > 0 ? `: ${held.join(', ')}` : ''}\n` +
+        `site=${placement.server.url}`,
+      stop: () => placement.stop(),
+    };
+  }
 
   let store: RealmStore;
   let where: string;
+  let serveLease: ServeLease | undefined;
   // Seeding is only ever into a new file: one that did not exist or was empty before this command.
   // (Only a SQLite file: with PostgreSQL, a ./chat-realm.db in the working directory is no concern.)
   const sqliteFile = !args.memory && databaseUrl === undefined;
@@ -123,10 +175,21 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     store = memoryStore();
     where = 'memory (nothing is saved)';
   } else if (databaseUrl !== undefined) {
+    const leasing = args.lease
+      ? await openServeLease({
+          url: databaseUrl,
+          realm: args.realm ?? 'default',
+          schema: args.schema,
+          ttlMs: leaseMs,
+          onError: (error) => io.err(`error: lease renewal: ${describeError(error)}`),
+        })
+      : undefined;
+    serveLease = leasing;
     ({ store, where } = await openPostgresStore({
       url: databaseUrl,
       realm: args.realm,
       schema: args.schema,
+      ...(leasing === undefined ? {} : { lease: leasing.lease }),
     }));
   } else {
     ({ store, where } = await openSqliteStore(args));
@@ -171,6 +234,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
         : `created from ${args.snapshot}`;
     realm = await openRealm({ store, ...(initialState === undefined ? {} : { initialState }) });
   } catch (error) {
+    await serveLease?.stop();
     await store.close();
     // A refused seed leaves no file behind (a schema-only file would be seeded by a later serve).
     if (newFile) await removeNewStore(args);
@@ -180,7 +244,7 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   let server: NodeServer;
   let text: string;
   // Event queues for POST /register and GET /events (long-poll), shared by every request.
-  const live: LiveRealm = withEventQueues(realm);
+  const live: LiveRealm = withEventQueues(serveLease ? serveLease.wrap(realm) : realm);
   try {
     const user = chooseUser(realm.state, args.user);
     const logger = {
@@ -197,13 +261,17 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
     if (args.verbose)
       realm.subscribe((notice) => io.out(`change ${notice.version}: ${notice.events.length} event(s)`));
     server = await listen(serving, port, host, logger);
+    await serveLease?.start(args.advertise ?? server.url);
     text = banner(realm, user, server, where, origin);
+    if (serveLease)
+      text += `\nWrite lease (${leaseMs} ms): ${serveLease.lease.token === undefined ? 'held by another process; writes are forwarded to it' : 'held by this process'}.\n`;
     if (args['dev-login'])
       text +=
         '\nDevelopment login is ON (--dev-login): anyone who can reach this port can get any API key.\n';
   } catch (error) {
     live.close();
     await realm.close();
+    await serveLease?.stop();
     throw error;
   }
 
@@ -219,7 +287,12 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
           live.close();
           await server.close(2000);
         } finally {
-          await realm.close();
+          try {
+            await realm.close();
+          } finally {
+            // Released after the last write: another process takes the realm at once.
+            await serveLease?.stop();
+          }
         }
       })();
       return stopping;

@@ -113,6 +113,29 @@ export class RealmHaltedError extends ChatRealmError {
   }
 }
 
+/**
+ * An append by a process that does not hold the realm's write lease, or no longer does: another
+ * process took it over (a newer fencing token), so this process's late append is refused and
+ * nothing is written. The change was not applied: sending the request to the lease holder is safe.
+ */
+export class LeaseLostError extends ChatRealmError {
+  static override readonly brand = 'LeaseLostError';
+  override readonly name = 'LeaseLostError';
+  constructor(
+    readonly where: string,
+    /** The token this process appended with (undefined: it held no lease). */
+    readonly token: number | undefined,
+    /** The lease's token in the database when the append was refused (undefined: no lease row). */
+    readonly current: number | undefined,
+  ) {
+    super(
+      token === undefined
+        ? `${where}: this process does not hold the realm's write lease`
+        : `${where}: the write lease was taken over (token ${String(current)}, this process had ${token}); the append is refused`,
+    );
+  }
+}
+
 /** The handle was closed; no more operations. */
 export class RealmClosedError extends ChatRealmError {
   static override readonly brand = 'RealmClosedError';

@@ -49,6 +49,7 @@ export {
   PersistError,
   RealmClosedError,
   RealmHaltedError,
+  LeaseLostError,
   ChangeTooLargeError,
 } from './errors';
 export { withEventQueues, type LiveRealm } from './live-realm';

@@ -23,7 +23,8 @@
  * - The driver is injected or imported lazily: pass any client with `query(text, params)` (a `pg`
  *   Pool or Client, or `@electric-sql/pglite`), or a `connectionString` for a `pg` Pool made here.
  */
-import { CorruptStoreError, VersionConflictError } from '../../host/errors';
+import { CorruptStoreError, LeaseLostError, VersionConflictError } from '../../host/errors';
+import { leaseTableDdl } from './lease';
 import { checkPace, pacer, sleep } from '../pace';
 import type { PartsThread } from '../parts-thread';
 import {
@@ -94,6 +95,14 @@ export interface PostgresStoreOptions {
    * written through it, on the calling thread.
    */
   readonly writerThread?: boolean;
+  /**
+   * The realm's write lease (`RealmLease`, lease.ts): every append then carries its fencing token
+   * and is refused (`LeaseLostError`, nothing written) unless the lease row holds that token, read
+   * under a row lock in the append's own statement, so a takeover and a late append of the old
+   * holder are ordered by PostgreSQL. Without a token (this process does not hold the lease) the
+   * append is refused without a query. Use it with `lockWrites: false`: one writer needs no lock.
+   */
+  readonly lease?: { readonly token: number | undefined; lost(): void };
 }
 
 const SCHEMA_VERSION = 2;
@@ -138,6 +147,30 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
   const describe = `postgres ${schema}.${prefix}*, realm ${JSON.stringify(realm)}`;
 
   await migrate(db, schema, t, describe);
+  const lease = options.lease;
+  // With a lease, an append inserts only while the lease row still holds this process's token
+  // (FOR SHARE: a takeover waits for the append, and an append after it sees the new token).
+  const fenceCte = (n: number) =>
+    lease ? `fence AS (SELECT 1 FROM ${t('leases')} WHERE realm = $1 AND token = $${n} FOR SHARE),` : '';
+  const fenced = lease ? 'AND EXISTS (SELECT 1 FROM fence)' : '';
+  const fenceToken = (): number[] => {
+    if (!lease) return [];
+    const token = lease.token;
+    if (token === undefined) throw new LeaseLostError(describe, undefined, undefined);
+    return [token];
+  };
+  /** An append inserted nothing: fenced (the lease moved on) or a lost race. */
+  const refused = async (expected: number, token: readonly number[]): Promise<Error> => {
+    if (token[0] !== undefined) {
+      const { rows } = await db.query(`SELECT token FROM ${t('leases')} WHERE realm = $1`, [realm]);
+      const current = rows[0] === undefined ? undefined : Number((rows[0] as { token: unknown }).token);
+      if (current !== token[0]) {
+        lease?.lost();
+        return new LeaseLostError(describe, token[0], current);
+      }
+    }
+    return new VersionConflictError(expected, await latest());
+  };
   const keep = Math.max(1, options.keepCheckpoints ?? 2);
   const lockName = `${schema}.${prefix}:${realm}`;
 
@@ -298,46 +331,47 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
     async append(change, expected) {
       if (change.version !== expected + 1) throw new VersionConflictError(expected, await latest());
       noNul(change.payload, describe);
+      const token = fenceToken();
       let inserted: number;
       try {
         const { rows } = await db.query(
-          `WITH ins AS (
+          `WITH ${fenceCte(8)} ins AS (
              INSERT INTO ${t('changes')} (realm, version, payload, checksum)
              SELECT $1, $2, $3, $4
               WHERE GREATEST((SELECT max(version) FROM ${t('changes')} WHERE realm = $1),
                              (SELECT max(version) FROM ${t('checkpoints')} WHERE realm = $1), 0) = $5
-                AND pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($7))
+                AND pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($7)) ${fenced}
              RETURNING version, checksum),
            head AS (
              INSERT INTO ${t('heads')} (realm, version, checksum) SELECT $1, version, checksum FROM ins
              ON CONFLICT (realm) DO UPDATE SET version = excluded.version, checksum = excluded.checksum)
            SELECT pg_notify($6, $1 || ':' || $2::text) AS notified FROM ins`,
-          [realm, change.version, change.payload, change.checksum, expected, channel, lockName],
+          [realm, change.version, change.payload, change.checksum, expected, channel, lockName, ...token],
         );
         inserted = rows.length;
       } catch (error) {
-        if ((error as { code?: unknown }).code === '23505')
-          throw new VersionConflictError(expected, await latest());
+        if ((error as { code?: unknown }).code === '23505') throw await refused(expected, token);
         throw error;
       }
-      if (inserted === 0) throw new VersionConflictError(expected, await latest());
+      if (inserted === 0) throw await refused(expected, token);
     },
     async appendBatch(changes, expected) {
       if (!consecutiveFrom(changes, expected)) throw new VersionConflictError(expected, await latest());
       if (changes.length === 0) return;
       for (const c of changes) noNul(c.payload, describe);
       const last = changes[changes.length - 1]!;
+      const token = fenceToken();
       let inserted: number;
       try {
         // One statement, so one transaction (and one commit) for the whole batch.
         const { rows } = await db.query(
-          `WITH ins AS (
+          `WITH ${fenceCte(10)} ins AS (
              INSERT INTO ${t('changes')} (realm, version, payload, checksum)
              SELECT $1, u.version, u.payload, u.checksum
                FROM unnest($2::bigint[], $3::text[], $4::bigint[]) AS u(version, payload, checksum)
               WHERE GREATEST((SELECT max(version) FROM ${t('changes')} WHERE realm = $1),
                              (SELECT max(version) FROM ${t('checkpoints')} WHERE realm = $1), 0) = $5
-                AND pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($9))
+                AND pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($9)) ${fenced}
              RETURNING version),
            head AS (
              INSERT INTO ${t('heads')} (realm, version, checksum)
@@ -355,15 +389,15 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Real
             last.version,
             last.checksum,
             lockName,
+            ...token,
           ],
         );
         inserted = Number((rows[0] as { n: unknown } | undefined)?.n ?? 0);
       } catch (error) {
-        if ((error as { code?: unknown }).code === '23505')
-          throw new VersionConflictError(expected, await latest());
+        if ((error as { code?: unknown }).code === '23505') throw await refused(expected, token);
         throw error;
       }
-      if (inserted === 0) throw new VersionConflictError(expected, await latest());
+      if (inserted === 0) throw await refused(expected, token);
     },
     async writeCheckpoint(cp: SealedCheckpoint | CheckpointStream) {
       if ('payload' in cp) {
@@ -544,6 +578,7 @@ async function migrate(
     `CREATE TABLE IF NOT EXISTS ${t('checkpoint_parts')} (
        realm text NOT NULL, version bigint NOT NULL, parts_key bigint NOT NULL, part integer NOT NULL,
        data bytea NOT NULL, PRIMARY KEY (realm, version, parts_key, part))`,
+    leaseTableDdl(t('leases')),
     `INSERT INTO ${t('meta')} (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}') ON CONFLICT (key) DO NOTHING`,
     // 1 → 2 (after 0.1.0): one statement, so the head records appear with the version bump. The
     // head of a store written by 0.1.0 is its last change.

@@ -1,0 +1,149 @@
+/**
+ * One writer per realm: a realm handle whose wire writes run only in the process that holds the
+ * realm's write lease (src/stores/postgres/lease.ts) and are forwarded to it from every other
+ * process, so no change is run twice and no process loses a race. Reads stay local: the handle
+ * catches up before answering them, so a read never misses a write acknowledged before it arrived
+ * (through this process or the holder).
+ *
+ * A write that the holder's store refused because the lease moved on (`LeaseLostError`: nothing
+ * was written) is sent again to the new holder. A write is forwarded again only when it never
+ * reached the holder (the connection was refused); one that reached it and got no answer (it died
+ * or stalled mid-request) may or may not be committed, so it is answered 503, as a crashed server
+ * would leave it. While no process holds the lease (failover), writes wait, up to `waitMs`.
+ *
+ * Runtime-agnostic: the transport (`forward`) is injected (src/server/forward.ts over node:http).
+ */
+import type { AnyOperation } from '../core/operation';
+import type { ZulipErrorBody, ZulipSuccess } from '../core/result';
+import type { ApiRequest } from '../wire/handle';
+import { LeaseLostError, PersistError } from './errors';
+import type { RealmHandle, HandleResult, RunArgs, RunResult } from './realm-handle';
+import type { Actor } from '../core/operation';
+
+/** What the handle needs of the lease (`RealmLease`). */
+export interface WriteLease {
+  /** Where writes go: this process, another's address, or nobody (the lease is free or expired). */
+  readonly route: 'self' | { readonly address: string } | undefined;
+  /** Reads the lease again (and takes it if it is free and this process may). */
+  tick(): Promise<void>;
+}
+
+/** The holder's answer to a forwarded request. */
+export interface ForwardedAnswer {
+  readonly status: number;
+  /** A Zulip answer body (the transport checks `result`). */
+  readonly body: ZulipSuccess | ZulipErrorBody;
+}
+
+/**
+ * Sends a request to the holder at `address`. Rejects with `ForwardError`: `delivered` false when
+ * the request certainly never reached it (sending it again is safe), true when it may have.
+ */
+export type Forward = (address: string, request: ApiRequest) => Promise<ForwardedAnswer>;
+
+export class ForwardError extends Error {
+  override readonly name = 'ForwardError';
+  constructor(
+    readonly delivered: boolean,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Counts the hops of a forwarded request, so two processes with stale views never ping-pong it. */
+export const HOPS_HEADER = 'x-chat-realm-hops';
+const MAX_HOPS = 3;
+
+export interface LeasedHandleOptions {
+  readonly lease: WriteLease;
+  readonly forward: Forward;
+  /** How long a write waits for a lease holder (failover) before answering 503. Default 10 s. */
+  readonly waitMs?: number;
+  /** Pause between looks at the lease while waiting. Default 50 ms. */
+  readonly retryMs?: number;
+}
+
+export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): RealmHandle {
+  const waitMs = options.waitMs ?? 10_000;
+  const retryMs = options.retryMs ?? 50;
+  const { lease, forward } = options;
+
+  const answer = (status: number, body: ZulipSuccess | ZulipErrorBody): HandleResult => ({
+    state: inner.state,
+    version: inner.version,
+    status,
+    body,
+    events: [],
+    effects: [],
+  });
+  // Zulip has no such answer (its proxy answers 502/503 without a JSON body while a server is
+  // down): a Zulip error body without a code (docs/differences/lease.md).
+  const unavailable = (msg: string) => answer(503, { result: 'error', msg });
+
+  async function write(req: ApiRequest): Promise<HandleResult> {
+    const hops = Number(headerOf(req, HOPS_HEADER) ?? 0) || 0;
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      const route = lease.route;
+      if (route === 'self') {
+        try {
+          return await inner.request(req);
+        } catch (error) {
+          // Fenced: nothing was written, so the new holder may run it. Not a forwarded one: its
+          // sender may have given up on it (this process stalled), and answered the client.
+          if (!(error instanceof PersistError && error.cause instanceof LeaseLostError)) throw error;
+          if (hops > 0) return unavailable("This process lost the realm's write lease; nothing was applied");
+        }
+      } else if (route !== undefined && hops < MAX_HOPS) {
+        const headers = { ...req.headers, [HOPS_HEADER]: String(hops + 1) };
+        try {
+          const got = await forward(route.address, { ...req, headers });
+          return answer(got.status, got.body);
+        } catch (error) {
+          if (!(error instanceof ForwardError)) throw error;
+          if (error.delivered)
+            return unavailable(
+              "The realm's writer did not answer; the request may or may not have been applied",
+            );
+        }
+      }
+      if (performance.now() >= deadline) return unavailable("No process holds the realm's write lease");
+      await new Promise((r) => setTimeout(r, retryMs));
+      await lease.tick().catch(() => undefined);
+    }
+  }
+
+  return {
+    get state() {
+      return inner.state;
+    },
+    get version() {
+      return inner.version;
+    },
+    get halted() {
+      return inner.halted;
+    },
+    run<const O extends AnyOperation | string>(
+      op: O,
+      actor: Actor,
+      ...args: RunArgs<O>
+    ): Promise<RunResult<O>> {
+      return inner.run(op, actor, ...args);
+    },
+    request(req: ApiRequest): Promise<HandleResult> {
+      const method = req.method.toUpperCase();
+      return method === 'GET' || method === 'HEAD' ? inner.request(req) : write(req);
+    },
+    subscribe: (listener) => inner.subscribe(listener),
+    catchUp: () => inner.catchUp(),
+    checkpoint: () => inner.checkpoint(),
+    close: () => inner.close(),
+  };
+}
+
+function headerOf(req: ApiRequest, name: string): string | undefined {
+  for (const [k, v] of Object.entries(req.headers ?? {})) if (k.toLowerCase() === name) return v;
+  return undefined;
+}

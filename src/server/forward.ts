@@ -1,0 +1,85 @@
+/**
+ * Forwarding a realm's writes to the process that holds its write lease, over node:http with
+ * keep-alive connections (src/host/leased-handle.ts decides when). The request goes as the client
+ * sent it (method, path, query, body, authorization), so the holder authenticates and runs it as
+ * its own; the answer comes back as the holder's status and JSON body.
+ *
+ * Whether a failed request may be sent again matters: a connection that was refused, or a pooled
+ * connection the holder had closed before anything was written to it, never delivered the
+ * request; a reset or a timeout after the request was written may have been committed.
+ */
+import http from 'node:http';
+import { ForwardError, type Forward, type ForwardedAnswer } from '../host/leased-handle';
+import type { ApiRequest } from '../wire/handle';
+
+export interface HttpForwardOptions {
+  /** How long to wait for the holder's answer. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** Most connections per holder. Default 64. */
+  readonly maxSockets?: number;
+}
+
+/** Headers the holder needs to run the request as the client's own. */
+const PASSED = new Set(['authorization', 'content-type', 'user-agent', 'x-chat-realm-hops']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+export function httpForward(options: HttpForwardOptions = {}): Forward & { close(): void } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const forward = (address: string, request: ApiRequest): Promise<ForwardedAnswer> =>
+    new Promise((resolve, reject) => {
+      const target = new URL(request.url, address);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(request.headers ?? {})) {
+        if (PASSED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+      }
+      let body: string | undefined;
+      if (typeof request.body === 'string') body = request.body;
+      else if (request.body !== undefined) {
+        // Fields a host already parsed (multipart): sent on as a form.
+        body = new URLSearchParams(request.body as Record<string, string>).toString();
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+      }
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      let written = false;
+      const req = http.request(
+        target,
+        { method: request.method, headers, agent, timeout: timeoutMs },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (e) =>
+            reject(new ForwardError(true, 'the holder stopped answering', { cause: e })),
+          );
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(text);
+            } catch (cause) {
+              return reject(
+                new ForwardError(true, 'the holder answered something else than JSON', { cause }),
+              );
+            }
+            const result = (parsed as { result?: unknown } | null)?.result;
+            if (result !== 'success' && result !== 'error')
+              return reject(new ForwardError(true, 'the holder answered something else than a Zulip body'));
+            resolve({ status: res.statusCode ?? 502, body: parsed as ForwardedAnswer['body'] });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer from ${address} within ${timeoutMs} ms`)));
+      req.on('error', (error) => {
+        const code = (error as { code?: unknown }).code;
+        const sent = written && !(typeof code === 'string' && NOT_SENT.has(code));
+        reject(new ForwardError(sent, `forwarding to ${address} failed: ${error.message}`, { cause: error }));
+      });
+      // "Written" once a socket took the request: before that nothing can have reached the holder.
+      req.on('socket', (socket) => {
+        if (socket.connecting) socket.once('connect', () => (written = true));
+        else written = true;
+      });
+      req.end(body);
+    });
+  return Object.assign(forward, { close: () => agent.destroy() });
+}

@@ -123,6 +123,7 @@ if (wanted('send')) {
   const markdown = runSendBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);
   writeSection('send', markdown);
+}
 if (wanted('register')) {
   const markdown = await runRegisterBench({ quick, log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${markdown}\n`);

@@ -103,16 +103,27 @@ function clientComputesGravatar(message: Readonly<Record<string, unknown>>): boo
   return hash !== undefined && hash === md5Hex(String(message['sender_email']).toLowerCase());
 }
 
+/**
+ * Walks the event's `messages` (the keys of `message_details`, ascending) rather than `for...in`
+ * over the details: enumerating a 5,000-key dictionary object made a string per key and cost more
+ * than building the event. Entries are shared between the messages of one conversation, and so
+ * are their replacements.
+ */
 function withFallbackDetails(event: Payload): Payload {
   const details = event['message_details'] as
-    Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
-  if (details === undefined) return event;
-  let out: Record<string, Readonly<Record<string, unknown>>> | undefined;
-  for (const id in details) {
-    const d = details[id]!;
-    if (d['type'] !== 'stream' || d['topic'] !== '') continue;
+    Readonly<Record<number, Readonly<Record<string, unknown>>>> | undefined;
+  const ids = event['messages'] as readonly number[] | undefined;
+  if (details === undefined || ids === undefined) return event;
+  let out: Record<number, Readonly<Record<string, unknown>>> | undefined;
+  let replaced: Map<object, Readonly<Record<string, unknown>>> | undefined;
+  for (const id of ids) {
+    const d = details[id];
+    if (d === undefined || d['type'] !== 'stream' || d['topic'] !== '') continue;
     out ??= { ...details };
-    out[id] = { ...d, topic: EMPTY_TOPIC_DISPLAY_NAME };
+    replaced ??= new Map();
+    let r = replaced.get(d);
+    if (r === undefined) replaced.set(d, (r = Object.freeze({ ...d, topic: EMPTY_TOPIC_DISPLAY_NAME })));
+    out[id] = r;
   }
   return out === undefined ? event : { ...event, message_details: out };
 }

@@ -59,7 +59,7 @@ function build(event: Payload, markdown: string | undefined, form: ClientForm): 
         ? event
         : { ...event, topic_name: EMPTY_TOPIC_DISPLAY_NAME };
     case 'update_message_flags':
-      return form.emptyTopicName ? event : withFallbackDetails(event);
+      return form.emptyTopicName || emptyTopicEntries(event) === 0 ? event : withFallbackDetails(event);
     case 'update_message':
       return form.emptyTopicName || (event['orig_subject'] !== '' && event['subject'] !== '')
         ? event
@@ -104,26 +104,74 @@ function clientComputesGravatar(message: Readonly<Record<string, unknown>>): boo
 }
 
 /**
- * Walks the event's `messages` (the keys of `message_details`, ascending) rather than `for...in`
- * over the details: enumerating a 5,000-key dictionary object made a string per key and cost more
- * than building the event. Entries are shared between the messages of one conversation, and so
- * are their replacements.
+ * For a form that renames empty topics in a mark-unread event's `message_details`: how to finish
+ * the event when its client reads it, and how many bytes that adds. Copying the details (a
+ * dictionary object of up to 5,000 integer keys) costs milliseconds, so the queue defers it
+ * (EventQueue `unfinished`); a form that changes nothing needs no copy (undefined).
+ */
+export function finishedWhenRead(
+  event: Payload,
+  form: ClientForm,
+): { readonly finish: (event: Payload) => Payload; readonly extraBytes: number } | undefined {
+  if (form.emptyTopicName || event.type !== 'update_message_flags') return undefined;
+  const renamed = emptyTopicEntries(event);
+  if (renamed === 0) return undefined;
+  return { finish: withFallbackDetails, extraBytes: renamed * FALLBACK_BYTES };
+}
+
+/** What "general chat" adds to an entry's `"topic":""`, in UTF-8 bytes. */
+const FALLBACK_BYTES = new TextEncoder().encode(EMPTY_TOPIC_DISPLAY_NAME).length;
+
+/**
+ * The entries of `message_details` in the empty topic. Walks the event's `messages` (the keys of
+ * `message_details`, ascending; repeated in POST /messages/flags request order) rather than
+ * `for...in`: enumerating a 5,000-key dictionary object makes a string per key.
+ */
+function emptyTopicEntries(event: Payload): number {
+  const details = event['message_details'] as
+    Readonly<Record<number, Readonly<Record<string, unknown>>>> | undefined;
+  const ids = event['messages'] as readonly number[] | undefined;
+  if (details === undefined || ids === undefined) return 0;
+  let count = 0;
+  for (const id of ascending(ids) ? ids : new Set(ids)) {
+    const d = details[id];
+    if (d !== undefined && d['type'] === 'stream' && d['topic'] === '') count++;
+  }
+  return count;
+}
+
+/**
+ * The details with empty topics renamed: a new dictionary built key by key (the highest first, so
+ * it is a dictionary from the start, see message-details.ts), sharing every entry but the renamed
+ * ones, which share one replacement per entry. A spread of the original cost ~3× more.
  */
 function withFallbackDetails(event: Payload): Payload {
   const details = event['message_details'] as
     Readonly<Record<number, Readonly<Record<string, unknown>>>> | undefined;
   const ids = event['messages'] as readonly number[] | undefined;
-  if (details === undefined || ids === undefined) return event;
-  let out: Record<number, Readonly<Record<string, unknown>>> | undefined;
-  let replaced: Map<object, Readonly<Record<string, unknown>>> | undefined;
+  if (details === undefined || ids === undefined || ids.length === 0) return event;
+  const out: Record<number, Readonly<Record<string, unknown>>> = {};
+  let highest = ids[ids.length - 1]!;
+  if (!ascending(ids)) for (const id of ids) highest = Math.max(highest, id);
+  const top = details[highest];
+  if (top !== undefined) out[highest] = top;
+  const replaced = new Map<object, Readonly<Record<string, unknown>>>();
   for (const id of ids) {
     const d = details[id];
-    if (d === undefined || d['type'] !== 'stream' || d['topic'] !== '') continue;
-    out ??= { ...details };
-    replaced ??= new Map();
+    if (d === undefined) continue;
+    if (d['type'] !== 'stream' || d['topic'] !== '') {
+      out[id] = d;
+      continue;
+    }
     let r = replaced.get(d);
     if (r === undefined) replaced.set(d, (r = Object.freeze({ ...d, topic: EMPTY_TOPIC_DISPLAY_NAME })));
     out[id] = r;
   }
-  return out === undefined ? event : { ...event, message_details: out };
+  return { ...event, message_details: out };
+}
+
+/** Strictly ascending (the operations' order; POST /messages/flags keeps the request's). */
+function ascending(ids: readonly number[]): boolean {
+  for (let k = 1; k < ids.length; k++) if (ids[k]! <= ids[k - 1]!) return false;
+  return true;
 }

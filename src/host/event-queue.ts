@@ -39,6 +39,16 @@ export class EventQueue {
     string,
     { event: Record<string, unknown> & QueuedEvent; size: number }
   >();
+  /**
+   * Events whose client form is finished when they are read (`push`'s `finish`): a mark-unread
+   * event's `message_details` renamed for a client without `empty_topic_name` is a copy of a
+   * 5,000-key dictionary, which cost more than the whole operation; a queue that is never read
+   * (the flood of issue 31) never pays it, and a client that reads pays it in its own poll.
+   */
+  private readonly unfinished = new Map<
+    QueuedEvent,
+    (event: QueuedEvent) => Readonly<Record<string, unknown>>
+  >();
   /** Serialized bytes this queue holds (events and pending virtual events). */
   bytes = 0;
   nextEventId = 0;
@@ -79,7 +89,14 @@ export class EventQueue {
    */
   get events(): readonly QueuedEvent[] {
     this.flush();
+    this.finish(this.queue.length);
     return this.queue;
+  }
+
+  /** Whether the queue holds the event `id` (without finishing any event). */
+  holds(id: number): boolean {
+    this.flush();
+    return this.queue.some((e) => e.id === id);
   }
 
   /** Events held (pending virtual events included). */
@@ -100,6 +117,7 @@ export class EventQueue {
       if (n > 0 && total > maxBytes) break;
       n++;
     }
+    this.finish(n);
     return this.queue.slice(0, n);
   }
 
@@ -149,8 +167,14 @@ export class EventQueue {
    * Appends one event with the next id; `size` is its serialized size without the id (measured
    * once per event by the caller, see `jsonBytes`). Zulip sends `delete_message` one id at a time
    * to clients without `bulk_message_deletion`, and merges flag events (`virtual` above).
+   * `finish`, if given, gives the event as the client receives it, when it is read; `size` is
+   * then the finished event's.
    */
-  push(event: Readonly<Record<string, unknown>> & { readonly type: string }, size = jsonBytes(event)): void {
+  push(
+    event: Readonly<Record<string, unknown>> & { readonly type: string },
+    size = jsonBytes(event),
+    finish?: (event: QueuedEvent) => Readonly<Record<string, unknown>>,
+  ): void {
     if (event.type === 'delete_message' && this.capabilities.bulk_message_deletion !== true) {
       const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
       const each = jsonBytes(rest) + 24;
@@ -184,7 +208,9 @@ export class EventQueue {
       }
       return;
     }
-    this.append({ ...withoutInternalFields(event), id }, size + ID_BYTES);
+    const queued = { ...withoutInternalFields(event), id };
+    this.append(queued, size + ID_BYTES);
+    if (finish !== undefined) this.unfinished.set(queued, finish);
   }
 
   /** Drops the events up to `through` (Zulip's `prune`). */
@@ -195,6 +221,7 @@ export class EventQueue {
     while (n < this.queue.length && this.queue[n]!.id <= through) freed += this.sizes[n++]!;
     if (n > 0) {
       this.newestPrunedId = this.queue[n - 1]!.id;
+      if (this.unfinished.size > 0) for (let k = 0; k < n; k++) this.unfinished.delete(this.queue[k]!);
       this.queue.splice(0, n);
       this.sizes.splice(0, n);
       this.account(-freed);
@@ -207,6 +234,7 @@ export class EventQueue {
     this.queue.length = 0;
     this.sizes.length = 0;
     this.virtual.clear();
+    this.unfinished.clear();
   }
 
   /** Answers the waiting long-poll, if any, with the oldest events (at most `maxBytes`, see `head`). */
@@ -228,6 +256,18 @@ export class EventQueue {
     this.queue.push(event);
     this.sizes.push(size);
     this.account(size);
+  }
+
+  /** Finishes the first `n` events for the client (see `unfinished`). */
+  private finish(n: number): void {
+    if (this.unfinished.size === 0) return;
+    for (let k = 0; k < n; k++) {
+      const event = this.queue[k]!;
+      const finish = this.unfinished.get(event);
+      if (finish === undefined) continue;
+      this.unfinished.delete(event);
+      this.queue[k] = { ...finish(event), id: event.id } as QueuedEvent;
+    }
   }
 
   /** Puts the pending virtual events in their place by id (Zulip's `contents`). */

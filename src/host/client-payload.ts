@@ -15,6 +15,7 @@
  *   `message_details` of a mark-unread `update_message_flags` event.
  */
 import type { AddressedEvent } from '../core/events';
+import { intKeyedObject } from '../core/collections/int-keyed';
 import { md5Hex } from '../core/md5';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../core/model/realm';
 
@@ -141,33 +142,31 @@ function emptyTopicEntries(event: Payload): number {
 }
 
 /**
- * The details with empty topics renamed: a new dictionary built key by key (the highest first, so
- * it is a dictionary from the start, see message-details.ts), sharing every entry but the renamed
- * ones, which share one replacement per entry. A spread of the original cost ~3× more.
+ * The details with empty topics renamed: a new dictionary built at once (`intKeyedObject`; a
+ * spread of the original cost several times more), sharing every entry but the renamed ones,
+ * which share one replacement per entry.
  */
 function withFallbackDetails(event: Payload): Payload {
   const details = event['message_details'] as
     Readonly<Record<number, Readonly<Record<string, unknown>>>> | undefined;
   const ids = event['messages'] as readonly number[] | undefined;
-  if (details === undefined || ids === undefined || ids.length === 0) return event;
-  const out: Record<number, Readonly<Record<string, unknown>>> = {};
-  let highest = ids[ids.length - 1]!;
-  if (!ascending(ids)) for (const id of ids) highest = Math.max(highest, id);
-  const top = details[highest];
-  if (top !== undefined) out[highest] = top;
+  if (details === undefined || ids === undefined) return event;
+  const keys: number[] = [];
+  const values: Readonly<Record<string, unknown>>[] = [];
   const replaced = new Map<object, Readonly<Record<string, unknown>>>();
-  for (const id of ids) {
+  for (const id of ascending(ids) ? ids : new Set(ids)) {
     const d = details[id];
     if (d === undefined) continue;
+    keys.push(id);
     if (d['type'] !== 'stream' || d['topic'] !== '') {
-      out[id] = d;
+      values.push(d);
       continue;
     }
     let r = replaced.get(d);
     if (r === undefined) replaced.set(d, (r = Object.freeze({ ...d, topic: EMPTY_TOPIC_DISPLAY_NAME })));
-    out[id] = r;
+    values.push(r);
   }
-  return { ...event, message_details: out };
+  return { ...event, message_details: intKeyedObject(keys, values) };
 }
 
 /** Strictly ascending (the operations' order; POST /messages/flags keeps the request's). */

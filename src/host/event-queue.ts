@@ -39,6 +39,16 @@ export class EventQueue {
     string,
     { event: Record<string, unknown> & QueuedEvent; size: number }
   >();
+  /**
+   * Events whose client form is finished when they are read (`push`'s `finish`): a mark-unread
+   * event's `message_details` renamed for a client without `empty_topic_name` is a copy of a
+   * 5,000-key dictionary, which cost more than the whole operation; a queue that is never read
+   * (the flood of issue 31) never pays it, and a client that reads pays it in its own poll.
+   */
+  private readonly unfinished = new Map<
+    QueuedEvent,
+    (event: QueuedEvent) => Readonly<Record<string, unknown>>
+  >();
   /** Serialized bytes this queue holds (events and pending virtual events). */
   bytes = 0;
   nextEventId = 0;
@@ -79,7 +89,14 @@ export class EventQueue {
    */
   get events(): readonly QueuedEvent[] {
     this.flush();
+    this.finish(this.queue.length);
     return this.queue;
+  }
+
+  /** Whether the queue holds the event `id` (without finishing any event). */
+  holds(id: number): boolean {
+    this.flush();
+    return this.queue.some((e) => e.id === id);
   }
 
   /** Events held (pending virtual events included). */
@@ -100,6 +117,7 @@ export class EventQueue {
       if (n > 0 && total > maxBytes) break;
       n++;
     }
+    this.finish(n);
     return this.queue.slice(0, n);
   }
 
@@ -149,8 +167,14 @@ export class EventQueue {
    * Appends one event with the next id; `size` is its serialized size without the id (measured
    * once per event by the caller, see `jsonBytes`). Zulip sends `delete_message` one id at a time
    * to clients without `bulk_message_deletion`, and merges flag events (`virtual` above).
+   * `finish`, if given, gives the event as the client receives it, when it is read; `size` is
+   * then the finished event's.
    */
-  push(event: Readonly<Record<string, unknown>> & { readonly type: string }, size = jsonBytes(event)): void {
+  push(
+    event: Readonly<Record<string, unknown>> & { readonly type: string },
+    size = jsonBytes(event),
+    finish?: (event: QueuedEvent) => Readonly<Record<string, unknown>>,
+  ): void {
     if (event.type === 'delete_message' && this.capabilities.bulk_message_deletion !== true) {
       const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
       const each = jsonBytes(rest) + 24;
@@ -184,7 +208,9 @@ export class EventQueue {
       }
       return;
     }
-    this.append({ ...withoutInternalFields(event), id }, size + ID_BYTES);
+    const queued = { ...withoutInternalFields(event), id };
+    this.append(queued, size + ID_BYTES);
+    if (finish !== undefined) this.unfinished.set(queued, finish);
   }
 
   /** Drops the events up to `through` (Zulip's `prune`). */
@@ -195,6 +221,7 @@ export class EventQueue {
     while (n < this.queue.length && this.queue[n]!.id <= through) freed += this.sizes[n++]!;
     if (n > 0) {
       this.newestPrunedId = this.queue[n - 1]!.id;
+      if (this.unfinished.size > 0) for (let k = 0; k < n; k++) this.unfinished.delete(this.queue[k]!);
       this.queue.splice(0, n);
       this.sizes.splice(0, n);
       this.account(-freed);
@@ -207,6 +234,7 @@ export class EventQueue {
     this.queue.length = 0;
     this.sizes.length = 0;
     this.virtual.clear();
+    this.unfinished.clear();
   }
 
   /** Answers the waiting long-poll, if any, with the oldest events (at most `maxBytes`, see `head`). */
@@ -228,6 +256,18 @@ export class EventQueue {
     this.queue.push(event);
     this.sizes.push(size);
     this.account(size);
+  }
+
+  /** Finishes the first `n` events for the client (see `unfinished`). */
+  private finish(n: number): void {
+    if (this.unfinished.size === 0) return;
+    for (let k = 0; k < n; k++) {
+      const event = this.queue[k]!;
+      const finish = this.unfinished.get(event);
+      if (finish === undefined) continue;
+      this.unfinished.delete(event);
+      this.queue[k] = { ...finish(event), id: event.id } as QueuedEvent;
+    }
   }
 
   /** Puts the pending virtual events in their place by id (Zulip's `contents`). */
@@ -285,12 +325,31 @@ function mergeKey(event: Readonly<Record<string, unknown>> & { readonly type: st
 // JSON text has no characters below U+0020 (JSON.stringify escapes them).
 const NON_ASCII = /[^\u0020-\u007f]/;
 
-/** The UTF-8 length of a value's JSON: what an event costs in a queue and in an answer. */
+/**
+ * The UTF-8 length of a value's JSON: what an event costs in a queue and in an answer. Every
+ * event is measured once, and the flag events of a flood are the big ones (5,000 ids, and for
+ * mark-unread 5,000 `message_details` entries): their length is added up from their parts
+ * (`flagEventBytes`) instead of serializing them, which took longer than the whole operation.
+ */
 export function jsonBytes(value: unknown): number {
-  const text = JSON.stringify(value) ?? '';
+  if (Array.isArray(value)) {
+    const n = intArrayBytes(value);
+    if (n >= 0) return n;
+  } else if (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { type?: unknown }).type === 'update_message_flags'
+  ) {
+    return flagEventBytes(value as Readonly<Record<string, unknown>>);
+  }
+  return textBytes(JSON.stringify(value) ?? '');
+}
+
+/** The UTF-8 length of a string. */
+function textBytes(text: string): number {
   let bytes = text.length;
   // Most events are ASCII (ids, flags, names): the regular expression scans natively, several
-  // times faster than the loop below over a 200 KB flag event.
+  // times faster than the loop below over a large event.
   if (!NON_ASCII.test(text)) return bytes;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -300,4 +359,69 @@ export function jsonBytes(value: unknown): number {
     else bytes += 2;
   }
   return bytes;
+}
+
+/** Characters of a safe integer in JSON. */
+function intBytes(n: number): number {
+  let digits = n < 0 ? 2 : 1;
+  let rest = Math.abs(n);
+  while (rest >= 10) {
+    rest = Math.floor(rest / 10);
+    digits++;
+  }
+  return digits;
+}
+
+/** The JSON length of an array of safe integers, or -1 when it holds anything else. */
+function intArrayBytes(values: readonly unknown[]): number {
+  const n = values.length;
+  let bytes = n === 0 ? 2 : n + 1; // brackets and commas
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v)) return -1;
+    bytes += intBytes(v);
+  }
+  return bytes;
+}
+
+/**
+ * An `update_message_flags` event's JSON length, key by key (the order of an object's keys does
+ * not change its length). `message_details` is keyed by the ids of `messages` (a subset of them
+ * when a message is gone): walked through `messages`, each entry serialized once however many
+ * messages share it (they share one object per conversation, message-details.ts). Ids that do not
+ * ascend strictly (a repeated id in POST /messages/flags) fall back to serializing the details.
+ */
+function flagEventBytes(event: Readonly<Record<string, unknown>>): number {
+  let bytes = 1; // the opening brace; each member below adds its trailing comma or the closing brace
+  let members = 0;
+  for (const key of Object.keys(event)) {
+    const v = event[key];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    const size = key === 'message_details' ? detailsBytes(v, event['messages']) : jsonBytes(v);
+    bytes += textBytes(JSON.stringify(key)) + 1 + size + 1;
+    members++;
+  }
+  return members === 0 ? 2 : bytes;
+}
+
+function detailsBytes(details: unknown, ids: unknown): number {
+  const whole = () => textBytes(JSON.stringify(details) ?? '');
+  if (typeof details !== 'object' || details === null || !Array.isArray(ids)) return whole();
+  const entries = details as Readonly<Record<number, unknown>>;
+  const sizes = new Map<unknown, number>();
+  let bytes = 1;
+  let count = 0;
+  let last = -Infinity;
+  for (const id of ids as readonly unknown[]) {
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || id <= last) return whole();
+    last = id;
+    const d = entries[id];
+    if (d === undefined) continue;
+    let size = sizes.get(d);
+    if (size === undefined) sizes.set(d, (size = jsonBytes(d)));
+    // `"<id>":<entry>` and a comma or the closing brace.
+    bytes += intBytes(id) + 3 + size + 1;
+    count++;
+  }
+  return count === 0 ? 2 : bytes;
 }

@@ -14,7 +14,7 @@ import type { AddressedEvent, ZulipEvent } from '../core/events';
 import { zulipError, type ZulipError } from '../core/errors';
 import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
-import { clientPayload, type Payload } from './client-payload';
+import { clientPayload, finishedWhenRead, type Payload } from './client-payload';
 import { EventQueue, jsonBytes, type ByteMeter, type PollAnswer, type QueuedEvent } from './event-queue';
 
 export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
@@ -179,15 +179,19 @@ export class EventQueues {
     const touched = new Set<EventQueue>();
     const offer = (queue: EventQueue, addressed: AddressedEvent, forms: Map<number, Payload>) => {
       // Finalized for the client first: its narrow sees the message as the client will.
-      const event = clientPayload(addressed, queue.form, forms);
+      // A form that copies the event's whole `message_details` is finished when it is read.
+      const later = finishedWhenRead(addressed.event as Payload, queue.form);
+      const event =
+        later === undefined ? clientPayload(addressed, queue.form, forms) : (addressed.event as Payload);
       if (!queue.accepts(event)) return;
       // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
       const { forQueue } = addressed;
       const own = forQueue !== undefined && forQueue.queueId === queue.id;
       let size = this.payloadBytes.get(event);
       if (size === undefined) this.payloadBytes.set(event, (size = jsonBytes(event)));
-      if (own) queue.push({ ...event, ...forQueue.fields }, size + jsonBytes(forQueue.fields));
-      else queue.push(event, size);
+      if (later !== undefined) size += later.extraBytes;
+      if (own) queue.push({ ...event, ...forQueue.fields }, size + jsonBytes(forQueue.fields), later?.finish);
+      else queue.push(event, size, later?.finish);
       touched.add(queue);
     };
     for (const addressed of events) {
@@ -269,7 +273,7 @@ export class EventQueues {
           error: zulipError(`An event newer than ${lastEventId} has already been pruned!`),
         };
       // Zulip prunes first and then refuses an id that was never in the queue; we refuse first.
-      if (lastEventId !== queue.newestPrunedId && !queue.events.some((e) => e.id === lastEventId))
+      if (lastEventId !== queue.newestPrunedId && !queue.holds(lastEventId))
         return { kind: 'error', error: zulipError(`Event ${lastEventId} was not in this queue`) };
       queue.prune(lastEventId);
       queue.finishWaiter((t) => this.clock.clearTimer(t), this.maxPollBytes);

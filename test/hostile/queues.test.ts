@@ -94,6 +94,25 @@ describe('a never-read queue under mark-unread/read flooding', () => {
     expect(poll.body).toMatchObject({ code: 'BAD_EVENT_QUEUE_ID', queue_id: queueId });
   });
 
+  it('counts a mark-unread event at its serialized size, measured without serializing it', async () => {
+    const { live, call } = await start({});
+    // No `empty_topic_name`: the client's form renames the dev realm's empty topics in Verona.
+    const reg = await call('POST', '/register', { event_types: '["update_message_flags"]' });
+    const queueId = reg.body['queue_id'] as string;
+    await call('POST', '/messages/flags/narrow', flip('add'));
+    const before = live.queues.bytes;
+    const marked = (await call('POST', '/messages/flags/narrow', flip('remove'))).body;
+    expect(marked['updated_count']).toBeGreaterThan(MESSAGES);
+    const poll = await call('GET', '/events', { queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
+    const events = poll.body['events'] as Record<string, unknown>[];
+    const { id: _id, ...unread } = events.at(-1)!;
+    const details = unread['message_details'] as Record<string, { topic?: string }>;
+    expect(Object.keys(details)).toHaveLength(marked['updated_count'] as number);
+    expect(Object.values(details).filter((d) => d.topic === 'general chat')).toHaveLength(2);
+    // What the queue counted for it: its JSON without the id, plus the id's upper bound (16).
+    expect(live.queues.bytes - before).toBe(Buffer.byteLength(JSON.stringify(unread)) + 16);
+  });
+
   it('merges consecutive flag events into one, as Zulip’s queue does (flags/add/starred)', async () => {
     const { live, call } = await start({});
     const reg = await call('POST', '/register', { event_types: '["update_message_flags"]' });

@@ -3,6 +3,13 @@ import { nameOf } from '../../core/messages/interner';
 import { MessageCursor, type MessageStore } from '../../core/messages/store';
 import { isUnreadMuted } from '../../core/messages/unread-muting';
 import type { NarrowContext } from '../../narrow';
+import { intKeyedObject } from '../../core/collections/int-keyed';
+
+/** One message's entry in `message_details` (shared, frozen: see `messageDetails`). */
+export type MessageDetail = Readonly<Record<string, unknown>>;
+
+/** The two entries of one conversation: without and with `mentioned`. */
+type Pair = [MessageDetail | undefined, MessageDetail | undefined];
 
 /**
  * `message_details` of an unread event: for channel messages the channel, topic and whether the
@@ -12,9 +19,11 @@ import type { NarrowContext } from '../../narrow';
  *
  * `changed` (ascending) is a subset of `ids` (ascending), whose row flags are `flags` (-1: no row):
  * one merge walk gives each message's flags without searching the rows. Zulip sends an object keyed
- * by message id; V8 keeps an object with sparse integer keys as a dictionary whatever we do, so it
- * is created as one at once (the highest key first): growing it key by key in ascending order
- * re-decided its representation at every key and cost ~3× more.
+ * by message id, built at once (`intKeyedObject`: key by key cost more than the rest together).
+ *
+ * The messages of one conversation have equal entries, so they share one frozen object (the JSON
+ * is the same): a 5,000-message window over 50 topics allocates ~50 entries, not 5,000, which is
+ * most of the garbage a mark-unread request made (issue 31: a flood of them).
  */
 export function messageDetails(
   ctx: NarrowContext,
@@ -22,25 +31,23 @@ export function messageDetails(
   changed: readonly number[],
   ids: ArrayLike<number>,
   flags: ArrayLike<number>,
-): Record<number, Record<string, unknown>> {
+): Record<number, MessageDetail> {
   const me = ctx.userId;
-  const out: Record<number, Record<string, unknown>> = {};
   const n = changed.length;
-  if (n === 0) return out;
-  out[changed[n - 1]!] = EMPTY_DETAILS;
+  const keys: number[] = [];
+  const values: MessageDetail[] = [];
   const cursor = new MessageCursor(store);
-  const topicNames = new Map<number, string>();
   // stream id → folded topic id → muted in unread data (Zulip's `is_row_muted`).
   const rowMuted = new Map<number, Map<number, boolean>>();
+  // stream id → exact topic id (its name as shown) → entries; and DM recipient → entries.
+  const channelEntries = new Map<number, Map<number, Pair>>();
+  const directEntries = new Map<number, Pair>();
   let k = 0;
   for (let j = 0; j < n; j++) {
     const id = changed[j]!;
     while (k < ids.length && ids[k] !== id) k++;
     const f = k < ids.length ? flags[k]! : -1;
-    if (!cursor.seek(id)) {
-      if (j === n - 1) delete out[id];
-      continue;
-    }
+    if (!cursor.seek(id)) continue;
     const c = cursor.chunk!;
     const i = cursor.index;
     const r = c.recipient[i]!;
@@ -48,30 +55,46 @@ export function messageDetails(
     const direct = (rowFlags & FLAG_BITS.mentioned) !== 0;
     const wildcard =
       (rowFlags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0;
-    let details: Record<string, unknown>;
     if (r > 0) {
-      const topic = topicNames.get(c.topic[i]!) ?? cacheName(topicNames, store, c.topic[i]!);
       let perChannel = rowMuted.get(r);
       if (perChannel === undefined) rowMuted.set(r, (perChannel = new Map()));
+      const topicId = c.topic[i]!;
+      let entries = channelEntries.get(r);
+      if (entries === undefined) channelEntries.set(r, (entries = new Map()));
+      let pair = entries.get(topicId);
+      if (pair === undefined) entries.set(topicId, (pair = [undefined, undefined]));
       let muted = perChannel.get(c.topicKey[i]!);
-      if (muted === undefined)
-        perChannel.set(c.topicKey[i]!, (muted = isUnreadMuted(ctx.state, me, r, topic)));
-      details = { type: 'stream', stream_id: r, topic, unmuted_stream_msg: !muted };
+      if (muted === undefined) {
+        muted = isUnreadMuted(ctx.state, me, r, nameOf(store.topics, topicId));
+        perChannel.set(c.topicKey[i]!, muted);
+      }
       // Wildcard mentions count only when the row is not muted, by the same rule.
-      if (direct || (wildcard && !muted)) details['mentioned'] = true;
+      const mentioned = direct || (wildcard && !muted);
+      keys.push(id);
+      values.push(
+        (pair[mentioned ? 1 : 0] ??= channelDetail(r, nameOf(store.topics, topicId), !muted, mentioned)),
+      );
     } else {
-      details = { type: 'private', user_ids: ctx.members(-r).filter((u) => u !== me) };
-      if (direct || wildcard) details['mentioned'] = true;
+      let pair = directEntries.get(-r);
+      if (pair === undefined) directEntries.set(-r, (pair = [undefined, undefined]));
+      const mentioned = direct || wildcard;
+      keys.push(id);
+      values.push(
+        (pair[mentioned ? 1 : 0] ??= Object.freeze({
+          type: 'private',
+          user_ids: Object.freeze(ctx.members(-r).filter((u) => u !== me)),
+          ...(mentioned ? { mentioned: true } : {}),
+        })),
+      );
     }
-    out[id] = details;
   }
-  return out;
+  return intKeyedObject(keys, values);
 }
 
-const EMPTY_DETAILS: Record<string, unknown> = Object.freeze({});
-
-function cacheName(cache: Map<number, string>, store: MessageStore, topicId: number): string {
-  const name = nameOf(store.topics, topicId);
-  cache.set(topicId, name);
-  return name;
+function channelDetail(streamId: number, topic: string, unmuted: boolean, mentioned: boolean): MessageDetail {
+  return Object.freeze(
+    mentioned
+      ? { type: 'stream', stream_id: streamId, topic, unmuted_stream_msg: unmuted, mentioned: true }
+      : { type: 'stream', stream_id: streamId, topic, unmuted_stream_msg: unmuted },
+  );
 }

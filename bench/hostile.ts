@@ -12,7 +12,8 @@
  * heap, and what one GET /events answers on a queue at its byte budget.
  *
  * Run: node --expose-gc --import tsx bench/hostile.ts [rounds] [phase-ms]
- * Env: PORT (default 9150; PORT+1 too), ATTACKERS (default 4), FAIR_SHARE (ms/s, as `serve --fair-share`).
+ * Env: PORT (default 9150; PORT+1 too), ATTACKERS (default 4), FAIR_SHARE (ms/s, as `serve --fair-share`),
+ * CLIENT_CPUS (run the clients under `taskset -c CLIENT_CPUS`; pin the bench to another CPU).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { memoryStore } from '../src/stores/memory/index';
 import { basicAuthHeader } from '../src/wire/auth';
 
 const MESSAGES = 5000;
+const CLIENT_CPUS = process.env['CLIENT_CPUS'];
 
 const flip = (op: string) => ({
   op,
@@ -171,7 +173,11 @@ async function main(): Promise<void> {
   const unfair = await serveNode({ realm: live, port: PORT + 1 });
 
   const spawnRole = (role: string, env: Record<string, string>) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), role], {
+    // CLIENT_CPUS (e.g. "1", with the bench itself under `taskset -c 0`): the clients on their own
+    // core, so the attacker's client does not take the server's CPU, as on separate machines.
+    const argv = [process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), role];
+    const pinned = CLIENT_CPUS === undefined ? argv : ['taskset', '-c', CLIENT_CPUS, ...argv];
+    const child = spawn(pinned[0]!, pinned.slice(1), {
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'inherit'],
     });

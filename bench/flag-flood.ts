@@ -9,59 +9,25 @@
  *
  * Run: node --import tsx bench/flag-flood.ts [requests]   (env PORT, default 9170)
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import type { RealmSnapshotInput } from '../src/core/snapshot/format';
 import { withEventQueues } from '../src/host/live-realm';
 import { openRealm } from '../src/host/realm-handle';
 import { serveNode } from '../src/server/node';
 import { memoryStore } from '../src/stores/memory/index';
-import { basicAuthHeader } from '../src/wire/auth';
+import { authFor, flip, floodSnapshot, post as postTo } from './flag-flood-support';
 import { median } from './stats';
 
 const N = Number(process.argv[2] ?? 2000);
 const WARM = 200;
 
-interface SnapUser {
-  user_id: number;
-  email: string;
-  api_key: string;
-}
-const snap = JSON.parse(
-  readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8'),
-) as RealmSnapshotInput & { users: SnapUser[]; messages: Record<string, unknown>[] };
-for (let i = 0; i < 5000; i++)
-  snap.messages.push({
-    id: 10_000 + i,
-    sender_id: 2,
-    stream_id: 1,
-    topic: `topic ${i % 50}`,
-    content: `message ${i}`,
-    timestamp: 1735700000 + i,
-    flags: { '4': ['read'] },
-  });
-const hamlet = snap.users.find((u) => u.user_id === 4)!;
-const authorization = basicAuthHeader(hamlet.email, hamlet.api_key);
+const snap = floodSnapshot();
+const authorization = authFor(snap, 4);
 
 const handle = await openRealm({ store: memoryStore(), snapshot: snap, checkpoints: false });
 const live = withEventQueues(handle, { gcIntervalMs: 0 });
 const server = await serveNode({ realm: live, port: Number(process.env['PORT'] ?? 9170) });
 const post = async (path: string, body: Record<string, string>) =>
-  (
-    await fetch(`${server.url}/api/v1${path}`, {
-      method: 'POST',
-      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(body).toString(),
-    })
-  ).text();
-const flip = (op: string) => ({
-  op,
-  flag: 'read',
-  anchor: 'oldest',
-  num_before: '0',
-  num_after: '5000',
-  narrow: JSON.stringify([{ operator: 'channel', operand: 'Verona' }]),
-});
+  (await postTo(server.url, authorization, path, body)).text();
 
 const rows: string[] = [];
 for (const withQueue of [true, false]) {

@@ -15,7 +15,14 @@ import { zulipError, type ZulipError } from '../core/errors';
 import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import { clientPayload, finishedWhenRead, type Payload } from './client-payload';
-import { EventQueue, jsonBytes, type ByteMeter, type PollAnswer, type QueuedEvent } from './event-queue';
+import {
+  EventQueue,
+  jsonBytes,
+  textBytes,
+  type ByteMeter,
+  type PollAnswer,
+  type QueuedEvent,
+} from './event-queue';
 
 export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_TOTAL_QUEUE_BYTES = 256 * 1024 * 1024;
@@ -107,6 +114,11 @@ export class EventQueues {
   private readonly meter: ByteMeter = { bytes: 0 };
   /** Serialized size of each client payload, measured once however many queues it goes to. */
   private readonly payloadBytes = new WeakMap<object, number>();
+  /**
+   * The JSON text of each client payload, made once however many queues hold it as text
+   * (event-queue.ts `Entry`): one string for all of them.
+   */
+  private readonly payloadJson = new WeakMap<object, string>();
   private readonly maxPollBytes: number;
   private gcTimer: unknown;
   private closed = false;
@@ -187,11 +199,27 @@ export class EventQueues {
       // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
       const { forQueue } = addressed;
       const own = forQueue !== undefined && forQueue.queueId === queue.id;
-      let size = this.payloadBytes.get(event);
-      if (size === undefined) this.payloadBytes.set(event, (size = jsonBytes(event)));
-      if (later !== undefined) size += later.extraBytes;
-      if (own) queue.push({ ...event, ...forQueue.fields }, size + jsonBytes(forQueue.fields), later?.finish);
-      else queue.push(event, size, later?.finish);
+      const finish = later?.finish;
+      const extraBytes = later?.extraBytes ?? 0;
+      if (own) {
+        const mine = { ...event, ...forQueue.fields };
+        const text = JSON.stringify(mine);
+        queue.push(mine, textBytes(text) + extraBytes, { finish, json: () => text });
+      } else {
+        let size = this.payloadBytes.get(event);
+        if (size === undefined) {
+          // Flag events are measured from their parts (`jsonBytes`); any other event is serialized
+          // to be measured, and its text is kept for the queues that hold it as text.
+          if (event.type === 'update_message_flags') size = jsonBytes(event);
+          else {
+            const text = JSON.stringify(event);
+            this.payloadJson.set(event, text);
+            size = textBytes(text);
+          }
+          this.payloadBytes.set(event, size);
+        }
+        queue.push(event, size + extraBytes, { finish, json: () => this.textOf(event) });
+      }
       touched.add(queue);
     };
     for (const addressed of events) {
@@ -224,6 +252,13 @@ export class EventQueues {
       else if (queue.length > maxLength || queue.bytes > maxBytes) this.drop(queue);
     }
     this.fitTotal();
+  }
+
+  /** A payload's JSON text, made at most once (`payloadJson`). */
+  private textOf(event: Payload): string {
+    let text = this.payloadJson.get(event);
+    if (text === undefined) this.payloadJson.set(event, (text = JSON.stringify(event)));
+    return text;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { ZulipEvent } from '../core/events';
 import type { EventNarrowPredicate, NarrowedMessage } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import type { ClientForm } from './client-payload';
+import { PackedEvent } from './packed-event';
 import { presenceForQueue } from './presence-events';
 
 export type QueuedEvent = Readonly<Record<string, unknown>> & { readonly id: number; readonly type: string };
@@ -34,23 +35,21 @@ export interface PushExtras {
   /** The event as the client receives it, applied when it is read. `size` is then the finished event's. */
   readonly finish?: Finish | undefined;
   /**
-   * The event's JSON text (no `id`), or how to make it: given by `EventQueues.deliver` so that
-   * every queue holding the same event holds one string.
+   * The event packed (`PackedEvent`), or undefined when it stays an object: given by
+   * `EventQueues.deliver` so that every queue holding the same event holds one packed copy.
    */
-  readonly json?: (() => string) | undefined;
+  readonly pack?: (() => PackedEvent | undefined) | undefined;
 }
 
 /**
- * One queued event. `value` is the event object (id included) while someone is about to read it
- * (a poll was waiting when it came), else its JSON text without `id`: a never-read queue (issue
- * 31's flood: ~205 KB mark-unread events up to the queue's 16 MiB budget) then holds a few flat
- * strings, which the collector neither traces nor, past 128 KB, copies, instead of dictionaries of
- * thousands of entries that every scavenge copied out of the young generation. The text is parsed
- * again when read; the answer is byte for byte what the object gave.
+ * One queued event. `value` is the event object (id included), or, for a large flag event that
+ * came while no poll was waiting, the event packed without its id (packed-event.ts, issue 31: a
+ * never-read queue flooded with ~205 KB mark-unread events kept them as object graphs that every
+ * scavenge copied). A packed event is unpacked when read; the answer is byte for byte the same.
  */
 interface Entry {
   readonly id: number;
-  value: QueuedEvent | string;
+  value: QueuedEvent | PackedEvent;
   /** Serialized size (UTF-8 bytes of the JSON the client receives, `id` included). */
   readonly size: number;
   /** Applied when read, then forgotten (object entries keep the finished event). */
@@ -129,13 +128,10 @@ export class EventQueue {
     return this.queue.length + this.virtual.size;
   }
 
-  /**
-   * Test hook: how many held events are kept as JSON text (not object graphs), pending merged
-   * flag events not counted.
-   */
-  heldAsText(): number {
+  /** Test hook: how many held events are packed (`Entry`), pending merged flag events not counted. */
+  heldPacked(): number {
     let n = 0;
-    for (const e of this.queue) if (typeof e.value === 'string') n++;
+    for (const e of this.queue) if (e.value instanceof PackedEvent) n++;
     return n;
   }
 
@@ -211,23 +207,19 @@ export class EventQueue {
   ): void {
     if (event.type === 'delete_message' && this.capabilities.bulk_message_deletion !== true) {
       const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
-      // `{...rest, "message_id":N}`: the text of `rest` with the field spliced in before its brace.
-      const restJson = JSON.stringify(rest);
-      const restBytes = textBytes(restJson);
-      const splice = !('message_id' in rest);
+      // `{...rest, "message_id":N}`: the JSON of `rest` with the field added before its brace.
+      const restBytes = jsonBytes(rest);
+      const added = !('message_id' in rest);
       for (const messageId of ids ?? []) {
         const one = { ...rest, message_id: messageId };
-        const json = splice ? `${restJson.slice(0, -1)},"message_id":${messageId}}` : JSON.stringify(one);
-        const bytes = splice ? restBytes + MESSAGE_ID_BYTES + intBytes(messageId) : textBytes(json);
-        this.append(one, bytes, undefined, () => json);
+        this.append(one, added ? restBytes + MESSAGE_ID_BYTES + intBytes(messageId) : jsonBytes(one));
       }
       return;
     }
     if (event.type === 'presence') {
       const simplified = this.capabilities.simplified_presence_events === true;
       const shaped = presenceForQueue(event, simplified, this.slimPresence);
-      const json = JSON.stringify(shaped);
-      this.append(shaped, textBytes(json), undefined, () => json);
+      this.append(shaped, jsonBytes(shaped));
       return;
     }
     const mergeable = mergeKey(event);
@@ -252,7 +244,7 @@ export class EventQueue {
       return;
     }
     const stripped = withoutInternalFields(event);
-    if (stripped === event) this.append(event, size, extras.finish, extras.json);
+    if (stripped === event) this.append(event, size, extras.finish, extras.pack);
     else this.append(stripped, jsonBytes(stripped), extras.finish);
   }
 
@@ -291,18 +283,18 @@ export class EventQueue {
   }
 
   /**
-   * Appends the next event, `event` without its id and `size` its JSON's length: as an object
-   * when a poll waits (it is read at once), else as its JSON text (`Entry`).
+   * Appends the next event, `event` without its id and `size` its JSON's length: packed when no
+   * poll waits and it is a large flag event (`Entry`), else as an object.
    */
   private append(
     event: Readonly<Record<string, unknown>> & { readonly type: string },
     size: number,
-    finish: Finish | undefined,
-    json?: () => string,
+    finish?: Finish,
+    pack?: () => PackedEvent | undefined,
   ): void {
-    const asText = this.waiter === undefined;
-    this.flush(!asText);
-    this.insert(this.queue.length, this.nextEventId++, event, size, asText, finish, json);
+    const packs = this.waiter === undefined;
+    this.flush(!packs);
+    this.insert(this.queue.length, this.nextEventId++, event, size, packs, finish, pack);
   }
 
   private insert(
@@ -310,11 +302,13 @@ export class EventQueue {
     id: number,
     event: Readonly<Record<string, unknown>> & { readonly type: string },
     size: number,
-    asText: boolean,
+    packs: boolean,
     finish: Finish | undefined,
-    json?: () => string,
+    pack?: () => PackedEvent | undefined,
   ): void {
-    const value = asText ? (json?.() ?? JSON.stringify(event)) : ({ ...event, id } as QueuedEvent);
+    const packed =
+      packs && event.type === 'update_message_flags' ? (pack ?? (() => PackedEvent.of(event)))() : undefined;
+    const value = packed ?? ({ ...event, id } as QueuedEvent);
     const entry: Entry = { id, value, size: size + idBytes(id), finish };
     if (at === this.queue.length) this.queue.push(entry);
     else this.queue.splice(at, 0, entry);
@@ -327,13 +321,13 @@ export class EventQueue {
     for (let k = 0; k < n; k++) {
       const entry = this.queue[k]!;
       const { value, finish, id } = entry;
-      if (typeof value === 'string') {
+      if (value instanceof PackedEvent) {
         // A fresh object: `id` goes last, where the object form has it.
-        const parsed = JSON.parse(value) as Record<string, unknown> & { type: string };
+        const event = value.unpack();
         if (finish === undefined) {
-          parsed['id'] = id;
-          out[k] = parsed as QueuedEvent;
-        } else out[k] = { ...finish(parsed), id } as QueuedEvent;
+          event['id'] = id;
+          out[k] = event as QueuedEvent;
+        } else out[k] = { ...finish(event), id } as QueuedEvent;
       } else if (finish !== undefined) {
         // Finished once; the entry keeps the finished event.
         entry.value = { ...finish(value), id } as QueuedEvent;
@@ -346,7 +340,7 @@ export class EventQueue {
 
   /**
    * Puts the pending virtual events in their place by id (Zulip's `contents`): as objects when
-   * they are about to be read, else as text (`Entry`).
+   * they are about to be read, else packed if large (`Entry`).
    */
   private flush(forReading: boolean): void {
     if (this.virtual.size === 0) return;
@@ -429,7 +423,7 @@ export function jsonBytes(value: unknown): number {
 }
 
 /** The UTF-8 length of a string. */
-export function textBytes(text: string): number {
+function textBytes(text: string): number {
   let bytes = text.length;
   // Most events are ASCII (ids, flags, names): the regular expression scans natively, several
   // times faster than the loop below over a large event.

@@ -15,14 +15,8 @@ import { zulipError, type ZulipError } from '../core/errors';
 import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import { clientPayload, finishedWhenRead, type Payload } from './client-payload';
-import {
-  EventQueue,
-  jsonBytes,
-  textBytes,
-  type ByteMeter,
-  type PollAnswer,
-  type QueuedEvent,
-} from './event-queue';
+import { EventQueue, jsonBytes, type ByteMeter, type PollAnswer, type QueuedEvent } from './event-queue';
+import { PackedEvent } from './packed-event';
 
 export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_TOTAL_QUEUE_BYTES = 256 * 1024 * 1024;
@@ -115,10 +109,10 @@ export class EventQueues {
   /** Serialized size of each client payload, measured once however many queues it goes to. */
   private readonly payloadBytes = new WeakMap<object, number>();
   /**
-   * The JSON text of each client payload, made once however many queues hold it as text
-   * (event-queue.ts `Entry`): one string for all of them.
+   * Each client payload packed (packed-event.ts; null: it stays an object), made once however
+   * many queues hold it: one packed copy for all of them.
    */
-  private readonly payloadJson = new WeakMap<object, string>();
+  private readonly payloadPacked = new WeakMap<object, PackedEvent | null>();
   private readonly maxPollBytes: number;
   private gcTimer: unknown;
   private closed = false;
@@ -201,25 +195,18 @@ export class EventQueues {
       const own = forQueue !== undefined && forQueue.queueId === queue.id;
       const finish = later?.finish;
       const extraBytes = later?.extraBytes ?? 0;
+      let size = this.payloadBytes.get(event);
+      if (size === undefined) this.payloadBytes.set(event, (size = jsonBytes(event)));
+      size += extraBytes;
       if (own) {
-        const mine = { ...event, ...forQueue.fields };
-        const text = JSON.stringify(mine);
-        queue.push(mine, textBytes(text) + extraBytes, { finish, json: () => text });
-      } else {
-        let size = this.payloadBytes.get(event);
-        if (size === undefined) {
-          // Flag events are measured from their parts (`jsonBytes`); any other event is serialized
-          // to be measured, and its text is kept for the queues that hold it as text.
-          if (event.type === 'update_message_flags') size = jsonBytes(event);
-          else {
-            const text = JSON.stringify(event);
-            this.payloadJson.set(event, text);
-            size = textBytes(text);
-          }
-          this.payloadBytes.set(event, size);
-        }
-        queue.push(event, size + extraBytes, { finish, json: () => this.textOf(event) });
-      }
+        const { fields } = forQueue;
+        const mine = { ...event, ...fields };
+        // `{…event, …fields}` is both texts joined by a comma in place of their braces.
+        const disjoint = Object.keys(fields).every((k) => !(k in event));
+        const added = jsonBytes(fields);
+        const bytes = !disjoint ? jsonBytes(mine) + extraBytes : added <= 2 ? size : size + added - 1;
+        queue.push(mine, bytes, { finish });
+      } else queue.push(event, size, { finish, pack: () => this.packed(event) });
       touched.add(queue);
     };
     for (const addressed of events) {
@@ -254,11 +241,11 @@ export class EventQueues {
     this.fitTotal();
   }
 
-  /** A payload's JSON text, made at most once (`payloadJson`). */
-  private textOf(event: Payload): string {
-    let text = this.payloadJson.get(event);
-    if (text === undefined) this.payloadJson.set(event, (text = JSON.stringify(event)));
-    return text;
+  /** A payload packed, at most once (`payloadPacked`). */
+  private packed(event: Payload): PackedEvent | undefined {
+    let packed = this.payloadPacked.get(event);
+    if (packed === undefined) this.payloadPacked.set(event, (packed = PackedEvent.of(event) ?? null));
+    return packed ?? undefined;
   }
 
   /**

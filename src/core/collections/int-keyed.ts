@@ -9,10 +9,31 @@
  */
 export function intKeyedObject<V>(keys: readonly number[], values: readonly V[]): Record<number, V> {
   const n = keys.length;
-  if (n === 0) return {};
-  const parts = new Array<string>(n);
-  for (let k = 0; k < n; k++) parts[k] = `"${keys[k]!}":0`;
-  const out = JSON.parse(`{${parts.join(',')}}`) as Record<number, V>;
+  let out: Record<number, V> = {};
+  if (n > 0) {
+    const parts = new Array<string>(n);
+    for (let k = 0; k < n; k++) parts[k] = `"${keys[k]!}":0`;
+    out = JSON.parse(`{${parts.join(',')}}`) as Record<number, V>;
+  }
   for (let k = 0; k < n; k++) out[keys[k]!] = values[k]!;
+  built.set(out, { keys, values });
   return out;
+}
+
+/**
+ * The keys and values each `intKeyedObject` was built from. Walking a dictionary of thousands of
+ * integer keys makes a string per key; a reader that needs every entry (the event queue packing a
+ * flag event's `message_details`, src/host/packed-event.ts) reads these instead. Weak: an entry
+ * lives as long as its object, and adds nothing observable (events are never mutated).
+ */
+const built = new WeakMap<
+  object,
+  { readonly keys: readonly number[]; readonly values: readonly unknown[] }
+>();
+
+/** The keys and values `intKeyedObject` built `object` from, or undefined if it did not build it. */
+export function intKeyedParts(
+  object: object,
+): { readonly keys: readonly number[]; readonly values: readonly unknown[] } | undefined {
+  return built.get(object);
 }

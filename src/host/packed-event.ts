@@ -52,15 +52,22 @@ export class PackedEvent {
     const index = new Map<unknown, number>();
     const entries: unknown[] = [];
     const entryOf = new Int32Array(parts.keys.length);
+    let last: unknown = undefined;
+    let lastAt = -1;
     for (let k = 0; k < entryOf.length; k++) {
       const value = parts.values[k];
-      let at = index.get(value);
-      if (at === undefined) {
-        at = entries.length;
-        entries.push(value);
-        index.set(value, at);
+      // Neighbours often share their entry (one conversation): skip the lookup then.
+      if (value !== last || lastAt < 0) {
+        let at = index.get(value);
+        if (at === undefined) {
+          at = entries.length;
+          entries.push(value);
+          index.set(value, at);
+        }
+        last = value;
+        lastAt = at;
       }
-      entryOf[k] = at;
+      entryOf[k] = lastAt;
     }
     return new PackedEvent({ ...event, messages: null, message_details: null }, ids, {
       keys,
@@ -91,9 +98,8 @@ function toIds(values: readonly unknown[]): Ids | undefined {
     if (typeof v !== 'number' || !Number.isSafeInteger(v)) return undefined;
     if (v < -0x80000000 || v > 0x7fffffff) small = false;
   }
-  return small
-    ? Int32Array.from(values as readonly number[])
-    : Float64Array.from(values as readonly number[]);
+  // The constructors copy an array natively (`from` goes through the iterator protocol).
+  return small ? new Int32Array(values as readonly number[]) : new Float64Array(values as readonly number[]);
 }
 
 function sameIds(a: readonly number[], b: Ids): boolean {

@@ -13,6 +13,7 @@ import type { AddressedEvent, ZulipEvent } from '../../src/core/events';
 import { clientPayload, type ClientForm, type Payload } from '../../src/host/client-payload';
 import type { EventQueue, QueuedEvent } from '../../src/host/event-queue';
 import { EventQueues } from '../../src/host/event-queues';
+import { PackedEvent } from '../../src/host/packed-event';
 
 const USERS = [1, 2, 3, 4];
 const utf8 = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
@@ -290,5 +291,39 @@ describe('queues holding events as text', () => {
     // (The polling client has not acknowledged its answer yet: its queue still holds it.)
     expect(queues.bytes).toBe(utf8(legacyEvent) + utf8(modernEvent) + utf8(answers[0]![0]));
     queues.close();
+  });
+});
+
+describe('PackedEvent', () => {
+  const entryA = { type: 'stream', stream_id: 1, topic: 'é', unmuted_stream_msg: true };
+  const entryB = { type: 'private', user_ids: [3] };
+
+  it('unpacks to the same JSON for ids in request order, repeated, large, and details for some of them', () => {
+    const messages = [...Array.from({ length: 70 }, (_, k) => 900 - k), 5, 5, 2 ** 45];
+    const keys = [2 ** 45, 5, 800, 850];
+    const event = {
+      type: 'update_message_flags',
+      op: 'remove',
+      operation: 'remove',
+      flag: 'read',
+      messages,
+      all: false,
+      message_details: intKeyedObject(keys, [entryA, entryB, entryA, entryB]),
+    };
+    const packed = PackedEvent.of(event)!;
+    expect(packed).toBeInstanceOf(PackedEvent);
+    expect(JSON.stringify(packed.unpack())).toBe(JSON.stringify(event));
+    // Unpacking twice gives two independent events.
+    expect(packed.unpack()).not.toBe(packed.unpack());
+  });
+
+  it('leaves small events, non-integer ids and details it cannot enumerate cheaply as objects', () => {
+    const base = { type: 'update_message_flags', op: 'add', flag: 'read', all: false };
+    const many = Array.from({ length: 100 }, (_, k) => k + 1);
+    expect(PackedEvent.of({ ...base, messages: many.slice(0, 63) })).toBeUndefined();
+    expect(PackedEvent.of({ ...base, messages: many })).toBeInstanceOf(PackedEvent);
+    expect(PackedEvent.of({ ...base, messages: [...many, 1.5] })).toBeUndefined();
+    expect(PackedEvent.of({ ...base, messages: many, message_details: { 1: entryA } })).toBeUndefined();
+    expect(PackedEvent.of({ type: 'message', messages: many })).toBeUndefined();
   });
 });

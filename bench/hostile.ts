@@ -20,6 +20,7 @@ import { loadavg } from 'node:os';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { GCProfiler } from 'node:v8';
 import { withEventQueues } from '../src/host/live-realm';
 import { openRealm } from '../src/host/realm-handle';
 import { FairScheduler } from '../src/server/fairness';
@@ -183,6 +184,20 @@ async function main(): Promise<void> {
     }
   });
   observer.observe({ entryTypes: ['gc'] });
+  interface SpaceUse {
+    spaceName: string;
+    spaceUsedSize: number;
+  }
+  interface GcStat {
+    gcType: string;
+    beforeGC: { heapSpaceStatistics: SpaceUse[] };
+    afterGC: { heapSpaceStatistics: SpaceUse[] };
+  }
+  const oldBytes = (spaces: SpaceUse[]) =>
+    spaces
+      .filter((x) => x.spaceName === 'old_space' || x.spaceName === 'large_object_space')
+      .reduce((n, x) => n + x.spaceUsedSize, 0);
+  const promoted = new Map<Phase, number>();
   const loads: string[] = [];
   const t0 = performance.now();
   for (let round = 0; round < ROUNDS; round++) {
@@ -196,11 +211,23 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
       victim.tell(`phase ${p}`);
       current = p;
+      // Bytes the scavenges of this phase promoted (the old and large-object spaces' growth across
+      // each): what the server keeps alive of the attack, independent of the machine's load.
+      const profiler = new GCProfiler();
+      profiler.start();
       const started = performance.now();
       await new Promise((r) => setTimeout(r, PHASE_MS));
       victim.tell('phase -');
       current = undefined;
       windows.push({ phase: p, start: started, end: performance.now() });
+      const { statistics } = profiler.stop() as { statistics: GcStat[] };
+      for (const g of statistics)
+        if (g.gcType === 'Scavenge')
+          promoted.set(
+            p,
+            (promoted.get(p) ?? 0) +
+              Math.max(0, oldBytes(g.afterGC.heapSpaceStatistics) - oldBytes(g.beforeGC.heapSpaceStatistics)),
+          );
       if (base !== undefined) {
         attack.tell('pause');
         const reply = JSON.parse(await attack.reply()) as {
@@ -277,8 +304,8 @@ async function main(): Promise<void> {
     }),
     '',
     '',
-    '| server GC in phase (all phases summed) | scavenges | > 2 ms | total ms | longest ms | other (mark-compact…) | total ms | longest ms | GC ms per attack request | heap at most MiB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| server GC in phase (all phases summed) | scavenges | > 2 ms | total ms | longest ms | other (mark-compact…) | total ms | longest ms | GC ms per attack request | promoted MiB | promoted KiB per attack request | heap at most MiB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...phases.map((p) => {
       const mine = pauses.filter((g) =>
         windows.some((w) => w.phase === p && g.start >= w.start && g.start < w.end),
@@ -290,7 +317,8 @@ async function main(): Promise<void> {
       // The collector's time per attack request: comparable between runs whatever the attack's rate.
       const made = attacks.get(p)?.count ?? 0;
       const perRequest = made === 0 ? '' : ((sum(minor) + sum(major)) / made).toFixed(3);
-      return `| ${p} | ${minor.length} | ${minor.filter((ms) => ms > 2).length} | ${sum(minor).toFixed(1)} | ${most(minor).toFixed(1)} | ${major.length} | ${sum(major).toFixed(1)} | ${most(major).toFixed(1)} | ${perRequest} | ${((phaseHeap.get(p) ?? 0) / 2 ** 20).toFixed(0)} |`;
+      const up = promoted.get(p) ?? 0;
+      return `| ${p} | ${minor.length} | ${minor.filter((ms) => ms > 2).length} | ${sum(minor).toFixed(1)} | ${most(minor).toFixed(1)} | ${major.length} | ${sum(major).toFixed(1)} | ${most(major).toFixed(1)} | ${perRequest} | ${(up / 2 ** 20).toFixed(1)} | ${made === 0 ? '' : (up / 1024 / made).toFixed(1)} | ${((phaseHeap.get(p) ?? 0) / 2 ** 20).toFixed(0)} |`;
     }),
     '',
     `queues held at most ${(mostBytes / 2 ** 20).toFixed(2)} MiB (serialized); heap at most ${(mostHeap / 2 ** 20).toFixed(0)} MiB`,

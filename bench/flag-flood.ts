@@ -7,67 +7,55 @@
  * V8's helper threads), so the figure is the length of the attack request another user's request
  * may wait behind under fair scheduling.
  *
+ * Also, per run, the collector's work (`v8.GCProfiler`, in this process): scavenges, their total
+ * and longest pause, and the bytes they promoted to the old generation (the old and large-object
+ * spaces' growth across each scavenge), which does not depend on the machine's load: what a
+ * never-read queue keeps alive is copied out of the young generation, and the copying is the
+ * pause everyone waits behind.
+ *
  * Run: node --import tsx bench/flag-flood.ts [requests]   (env PORT, default 9170)
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import type { RealmSnapshotInput } from '../src/core/snapshot/format';
+import { GCProfiler } from 'node:v8';
 import { withEventQueues } from '../src/host/live-realm';
 import { openRealm } from '../src/host/realm-handle';
 import { serveNode } from '../src/server/node';
 import { memoryStore } from '../src/stores/memory/index';
-import { basicAuthHeader } from '../src/wire/auth';
+import { authFor, flip, floodSnapshot, post as postTo } from './flag-flood-support';
 import { median } from './stats';
 
 const N = Number(process.argv[2] ?? 2000);
 const WARM = 200;
 
-interface SnapUser {
-  user_id: number;
-  email: string;
-  api_key: string;
-}
-const snap = JSON.parse(
-  readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8'),
-) as RealmSnapshotInput & { users: SnapUser[]; messages: Record<string, unknown>[] };
-for (let i = 0; i < 5000; i++)
-  snap.messages.push({
-    id: 10_000 + i,
-    sender_id: 2,
-    stream_id: 1,
-    topic: `topic ${i % 50}`,
-    content: `message ${i}`,
-    timestamp: 1735700000 + i,
-    flags: { '4': ['read'] },
-  });
-const hamlet = snap.users.find((u) => u.user_id === 4)!;
-const authorization = basicAuthHeader(hamlet.email, hamlet.api_key);
+const snap = floodSnapshot();
+const authorization = authFor(snap, 4);
 
 const handle = await openRealm({ store: memoryStore(), snapshot: snap, checkpoints: false });
 const live = withEventQueues(handle, { gcIntervalMs: 0 });
 const server = await serveNode({ realm: live, port: Number(process.env['PORT'] ?? 9170) });
 const post = async (path: string, body: Record<string, string>) =>
-  (
-    await fetch(`${server.url}/api/v1${path}`, {
-      method: 'POST',
-      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(body).toString(),
-    })
-  ).text();
-const flip = (op: string) => ({
-  op,
-  flag: 'read',
-  anchor: 'oldest',
-  num_before: '0',
-  num_after: '5000',
-  narrow: JSON.stringify([{ operator: 'channel', operand: 'Verona' }]),
-});
+  (await postTo(server.url, authorization, path, body)).text();
+
+interface GcStat {
+  gcType: string;
+  cost: number;
+  beforeGC: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] };
+  afterGC: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] };
+}
+/** Bytes in the spaces a scavenge promotes into. */
+const oldBytes = (spaces: { spaceName: string; spaceUsedSize: number }[]) =>
+  spaces
+    .filter((x) => x.spaceName === 'old_space' || x.spaceName === 'large_object_space')
+    .reduce((n, x) => n + x.spaceUsedSize, 0);
 
 const rows: string[] = [];
+const gcRows: string[] = [];
 for (const withQueue of [true, false]) {
   const wall: Record<string, number[]> = { remove: [], add: [] };
   const cpu: Record<string, number[]> = { remove: [], add: [] };
+  const profiler = new GCProfiler();
   for (let i = 0; i < N + WARM; i++) {
+    if (i === WARM) profiler.start();
     if (withQueue && live.queues.bytes === 0)
       await post('/register', { queue_lifespan_secs: '604800', event_types: '["update_message_flags"]' });
     const op = i % 2 === 0 ? 'remove' : 'add';
@@ -79,6 +67,18 @@ for (const withQueue of [true, false]) {
     wall[op]!.push(performance.now() - t);
     cpu[op]!.push((used.user + used.system) / 1000);
   }
+  const { statistics } = profiler.stop() as { statistics: GcStat[] };
+  const scavenges = statistics.filter((g) => g.gcType === 'Scavenge');
+  const ms = scavenges.map((g) => g.cost / 1000);
+  const promoted = scavenges.reduce(
+    (n, g) =>
+      n + Math.max(0, oldBytes(g.afterGC.heapSpaceStatistics) - oldBytes(g.beforeGC.heapSpaceStatistics)),
+    0,
+  );
+  const others = statistics.filter((g) => g.gcType !== 'Scavenge').map((g) => g.cost / 1000);
+  gcRows.push(
+    `| ${withQueue ? 'a never-read queue' : 'none'} | ${scavenges.length} | ${ms.reduce((a, b) => a + b, 0).toFixed(1)} | ${Math.max(0, ...ms).toFixed(1)} | ${(promoted / 2 ** 20).toFixed(1)} | ${others.length} | ${others.reduce((a, b) => a + b, 0).toFixed(1)} |`,
+  );
   live.queues.dropAll();
   for (const op of ['remove', 'add'])
     rows.push(
@@ -94,6 +94,10 @@ console.log(
     '| request (5,000 messages) | queue | median wall ms | median CPU ms |',
     '|---|---|---:|---:|',
     ...rows,
+    '',
+    `| queue | scavenges in the ${N} requests | total ms | longest ms | promoted MiB | other GCs | total ms |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...gcRows,
   ].join('\n'),
 );
 live.close();

@@ -16,36 +16,19 @@
  * CLIENT_CPUS (run the clients under `taskset -c CLIENT_CPUS`; pin the bench to another CPU).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { RealmSnapshotInput } from '../src/core/snapshot/format';
+import { GCProfiler } from 'node:v8';
 import { withEventQueues } from '../src/host/live-realm';
 import { openRealm } from '../src/host/realm-handle';
 import { FairScheduler } from '../src/server/fairness';
 import { serveNode } from '../src/server/node';
 import { memoryStore } from '../src/stores/memory/index';
-import { basicAuthHeader } from '../src/wire/auth';
+import { authFor, flip, floodSnapshot, post } from './flag-flood-support';
 
-const MESSAGES = 5000;
 const CLIENT_CPUS = process.env['CLIENT_CPUS'];
-
-const flip = (op: string) => ({
-  op,
-  flag: 'read',
-  anchor: 'oldest',
-  num_before: '0',
-  num_after: '5000',
-  narrow: JSON.stringify([{ operator: 'channel', operand: 'Verona' }]),
-});
-
-const post = (base: string, authorization: string, path: string, body: Record<string, string>) =>
-  fetch(`${base}/api/v1${path}`, {
-    method: 'POST',
-    headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(body).toString(),
-  });
 
 if (process.argv[2] === '--attacker') await attacker();
 else if (process.argv[2] === '--victim') await victim();
@@ -139,28 +122,8 @@ async function main(): Promise<void> {
   const PORT = Number(process.env['PORT'] ?? 9150);
   const gc = (globalThis as { gc?: () => void }).gc;
 
-  interface SnapUser {
-    user_id: number;
-    email: string;
-    api_key: string;
-  }
-  const snap = JSON.parse(
-    readFileSync(new URL('../test/fixtures/dev-realm.json', import.meta.url), 'utf8'),
-  ) as RealmSnapshotInput & { users: SnapUser[]; messages: Record<string, unknown>[] };
-  for (let i = 0; i < MESSAGES; i++)
-    snap.messages.push({
-      id: 10_000 + i,
-      sender_id: 2,
-      stream_id: 1,
-      topic: `topic ${i % 50}`,
-      content: `message ${i}`,
-      timestamp: 1735700000 + i,
-      flags: { '4': ['read'] },
-    });
-  const auth = (id: number) => {
-    const u = snap.users.find((x) => x.user_id === id)!;
-    return basicAuthHeader(u.email, u.api_key);
-  };
+  const snap = floodSnapshot();
+  const auth = (id: number) => authFor(snap, id);
 
   const handle = await openRealm({ store: memoryStore(), snapshot: snap, checkpoints: false });
   const live = withEventQueues(handle, { gcIntervalMs: 0 });
@@ -197,10 +160,44 @@ async function main(): Promise<void> {
 
   let mostBytes = 0;
   let mostHeap = 0;
+  // The phase being measured (undefined between phases) and, per phase, the most heap used.
+  let current: Phase | undefined;
+  const phaseHeap = new Map<Phase, number>();
   const sample = setInterval(() => {
     mostBytes = Math.max(mostBytes, live.queues.bytes);
-    mostHeap = Math.max(mostHeap, process.memoryUsage().heapUsed);
+    const used = process.memoryUsage().heapUsed;
+    mostHeap = Math.max(mostHeap, used);
+    if (current !== undefined) phaseHeap.set(current, Math.max(phaseHeap.get(current) ?? 0, used));
   }, 20);
+  // The server's collector pauses (this process runs both servers), filed under the phase whose
+  // measured window they started in: load-insensitive evidence of what the tail waits behind.
+  const windows: { phase: Phase; start: number; end: number }[] = [];
+  const pauses: { start: number; ms: number; major: boolean }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      pauses.push({
+        start: e.startTime,
+        ms: e.duration,
+        major: kind !== perfConstants.NODE_PERFORMANCE_GC_MINOR,
+      });
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  interface SpaceUse {
+    spaceName: string;
+    spaceUsedSize: number;
+  }
+  interface GcStat {
+    gcType: string;
+    beforeGC: { heapSpaceStatistics: SpaceUse[] };
+    afterGC: { heapSpaceStatistics: SpaceUse[] };
+  }
+  const oldBytes = (spaces: SpaceUse[]) =>
+    spaces
+      .filter((x) => x.spaceName === 'old_space' || x.spaceName === 'large_object_space')
+      .reduce((n, x) => n + x.spaceUsedSize, 0);
+  const promoted = new Map<Phase, number>();
   const loads: string[] = [];
   const t0 = performance.now();
   for (let round = 0; round < ROUNDS; round++) {
@@ -213,9 +210,24 @@ async function main(): Promise<void> {
       // Let the attack get going before measuring.
       await new Promise((r) => setTimeout(r, 100));
       victim.tell(`phase ${p}`);
+      current = p;
+      // Bytes the scavenges of this phase promoted (the old and large-object spaces' growth across
+      // each): what the server keeps alive of the attack, independent of the machine's load.
+      const profiler = new GCProfiler();
+      profiler.start();
       const started = performance.now();
       await new Promise((r) => setTimeout(r, PHASE_MS));
       victim.tell('phase -');
+      current = undefined;
+      windows.push({ phase: p, start: started, end: performance.now() });
+      const { statistics } = profiler.stop() as { statistics: GcStat[] };
+      for (const g of statistics)
+        if (g.gcType === 'Scavenge')
+          promoted.set(
+            p,
+            (promoted.get(p) ?? 0) +
+              Math.max(0, oldBytes(g.afterGC.heapSpaceStatistics) - oldBytes(g.beforeGC.heapSpaceStatistics)),
+          );
       if (base !== undefined) {
         attack.tell('pause');
         const reply = JSON.parse(await attack.reply()) as {
@@ -235,6 +247,9 @@ async function main(): Promise<void> {
   victim.tell('report');
   const latencies = JSON.parse(await victim.reply()) as Partial<Record<Phase, number[]>>;
   clearInterval(sample);
+  // Entries are delivered asynchronously: let the last ones arrive before disconnecting.
+  await new Promise((r) => setTimeout(r, 50));
+  observer.disconnect();
 
   // A queue full to its budget (16 MiB), read by its client: one poll's size and time. The
   // attacker's queues go first (they would also receive these flag events).
@@ -286,6 +301,24 @@ async function main(): Promise<void> {
       const rate =
         a === undefined ? '' : `${((a.count * 1000) / a.ms).toFixed(0)} (${JSON.stringify(a.statuses)})`;
       return `| ${p} | ${s.n} | ${s.median.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.longest.toFixed(1)} | ${(s.median / alone.median).toFixed(2)} | ${(s.p99 / alone.p99).toFixed(2)} | ${rate} |`;
+    }),
+    '',
+    '',
+    '| server GC in phase (all phases summed) | scavenges | > 2 ms | total ms | longest ms | other (mark-compact…) | total ms | longest ms | GC ms per attack request | promoted MiB | promoted KiB per attack request | heap at most MiB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...phases.map((p) => {
+      const mine = pauses.filter((g) =>
+        windows.some((w) => w.phase === p && g.start >= w.start && g.start < w.end),
+      );
+      const minor = mine.filter((g) => !g.major).map((g) => g.ms);
+      const major = mine.filter((g) => g.major).map((g) => g.ms);
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      const most = (xs: number[]) => xs.reduce((a, b) => Math.max(a, b), 0);
+      // The collector's time per attack request: comparable between runs whatever the attack's rate.
+      const made = attacks.get(p)?.count ?? 0;
+      const perRequest = made === 0 ? '' : ((sum(minor) + sum(major)) / made).toFixed(3);
+      const up = promoted.get(p) ?? 0;
+      return `| ${p} | ${minor.length} | ${minor.filter((ms) => ms > 2).length} | ${sum(minor).toFixed(1)} | ${most(minor).toFixed(1)} | ${major.length} | ${sum(major).toFixed(1)} | ${most(major).toFixed(1)} | ${perRequest} | ${(up / 2 ** 20).toFixed(1)} | ${made === 0 ? '' : (up / 1024 / made).toFixed(1)} | ${((phaseHeap.get(p) ?? 0) / 2 ** 20).toFixed(0)} |`;
     }),
     '',
     `queues held at most ${(mostBytes / 2 ** 20).toFixed(2)} MiB (serialized); heap at most ${(mostHeap / 2 ** 20).toFixed(0)} MiB`,

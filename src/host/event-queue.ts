@@ -7,6 +7,7 @@ import type { ZulipEvent } from '../core/events';
 import type { EventNarrowPredicate, NarrowedMessage } from '../core/register/narrow-events';
 import type { ClientCapabilities } from '../core/register/options';
 import type { ClientForm } from './client-payload';
+import { PackedEvent } from './packed-event';
 import { presenceForQueue } from './presence-events';
 
 export type QueuedEvent = Readonly<Record<string, unknown>> & { readonly id: number; readonly type: string };
@@ -24,32 +25,61 @@ export interface ByteMeter {
   bytes: number;
 }
 
+/** How a queued event is finished for its client when read (client-payload.ts `finishedWhenRead`). */
+export type Finish = (
+  event: Readonly<Record<string, unknown>> & { readonly type: string },
+) => Readonly<Record<string, unknown>>;
+
+/** What `push` may be given besides the event, by a caller that knows it already. */
+export interface PushExtras {
+  /** The event as the client receives it, applied when it is read. `size` is then the finished event's. */
+  readonly finish?: Finish | undefined;
+  /**
+   * The event packed (`PackedEvent`), or undefined when it stays an object: given by
+   * `EventQueues.deliver` so that every queue holding the same event holds one packed copy.
+   */
+  readonly pack?: (() => PackedEvent | undefined) | undefined;
+}
+
+/**
+ * One queued event. `value` is the event object (id included), or, for a large flag event that
+ * came while no poll was waiting, the event packed without its id (packed-event.ts, issue 31: a
+ * never-read queue flooded with ~205 KB mark-unread events kept them as object graphs that every
+ * scavenge copied). A packed event is unpacked when read; the answer is byte for byte the same.
+ */
+interface Entry {
+  readonly id: number;
+  value: QueuedEvent | PackedEvent;
+  /** Serialized size (UTF-8 bytes of the JSON the client receives, `id` included). */
+  readonly size: number;
+  /**
+   * Applied when read, then forgotten (object entries keep the finished event): a mark-unread
+   * event's `message_details` renamed for a client without `empty_topic_name` is a copy of a
+   * 5,000-key dictionary, which cost more than the whole operation; a queue that is never read
+   * never pays it, and a client that reads pays it in its own poll.
+   */
+  finish: Finish | undefined;
+}
+
+/** A pending merged flag event (`virtual` below): its fields without `id`, which is kept apart. */
+interface Pending {
+  readonly event: Record<string, unknown> & { readonly type: string; messages: number[] };
+  id: number;
+  /** Serialized size without `id`. */
+  size: number;
+}
+
 export class EventQueue {
   /** Events in id order, without the pending virtual (merged) flag events. */
-  private readonly queue: QueuedEvent[] = [];
-  /** Serialized size (UTF-8 bytes of its JSON) of each event in `queue`. */
-  private readonly sizes: number[] = [];
+  private readonly queue: Entry[] = [];
   /**
    * Zulip's `virtual_events`: one pending event per full flag event type (`flags/add/read`...),
    * which later events of that type merge into (their `messages` appended, the newest id kept),
    * until the queue's contents are next read. `flags/remove/read` is never merged: its
    * `message_details` do not concatenate.
    */
-  private readonly virtual = new Map<
-    string,
-    { event: Record<string, unknown> & QueuedEvent; size: number }
-  >();
-  /**
-   * Events whose client form is finished when they are read (`push`'s `finish`): a mark-unread
-   * event's `message_details` renamed for a client without `empty_topic_name` is a copy of a
-   * 5,000-key dictionary, which cost more than the whole operation; a queue that is never read
-   * (the flood of issue 31) never pays it, and a client that reads pays it in its own poll.
-   */
-  private readonly unfinished = new Map<
-    QueuedEvent,
-    (event: QueuedEvent) => Readonly<Record<string, unknown>>
-  >();
-  /** Serialized bytes this queue holds (events and pending virtual events). */
+  private readonly virtual = new Map<string, Pending>();
+  /** Serialized bytes this queue holds (events and pending virtual events, ids included, exact). */
   bytes = 0;
   nextEventId = 0;
   newestPrunedId = -1;
@@ -85,17 +115,16 @@ export class EventQueue {
 
   /**
    * Every event the queue holds, in id order (Zulip's `contents`: pending virtual events are put
-   * in their place first).
+   * in their place first), as the client receives them.
    */
   get events(): readonly QueuedEvent[] {
-    this.flush();
-    this.finish(this.queue.length);
-    return this.queue;
+    this.flush(true);
+    return this.read(this.queue.length);
   }
 
-  /** Whether the queue holds the event `id` (without finishing any event). */
+  /** Whether the queue holds the event `id` (without reading any event). */
   holds(id: number): boolean {
-    this.flush();
+    this.flush(true);
     return this.queue.some((e) => e.id === id);
   }
 
@@ -104,21 +133,27 @@ export class EventQueue {
     return this.queue.length + this.virtual.size;
   }
 
+  /** Test hook: how many held events are packed (`Entry`), pending merged flag events not counted. */
+  heldPacked(): number {
+    let n = 0;
+    for (const e of this.queue) if (e.value instanceof PackedEvent) n++;
+    return n;
+  }
+
   /**
    * The oldest events, as many as fit in `maxBytes` of JSON (at least one): what one poll
    * answers. The client acknowledges them and polls again for the rest.
    */
   head(maxBytes: number): QueuedEvent[] {
-    this.flush();
+    this.flush(true);
     let n = 0;
     let total = 0;
     while (n < this.queue.length) {
-      total += this.sizes[n]!;
+      total += this.queue[n]!.size;
       if (n > 0 && total > maxBytes) break;
       n++;
     }
-    this.finish(n);
-    return this.queue.slice(0, n);
+    return this.read(n);
   }
 
   /** Zulip's `accepts_event`, for the event types the operations send. */
@@ -167,63 +202,66 @@ export class EventQueue {
    * Appends one event with the next id; `size` is its serialized size without the id (measured
    * once per event by the caller, see `jsonBytes`). Zulip sends `delete_message` one id at a time
    * to clients without `bulk_message_deletion`, and merges flag events (`virtual` above).
-   * `finish`, if given, gives the event as the client receives it, when it is read; `size` is
-   * then the finished event's.
+   * `extras.finish`, if given, gives the event as the client receives it, when it is read; `size`
+   * is then the finished event's.
    */
   push(
     event: Readonly<Record<string, unknown>> & { readonly type: string },
     size = jsonBytes(event),
-    finish?: (event: QueuedEvent) => Readonly<Record<string, unknown>>,
+    extras: PushExtras = {},
   ): void {
     if (event.type === 'delete_message' && this.capabilities.bulk_message_deletion !== true) {
       const { message_ids: ids, ...rest } = event as { message_ids?: readonly number[]; type: string };
-      const each = jsonBytes(rest) + 24;
-      for (const messageId of ids ?? [])
-        this.append({ ...rest, message_id: messageId, id: this.nextEventId++ }, each);
+      // `{...rest, "message_id":N}`: the JSON of `rest` with the field added before its brace.
+      const restBytes = jsonBytes(rest);
+      const added = !('message_id' in rest);
+      for (const messageId of ids ?? []) {
+        const one = { ...rest, message_id: messageId };
+        this.append(one, added ? restBytes + MESSAGE_ID_BYTES + intBytes(messageId) : jsonBytes(one));
+      }
       return;
     }
     if (event.type === 'presence') {
       const simplified = this.capabilities.simplified_presence_events === true;
       const shaped = presenceForQueue(event, simplified, this.slimPresence);
-      this.append({ ...shaped, id: this.nextEventId++ }, jsonBytes(shaped) + ID_BYTES);
+      this.append(shaped, jsonBytes(shaped));
       return;
     }
-    const id = this.nextEventId++;
     const mergeable = mergeKey(event);
     if (mergeable !== undefined) {
+      const id = this.nextEventId++;
       const pending = this.virtual.get(mergeable);
       const messages = (event as { messages?: readonly number[] }).messages ?? [];
       if (pending === undefined) {
-        const copy = { ...event, messages: [...messages], id } as Record<string, unknown> & QueuedEvent;
-        this.virtual.set(mergeable, { event: copy, size: size + ID_BYTES });
-        this.account(size + ID_BYTES);
+        const copy = { ...event, messages: [...messages] };
+        this.virtual.set(mergeable, { event: copy, id, size });
+        this.account(size + idBytes(id));
       } else {
-        // Each merged id adds its digits and a comma.
-        const added = messages.length === 0 ? 0 : jsonBytes(messages) - 1;
-        (pending.event['messages'] as number[]).push(...messages);
-        (pending.event as { id: number }).id = id;
+        // Each merged id adds its digits and a comma (no comma before the first).
+        const was = pending.event.messages.length;
+        const added = messages.length === 0 ? 0 : jsonBytes(messages) - (was === 0 ? 2 : 1);
+        pending.event.messages.push(...messages);
         if ('timestamp' in event) pending.event['timestamp'] = event['timestamp'];
+        this.account(added + idBytes(id) - idBytes(pending.id));
         pending.size += added;
-        this.account(added);
+        pending.id = id;
       }
       return;
     }
-    const queued = { ...withoutInternalFields(event), id };
-    this.append(queued, size + ID_BYTES);
-    if (finish !== undefined) this.unfinished.set(queued, finish);
+    const stripped = withoutInternalFields(event);
+    if (stripped === event) this.append(event, size, extras.finish, extras.pack);
+    else this.append(stripped, jsonBytes(stripped), extras.finish);
   }
 
   /** Drops the events up to `through` (Zulip's `prune`). */
   prune(through: number): void {
-    this.flush();
+    this.flush(true);
     let n = 0;
     let freed = 0;
-    while (n < this.queue.length && this.queue[n]!.id <= through) freed += this.sizes[n++]!;
+    while (n < this.queue.length && this.queue[n]!.id <= through) freed += this.queue[n++]!.size;
     if (n > 0) {
       this.newestPrunedId = this.queue[n - 1]!.id;
-      if (this.unfinished.size > 0) for (let k = 0; k < n; k++) this.unfinished.delete(this.queue[k]!);
       this.queue.splice(0, n);
-      this.sizes.splice(0, n);
       this.account(-freed);
     }
   }
@@ -232,9 +270,7 @@ export class EventQueue {
   clear(): void {
     this.account(-this.bytes);
     this.queue.length = 0;
-    this.sizes.length = 0;
     this.virtual.clear();
-    this.unfinished.clear();
   }
 
   /** Answers the waiting long-poll, if any, with the oldest events (at most `maxBytes`, see `head`). */
@@ -251,35 +287,76 @@ export class EventQueue {
     return this.waiter === undefined && nowMs - this.lastConnection >= this.timeoutSecs * 1000;
   }
 
-  private append(event: QueuedEvent, size: number): void {
-    this.flush();
-    this.queue.push(event);
-    this.sizes.push(size);
-    this.account(size);
+  /**
+   * Appends the next event, `event` without its id and `size` its JSON's length: packed when no
+   * poll waits and it is a large flag event (`Entry`), else as an object.
+   */
+  private append(
+    event: Readonly<Record<string, unknown>> & { readonly type: string },
+    size: number,
+    finish?: Finish,
+    pack?: () => PackedEvent | undefined,
+  ): void {
+    const packs = this.waiter === undefined;
+    this.flush(!packs);
+    this.insert(this.queue.length, this.nextEventId++, event, size, packs, finish, pack);
   }
 
-  /** Finishes the first `n` events for the client (see `unfinished`). */
-  private finish(n: number): void {
-    if (this.unfinished.size === 0) return;
+  private insert(
+    at: number,
+    id: number,
+    event: Readonly<Record<string, unknown>> & { readonly type: string },
+    size: number,
+    packs: boolean,
+    finish: Finish | undefined,
+    pack?: () => PackedEvent | undefined,
+  ): void {
+    const packed =
+      packs && event.type === 'update_message_flags' ? (pack ?? (() => PackedEvent.of(event)))() : undefined;
+    const value = packed ?? ({ ...event, id } as QueuedEvent);
+    const entry: Entry = { id, value, size: size + idBytes(id), finish };
+    if (at === this.queue.length) this.queue.push(entry);
+    else this.queue.splice(at, 0, entry);
+    this.account(entry.size);
+  }
+
+  /** The first `n` events as the client receives them (see `Entry`). */
+  private read(n: number): QueuedEvent[] {
+    const out = new Array<QueuedEvent>(n);
     for (let k = 0; k < n; k++) {
-      const event = this.queue[k]!;
-      const finish = this.unfinished.get(event);
-      if (finish === undefined) continue;
-      this.unfinished.delete(event);
-      this.queue[k] = { ...finish(event), id: event.id } as QueuedEvent;
+      const entry = this.queue[k]!;
+      const { value, finish, id } = entry;
+      if (value instanceof PackedEvent) {
+        // A fresh object: `id` goes last, where the object form has it.
+        const event = value.unpack();
+        if (finish === undefined) {
+          event['id'] = id;
+          out[k] = event as QueuedEvent;
+        } else out[k] = { ...finish(event), id } as QueuedEvent;
+      } else if (finish !== undefined) {
+        // Finished once; the entry keeps the finished event.
+        entry.value = { ...finish(value), id } as QueuedEvent;
+        entry.finish = undefined;
+        out[k] = entry.value;
+      } else out[k] = value;
     }
+    return out;
   }
 
-  /** Puts the pending virtual events in their place by id (Zulip's `contents`). */
-  private flush(): void {
+  /**
+   * Puts the pending virtual events in their place by id (Zulip's `contents`): as objects when
+   * they are about to be read, else packed if large (`Entry`).
+   */
+  private flush(forReading: boolean): void {
     if (this.virtual.size === 0) return;
-    const pending = [...this.virtual.values()].sort((a, b) => a.event.id - b.event.id);
+    const pending = [...this.virtual.values()].sort((a, b) => a.id - b.id);
+    // Their bytes are counted already: `insert` counts them again, so take them out first.
+    for (const p of pending) this.account(-(p.size + idBytes(p.id)));
     this.virtual.clear();
-    for (const { event, size } of pending) {
+    for (const { event, id, size } of pending) {
       let at = this.queue.length;
-      while (at > 0 && this.queue[at - 1]!.id > event.id) at--;
-      this.queue.splice(at, 0, event);
-      this.sizes.splice(at, 0, size);
+      while (at > 0 && this.queue[at - 1]!.id > id) at--;
+      this.insert(at, id, event, size, !forReading && this.waiter === undefined, undefined);
     }
   }
 
@@ -309,8 +386,13 @@ function withoutInternalFields<E extends Readonly<Record<string, unknown>> & { r
   return rest as Readonly<Record<string, unknown>> & { readonly type: string };
 }
 
-/** What `"id":123456789,` adds to an event's JSON (an upper bound). */
-const ID_BYTES = 16;
+/** What `,"id":N` adds to an event's JSON (every event has fields before it: `type` at least). */
+function idBytes(id: number): number {
+  return 6 + intBytes(id);
+}
+
+/** `,"message_id":` */
+const MESSAGE_ID_BYTES = 14;
 
 /**
  * Zulip's `compute_full_event_type` for the flag events its queue merges: `flags/<op>/<flag>`

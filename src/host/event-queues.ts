@@ -16,6 +16,7 @@ import { eventNarrowPredicate, type EventNarrowTerm } from '../core/register/nar
 import type { ClientCapabilities } from '../core/register/options';
 import { clientPayload, finishedWhenRead, type Payload } from './client-payload';
 import { EventQueue, jsonBytes, type ByteMeter, type PollAnswer, type QueuedEvent } from './event-queue';
+import { PackedEvent } from './packed-event';
 
 export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_TOTAL_QUEUE_BYTES = 256 * 1024 * 1024;
@@ -107,6 +108,11 @@ export class EventQueues {
   private readonly meter: ByteMeter = { bytes: 0 };
   /** Serialized size of each client payload, measured once however many queues it goes to. */
   private readonly payloadBytes = new WeakMap<object, number>();
+  /**
+   * Each client payload packed (packed-event.ts; null: it stays an object), made once however
+   * many queues hold it: one packed copy for all of them.
+   */
+  private readonly payloadPacked = new WeakMap<object, PackedEvent | null>();
   private readonly maxPollBytes: number;
   private gcTimer: unknown;
   private closed = false;
@@ -187,11 +193,20 @@ export class EventQueues {
       // The sending client's queue gets its `local_message_id` (Zulip's `sender_queue_id`).
       const { forQueue } = addressed;
       const own = forQueue !== undefined && forQueue.queueId === queue.id;
+      const finish = later?.finish;
+      const extraBytes = later?.extraBytes ?? 0;
       let size = this.payloadBytes.get(event);
       if (size === undefined) this.payloadBytes.set(event, (size = jsonBytes(event)));
-      if (later !== undefined) size += later.extraBytes;
-      if (own) queue.push({ ...event, ...forQueue.fields }, size + jsonBytes(forQueue.fields), later?.finish);
-      else queue.push(event, size, later?.finish);
+      size += extraBytes;
+      if (own) {
+        const { fields } = forQueue;
+        const mine = { ...event, ...fields };
+        // `{…event, …fields}` is both texts joined by a comma in place of their braces.
+        const disjoint = Object.keys(fields).every((k) => !(k in event));
+        const added = jsonBytes(fields);
+        const bytes = !disjoint ? jsonBytes(mine) + extraBytes : added <= 2 ? size : size + added - 1;
+        queue.push(mine, bytes, { finish });
+      } else queue.push(event, size, { finish, pack: () => this.packed(event) });
       touched.add(queue);
     };
     for (const addressed of events) {
@@ -224,6 +239,13 @@ export class EventQueues {
       else if (queue.length > maxLength || queue.bytes > maxBytes) this.drop(queue);
     }
     this.fitTotal();
+  }
+
+  /** A payload packed, at most once (`payloadPacked`). */
+  private packed(event: Payload): PackedEvent | undefined {
+    let packed = this.payloadPacked.get(event);
+    if (packed === undefined) this.payloadPacked.set(event, (packed = PackedEvent.of(event) ?? null));
+    return packed ?? undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { FLAG_BITS } from '../messages/flags';
 import { chunkIndexOf } from '../messages/store-chunks';
-import { lowerBound } from '../messages/rows';
+import { lowerBoundFrom } from '../messages/rows';
 import { conversationParticipants, nameOf } from '../messages/interner';
 import type { UserRows } from '../messages/rows';
 import { mutedByPolicy, policyAmong } from '../messages/unread-muting';
@@ -22,6 +22,14 @@ export interface UnreadMsgs {
 
 type StreamBucket = { stream_id: number; topic: string; unread_message_ids: number[] };
 
+/** A (channel, topic) bucket while rows are counted: its rows are gathered once all are counted. */
+interface Tally {
+  readonly index: number;
+  readonly streamId: number;
+  readonly topic: string;
+  count: number;
+}
+
 /**
  * One (channel, topic) met among the unread rows: its bucket (null when the user left the channel:
  * Zulip's inactive recipient, whose unreads are not listed), its muting, and the next entry with the
@@ -29,7 +37,7 @@ type StreamBucket = { stream_id: number; topic: string; unread_message_ids: numb
  */
 interface TopicEntry {
   readonly streamId: number;
-  readonly bucket: StreamBucket | null;
+  readonly bucket: Tally | null;
   readonly muted: boolean;
   readonly next: TopicEntry | undefined;
 }
@@ -39,7 +47,7 @@ interface ChannelEntry {
   readonly left: boolean;
   readonly muted: boolean;
   readonly policies: readonly UserTopic[];
-  readonly buckets: StreamBucket[];
+  readonly buckets: Tally[];
 }
 
 const READ = FLAG_BITS.read;
@@ -70,6 +78,9 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const huddles = new Map<string, number[]>();
   const conversationLists = new Map<number, number[]>();
   const mentions: number[] = [];
+  // Each row's bucket (-1: none), counted first and filled afterwards (see `streamBuckets`).
+  const rowBucket = new Int32Array(unreadIds.length).fill(-1);
+  const tallies: Tally[] = [];
   let count = 0;
   const chunks = state.messages.chunks;
   let ci = -1;
@@ -90,7 +101,8 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
       if (chunk === undefined) continue;
     }
     lastId = id;
-    const index = lowerBound(chunk.ids, id, pos);
+    // Unread ids are usually close together: gallop from the last hit instead of a binary search to the chunk's end.
+    const index = lowerBoundFrom(chunk.ids, id, pos);
     if (index >= chunk.ids.length || chunk.ids[index] !== id) continue;
     pos = index + 1;
     const recipient = chunk.recipient[index]!;
@@ -101,12 +113,19 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
       let entry = first;
       while (entry !== undefined && entry.streamId !== recipient) entry = entry.next;
       if (entry === undefined) {
-        entry = newTopicEntry(state, userId, recipient, topicId, { byTopic, channels, myTopics, sharing });
+        entry = newTopicEntry(state, userId, recipient, topicId, {
+          byTopic,
+          channels,
+          myTopics,
+          sharing,
+          tallies,
+        });
         byTopic.set(topicId, entry);
       }
       if (entry.bucket === null) continue;
       muted = entry.muted;
-      entry.bucket.unread_message_ids.push(id);
+      entry.bucket.count++;
+      rowBucket[k] = entry.bucket.index;
       if (!muted) count++;
     } else {
       // The conversation's list, found once per conversation (not a key split per message).
@@ -132,18 +151,11 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   }
   const byKey = <T>(a: [string | number, T], b: [string | number, T]) =>
     a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
-  // Sorted by (channel, topic): the channels by id, then each channel's few buckets by topic.
-  const streams: StreamBucket[] = [];
-  for (const streamId of [...channels.keys()].sort((a, b) => a - b)) {
-    const buckets = channels.get(streamId)!.buckets;
-    if (buckets.length > 1) buckets.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
-    for (const b of buckets) streams.push(b);
-  }
   return {
     pms: [...pms.entries()]
       .sort(byKey)
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams,
+    streams: streamBuckets(channels, tallies, unreadIds, rowBucket),
     huddles: [...huddles.entries()]
       .sort(byKey)
       .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
@@ -158,8 +170,8 @@ interface EntryContext {
   readonly channels: Map<number, ChannelEntry>;
   readonly myTopics: readonly UserTopic[];
   /** Without `empty_topic_name`: the ids of the empty topic and of its display name, which share a bucket. */
-  readonly sharing:
-    { readonly emptyId: number | undefined; readonly displayId: number | undefined } | undefined;
+  readonly sharing: { readonly emptyId: number | undefined; readonly displayId: number | undefined } | undefined;
+  readonly tallies: Tally[];
 }
 
 /**
@@ -172,7 +184,7 @@ function newTopicEntry(
   userId: number,
   streamId: number,
   topicId: number,
-  { byTopic, channels, myTopics, sharing }: EntryContext,
+  { byTopic, channels, myTopics, sharing, tallies }: EntryContext,
 ): TopicEntry {
   const next = byTopic.get(topicId);
   let channel = channels.get(streamId);
@@ -203,9 +215,51 @@ function newTopicEntry(
     if (other?.bucket) return { streamId, bucket: other.bucket, muted, next };
   }
   const topic = sharing !== undefined && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name;
-  const bucket: StreamBucket = { stream_id: streamId, topic, unread_message_ids: [] };
+  const bucket: Tally = { index: tallies.length, streamId, topic, count: 0 };
+  tallies.push(bucket);
   channel.buckets.push(bucket);
   return { streamId, bucket, muted, next };
+}
+
+/**
+ * The `streams` list, sorted by (channel, topic): the channels by id, then each channel's few
+ * buckets by topic. Rows were only counted per bucket; here they are placed by a counting sort
+ * (stable, so each bucket's ids stay ascending) and each bucket's id list is built in one go, right
+ * before its dict: lists grown row by row across thousands of buckets lay the answer out scattered
+ * in the heap, and serializing it took twice as long.
+ */
+function streamBuckets(
+  channels: Map<number, ChannelEntry>,
+  tallies: readonly Tally[],
+  unreadIds: Int32Array,
+  rowBucket: Int32Array,
+): StreamBucket[] {
+  const ordered: Tally[] = [];
+  for (const streamId of [...channels.keys()].sort((a, b) => a - b)) {
+    const buckets = channels.get(streamId)!.buckets;
+    if (buckets.length > 1) buckets.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+    for (const b of buckets) ordered.push(b);
+  }
+  // start[b]: where bucket b's ids begin in `placed`; `next` advances as they are placed.
+  const start = new Int32Array(tallies.length);
+  let at = 0;
+  for (const b of ordered) {
+    start[b.index] = at;
+    at += b.count;
+  }
+  const placed = new Int32Array(at);
+  const next = start.slice();
+  for (let k = 0; k < rowBucket.length; k++) {
+    const b = rowBucket[k]!;
+    if (b >= 0) placed[next[b]!++] = unreadIds[k]!;
+  }
+  const out: StreamBucket[] = [];
+  for (const b of ordered) {
+    const ids: number[] = [];
+    for (let j = start[b.index]!, end = j + b.count; j < end; j++) ids.push(placed[j]!);
+    out.push({ stream_id: b.streamId, topic: b.topic, unread_message_ids: ids });
+  }
+  return out;
 }
 
 /**

@@ -170,7 +170,8 @@ interface EntryContext {
   readonly channels: Map<number, ChannelEntry>;
   readonly myTopics: readonly UserTopic[];
   /** Without `empty_topic_name`: the ids of the empty topic and of its display name, which share a bucket. */
-  readonly sharing: { readonly emptyId: number | undefined; readonly displayId: number | undefined } | undefined;
+  readonly sharing:
+    { readonly emptyId: number | undefined; readonly displayId: number | undefined } | undefined;
   readonly tallies: Tally[];
 }
 

@@ -296,7 +296,9 @@ function legacyNotifications(me: User): (sub: Dict) => void {
     email_notifications: me.settings.enable_stream_email_notifications,
     wildcard_mentions_notify: me.settings.wildcard_mentions_notify,
   };
+  // The pairs listed once, not once per subscription.
+  const pairs = Object.entries(globals);
   return (sub) => {
-    for (const [k, v] of Object.entries(globals)) if (sub[k] === null) sub[k] = v;
+    for (const [k, v] of pairs) if (sub[k] === null) sub[k] = v;
   };
 }

@@ -62,8 +62,16 @@ export function renderInline(text: string): string {
   return out;
 }
 
+/**
+ * Text with none of the characters any rule below reacts to (line breaks, the inline rules'
+ * openers, the escaped `&<>`): it renders as itself in one paragraph. Most chat messages are such
+ * text, and a send renders every one.
+ */
+const PLAIN = /^[^\n\r\\`[*~&<>]*$/;
+
 /** Renders Markdown to HTML; the empty (or blank) text renders to "". */
 export function renderMarkdown(text: string): string {
+  if (PLAIN.test(text)) return text.trim() === '' ? '' : `<p>${text}</p>`;
   const normalized = text.replace(/\r\n?/g, '\n');
   if (normalized.trim() === '') return '';
   return normalized

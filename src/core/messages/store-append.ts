@@ -122,19 +122,14 @@ function intern(table: Interner, name: string): [Interner, number] {
  * The full-size buffers behind the newest message chunk, shared by every state whose last chunk is
  * a view of them (the frontier rule of `grow.ts`, once for all eight columns instead of per column):
  * a state appends in place only when its chunk ends at `frontier`; any other chunk (a fork, or one
- * rebuilt by an edit or deletion) is copied into fresh buffers once.
+ * rebuilt by an edit or deletion) is copied into fresh buffers once. Derived from `MessageChunk`, so a
+ * new column is one place to add (and the literals below fail to compile until it is filled in).
  */
-interface MessageTail {
-  readonly ids: Int32Array;
-  readonly recipient: Int32Array;
-  readonly topic: Int32Array;
-  readonly topicKey: Int32Array;
-  readonly sender: Int32Array;
-  readonly timestamp: Float64Array;
-  readonly bits: Uint8Array;
+type MessageTail = Omit<MessageChunk, 'content'> & {
+  /** Plain and growable here; each chunk sees its own prefix of it. */
   readonly content: string[];
   frontier: number;
-}
+};
 
 const tails = new WeakMap<MessageChunk, MessageTail>();
 

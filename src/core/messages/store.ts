@@ -18,7 +18,7 @@ export {
 } from './store-types';
 export { buildMessageStoreFromColumns, type MessageColumnsInput } from './store-build';
 export { buildMessageStore, type MessageInput } from './store-build-messages';
-export { allMessages, getMessage, locateMessage, type MessageRecord } from './store-read';
+export { allMessages, decode, getMessage, locateMessage, type MessageRecord } from './store-read';
 export { MessageCursor } from './store-cursor';
 export { deleteMessages } from './store-delete';
 export { usersWithRow } from './query';

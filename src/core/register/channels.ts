@@ -9,19 +9,21 @@ import { channelsByUser, subscriberCounter } from '../indexes/subscription-index
 
 type Dict = Record<string, unknown>;
 
-/** The subscription properties of a subscription object (Zulip's `Subscription.API_FIELDS`, plus `in_home_view`). */
-function subscriptionFields(sub: Subscription): Dict {
-  return {
-    color: sub.color,
-    is_muted: sub.is_muted,
-    in_home_view: !sub.is_muted,
-    pin_to_top: sub.pin_to_top,
-    desktop_notifications: sub.desktop_notifications,
-    audible_notifications: sub.audible_notifications,
-    push_notifications: sub.push_notifications,
-    email_notifications: sub.email_notifications,
-    wildcard_mentions_notify: sub.wildcard_mentions_notify,
-  };
+/**
+ * Adds the subscription properties of a subscription object (Zulip's `Subscription.API_FIELDS`,
+ * plus `in_home_view`) to a channel dict, in their order. Stored one by one: `Object.assign` of a
+ * fresh object per channel was a visible share of a register listing 1,000 subscriptions.
+ */
+function addSubscriptionFields(dict: Dict, sub: Subscription): void {
+  dict['color'] = sub.color;
+  dict['is_muted'] = sub.is_muted;
+  dict['in_home_view'] = !sub.is_muted;
+  dict['pin_to_top'] = sub.pin_to_top;
+  dict['desktop_notifications'] = sub.desktop_notifications;
+  dict['audible_notifications'] = sub.audible_notifications;
+  dict['push_notifications'] = sub.push_notifications;
+  dict['email_notifications'] = sub.email_notifications;
+  dict['wildcard_mentions_notify'] = sub.wildcard_mentions_notify;
 }
 
 /** Whether `user` may read a channel's subscriber list (Zulip's `can_access_stream_user_ids` reading). */
@@ -60,7 +62,7 @@ export function subscriptionLists(
     if (!active && !hasMetadataAccess(state, user, channel)) continue;
     const dict: Dict = streamToDict(state, channel, opts.now, counts);
     // Never-subscribed objects carry the channel fields only.
-    if (sub !== undefined) Object.assign(dict, subscriptionFields(sub));
+    if (sub !== undefined) addSubscriptionFields(dict, sub);
     if (opts.includeSubscribers && canSeeSubscribers(state, user, channel, active))
       dict['subscribers'] = subscriberIds(state, channel.stream_id);
     (active ? out.subscriptions : sub === undefined ? out.never_subscribed : out.unsubscribed).push(dict);

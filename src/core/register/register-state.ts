@@ -1,7 +1,6 @@
 import { groupForApi } from '../../ops/groups/format';
 import { scheduledMessageForApi } from '../../ops/scheduled/format';
 import { FLAG_BITS } from '../messages/flags';
-import { forEachRow } from '../messages/rows';
 import { USER_SETTING_NAMES } from '../model/user-settings';
 import type { User } from '../model/records';
 import { SYSTEM_GROUP_RANK, systemGroupRank, isGuest } from '../permissions/roles';
@@ -240,7 +239,14 @@ function maxMessageId(state: RealmState, userId: number): number {
 function starred(state: RealmState, userId: number): number[] {
   const out: number[] = [];
   const rows = state.messages.rows.get(userId);
-  if (rows) forEachRow(rows, (id, bits) => void ((bits & FLAG_BITS.starred) !== 0 && out.push(id)));
+  if (rows === undefined) return out;
+  // A plain loop over the flag columns: a callback per row was a visible share of a register for
+  // users with a million rows.
+  const STARRED = FLAG_BITS.starred;
+  for (const c of rows.chunks) {
+    const { ids, flags } = c;
+    for (let i = 0; i < ids.length; i++) if ((flags[i]! & STARRED) !== 0) out.push(ids[i]!);
+  }
   return out;
 }
 
@@ -290,7 +296,9 @@ function legacyNotifications(me: User): (sub: Dict) => void {
     email_notifications: me.settings.enable_stream_email_notifications,
     wildcard_mentions_notify: me.settings.wildcard_mentions_notify,
   };
+  // The pairs listed once, not once per subscription.
+  const pairs = Object.entries(globals);
   return (sub) => {
-    for (const [k, v] of Object.entries(globals)) if (sub[k] === null) sub[k] = v;
+    for (const [k, v] of pairs) if (sub[k] === null) sub[k] = v;
   };
 }

@@ -1,9 +1,10 @@
 import { FLAG_BITS } from '../messages/flags';
 import { chunkIndexOf } from '../messages/store-chunks';
-import { lowerBound } from '../messages/rows';
+import { lowerBoundFrom } from '../messages/rows';
 import { conversationParticipants, nameOf } from '../messages/interner';
-import { forEachRow } from '../messages/rows';
-import { isUnreadMuted } from '../messages/unread-muting';
+import type { UserRows } from '../messages/rows';
+import { mutedByPolicy, policyAmong } from '../messages/unread-muting';
+import type { UserTopic } from '../model/records';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../model/realm';
 import type { RealmState } from '../state';
 
@@ -19,6 +20,63 @@ export interface UnreadMsgs {
   readonly old_unreads_missing: boolean;
 }
 
+type StreamBucket = { stream_id: number; topic: string; unread_message_ids: number[] };
+
+/** A (channel, topic) bucket while rows are counted: its rows are gathered once all are counted. */
+interface Tally {
+  readonly index: number;
+  readonly streamId: number;
+  readonly topic: string;
+  count: number;
+}
+
+/**
+ * One (channel, topic) met among the unread rows: its bucket (null when the user left the channel:
+ * Zulip's inactive recipient, whose unreads are not listed), its muting, and the next entry with the
+ * same topic id in another channel.
+ */
+interface TopicEntry {
+  readonly streamId: number;
+  readonly bucket: Tally | null;
+  readonly muted: boolean;
+  readonly next: TopicEntry | undefined;
+}
+
+/** A channel met among the unread rows: whether the user left it or muted it, their settings for its topics, its buckets. */
+interface ChannelEntry {
+  readonly left: boolean;
+  readonly muted: boolean;
+  readonly policies: readonly UserTopic[];
+  readonly buckets: Tally[];
+}
+
+/**
+ * Topic id → the first entry of that topic id (the others chained by `next`). A plain array indexed
+ * by topic id when the rows are many against the realm's topics (one load per row; a `Map` lookup
+ * per row was the largest cost of a register with 50,000 unreads), a `Map` otherwise (a user with
+ * few unreads allocates nothing in proportion to the realm's topics).
+ */
+class TopicIndex {
+  private readonly dense: Array<TopicEntry | undefined> | undefined;
+  private readonly sparse = new Map<number, TopicEntry>();
+
+  constructor(topicIds: number, rows: number) {
+    this.dense =
+      topicIds <= 4 * rows ? new Array<TopicEntry | undefined>(topicIds).fill(undefined) : undefined;
+  }
+
+  get(topicId: number): TopicEntry | undefined {
+    const dense = this.dense;
+    return dense !== undefined && topicId < dense.length ? dense[topicId] : this.sparse.get(topicId);
+  }
+
+  set(topicId: number, entry: TopicEntry): void {
+    if (this.dense !== undefined && topicId < this.dense.length) this.dense[topicId] = entry;
+    else this.sparse.set(topicId, entry);
+  }
+}
+
+const READ = FLAG_BITS.read;
 const MENTION = FLAG_BITS.mentioned;
 const WILDCARD = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
 
@@ -26,36 +84,35 @@ const WILDCARD = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_
  * `unread_msgs` as Zulip's `get_raw_unread_data` + `aggregate_unread_data` build it: the user's
  * unread rows, leaving out channels the user was subscribed to and left (Zulip's inactive
  * recipients), grouped by (channel, topic), by DM partner and by group DM, each list sorted by its
- * key; `count` leaves out muted channel messages (`isUnreadMuted`); `mentions` holds direct
- * mentions, and wildcard mentions outside muted conversations. O(the user's rows).
+ * key; `count` leaves out muted channel messages (`isUnreadMuted`'s rule); `mentions` holds direct
+ * mentions, and wildcard mentions outside muted conversations. O(the rows from the newest back to
+ * the oldest of the reported unreads), not O(every row the user has).
  */
 export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: boolean): UnreadMsgs {
-  const rows = state.messages.rows.get(userId);
-  // Parallel arrays, not an object per unread row.
-  const unreadIds: number[] = [];
-  const unreadBits: number[] = [];
-  if (rows)
-    forEachRow(rows, (id, bits) => {
-      if ((bits & FLAG_BITS.read) === 0) {
-        unreadIds.push(id);
-        unreadBits.push(bits);
-      }
-    });
-  const missing = unreadIds.length > MAX_UNREAD_MESSAGES;
-  const from = missing ? unreadIds.length - MAX_UNREAD_MESSAGES : 0;
-
-  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
-  // channel → stored topic → its bucket and muting, decided once per topic rather than per message.
-  const topicsSeen = new Map<number, Map<string, { ids: number[]; muted: boolean }> | null>();
+  const { ids: unreadIds, bits: unreadBits, missing } = newestUnread(state.messages.rows.get(userId));
+  const topics = state.messages.topics;
+  // Entries are found by interned topic id, one map lookup per row (no string key per row). An id
+  // names one exact topic, so (channel, id) is one bucket, except that without `empty_topic_name`
+  // the empty topic is shown under the display name and shares the bucket of a topic of that name.
+  const sharing = emptyTopicName
+    ? undefined
+    : { emptyId: topics.ids.get(''), displayId: topics.ids.get(EMPTY_TOPIC_DISPLAY_NAME) };
+  const byTopic = new TopicIndex(topics.names.maxKey() + 1, unreadIds.length);
+  const channels = new Map<number, ChannelEntry>();
+  const myTopics = state.userTopics.get(userId) ?? [];
   const pms = new Map<number, number[]>();
   const huddles = new Map<string, number[]>();
+  const conversationLists = new Map<number, number[]>();
   const mentions: number[] = [];
+  // Each row's bucket (-1: none), counted first and filled afterwards (see `streamBuckets`).
+  const rowBucket = new Int32Array(unreadIds.length).fill(-1);
+  const tallies: Tally[] = [];
   let count = 0;
   const chunks = state.messages.chunks;
   let ci = -1;
   let pos = 0;
   let lastId = -1;
-  for (let k = from; k < unreadIds.length; k++) {
+  for (let k = 0; k < unreadIds.length; k++) {
     const id = unreadIds[k]!;
     const bits = unreadBits[k]!;
     // The recipient and topic straight from the columns: decoding a whole message (content,
@@ -70,48 +127,50 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
       if (chunk === undefined) continue;
     }
     lastId = id;
-    const index = lowerBound(chunk.ids, id, pos);
+    // Unread ids are usually close together: gallop from the last hit instead of a binary search to the chunk's end.
+    const index = lowerBoundFrom(chunk.ids, id, pos);
     if (index >= chunk.ids.length || chunk.ids[index] !== id) continue;
     pos = index + 1;
-    const at = { chunk, index };
-    const recipient = at.chunk.recipient[at.index]!;
+    const recipient = chunk.recipient[index]!;
     let muted = false;
     if (recipient > 0) {
-      const streamId = recipient;
-      let seen = topicsSeen.get(streamId);
-      if (seen === undefined) {
-        // null: a channel the user left (Zulip's inactive recipient), whose unreads are not listed.
-        const sub = state.subscriptions.get(streamId)?.get(userId);
-        topicsSeen.set(streamId, (seen = sub !== undefined && !sub.active ? null : new Map()));
-      }
-      if (seen === null) continue;
-      const rawTopic = nameOf(state.messages.topics, at.chunk.topic[at.index]!);
-      let entry = seen.get(rawTopic);
+      const topicId = chunk.topic[index]!;
+      const first = byTopic.get(topicId);
+      let entry = first;
+      while (entry !== undefined && entry.streamId !== recipient) entry = entry.next;
       if (entry === undefined) {
-        const topic = rawTopic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : rawTopic;
-        const key = `${streamId}\u0000${topic}`;
-        let bucket = streams.get(key);
-        if (!bucket) streams.set(key, (bucket = { stream_id: streamId, topic, unread_message_ids: [] }));
-        entry = { ids: bucket.unread_message_ids, muted: isUnreadMuted(state, userId, streamId, rawTopic) };
-        seen.set(rawTopic, entry);
+        entry = newTopicEntry(state, userId, recipient, topicId, {
+          byTopic,
+          channels,
+          myTopics,
+          sharing,
+          tallies,
+        });
+        byTopic.set(topicId, entry);
       }
+      if (entry.bucket === null) continue;
       muted = entry.muted;
-      entry.ids.push(id);
+      entry.bucket.count++;
+      rowBucket[k] = entry.bucket.index;
       if (!muted) count++;
     } else {
-      const participants = conversationParticipants(nameOf(state.messages.conversations, -recipient));
-      const others = participants.filter((p) => p !== userId);
-      if (others.length <= 1) {
-        const other = others[0] ?? userId;
-        const list = pms.get(other) ?? [];
-        list.push(id);
-        pms.set(other, list);
-      } else {
-        const key = [...participants].sort((a, b) => a - b).join(',');
-        const list = huddles.get(key) ?? [];
-        list.push(id);
-        huddles.set(key, list);
+      // The conversation's list, found once per conversation (not a key split per message).
+      let list = conversationLists.get(recipient);
+      if (list === undefined) {
+        const participants = conversationParticipants(nameOf(state.messages.conversations, -recipient));
+        const others = participants.filter((p) => p !== userId);
+        if (others.length <= 1) {
+          const other = others[0] ?? userId;
+          list = pms.get(other);
+          if (list === undefined) pms.set(other, (list = []));
+        } else {
+          const key = [...participants].sort((a, b) => a - b).join(',');
+          list = huddles.get(key);
+          if (list === undefined) huddles.set(key, (list = []));
+        }
+        conversationLists.set(recipient, list);
       }
+      list.push(id);
       count++;
     }
     if ((bits & MENTION) !== 0 || ((bits & WILDCARD) !== 0 && !muted)) mentions.push(id);
@@ -122,15 +181,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     pms: [...pms.entries()]
       .sort(byKey)
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: [...streams.values()].sort((a, b) =>
-      a.stream_id !== b.stream_id
-        ? a.stream_id - b.stream_id
-        : a.topic < b.topic
-          ? -1
-          : a.topic > b.topic
-            ? 1
-            : 0,
-    ),
+    streams: streamBuckets(channels, tallies, unreadIds, rowBucket),
     huddles: [...huddles.entries()]
       .sort(byKey)
       .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
@@ -138,4 +189,134 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     count,
     old_unreads_missing: missing,
   };
+}
+
+interface EntryContext {
+  readonly byTopic: TopicIndex;
+  readonly channels: Map<number, ChannelEntry>;
+  readonly myTopics: readonly UserTopic[];
+  /** Without `empty_topic_name`: the ids of the empty topic and of its display name, which share a bucket. */
+  readonly sharing:
+    { readonly emptyId: number | undefined; readonly displayId: number | undefined } | undefined;
+  readonly tallies: Tally[];
+}
+
+/**
+ * The entry of a (channel, topic id) met for the first time, put ahead of the topic id's entries in
+ * other channels: the channel's subscription and the user's topic settings are read once per
+ * channel, muting once per exact topic (`isUnreadMuted`'s rule, on the stored topic).
+ */
+function newTopicEntry(
+  state: RealmState,
+  userId: number,
+  streamId: number,
+  topicId: number,
+  { byTopic, channels, myTopics, sharing, tallies }: EntryContext,
+): TopicEntry {
+  const next = byTopic.get(topicId);
+  let channel = channels.get(streamId);
+  if (channel === undefined) {
+    const sub = state.subscriptions.get(streamId)?.get(userId);
+    channel = {
+      left: sub !== undefined && !sub.active,
+      muted: sub?.active === true && sub.is_muted,
+      policies: myTopics.filter((t) => t.stream_id === streamId),
+      buckets: [],
+    };
+    channels.set(streamId, channel);
+  }
+  if (channel.left) return { streamId, bucket: null, muted: false, next };
+  const name = nameOf(state.messages.topics, topicId);
+  const muted = mutedByPolicy(channel.muted, policyAmong(channel.policies, streamId, name));
+  let partner: number | undefined;
+  if (sharing !== undefined)
+    partner =
+      topicId === sharing.emptyId
+        ? sharing.displayId
+        : topicId === sharing.displayId
+          ? sharing.emptyId
+          : undefined;
+  if (partner !== undefined) {
+    let other = byTopic.get(partner);
+    while (other !== undefined && other.streamId !== streamId) other = other.next;
+    if (other?.bucket) return { streamId, bucket: other.bucket, muted, next };
+  }
+  const topic = sharing !== undefined && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name;
+  const bucket: Tally = { index: tallies.length, streamId, topic, count: 0 };
+  tallies.push(bucket);
+  channel.buckets.push(bucket);
+  return { streamId, bucket, muted, next };
+}
+
+/**
+ * The `streams` list, sorted by (channel, topic): the channels by id, then each channel's few
+ * buckets by topic. Rows were only counted per bucket; here they are placed by a counting sort
+ * (stable, so each bucket's ids stay ascending) and each bucket's id list is built in one go, right
+ * before its dict: lists grown row by row across thousands of buckets lay the answer out scattered
+ * in the heap, and serializing it took twice as long.
+ */
+function streamBuckets(
+  channels: Map<number, ChannelEntry>,
+  tallies: readonly Tally[],
+  unreadIds: Int32Array,
+  rowBucket: Int32Array,
+): StreamBucket[] {
+  const ordered: Tally[] = [];
+  for (const streamId of [...channels.keys()].sort((a, b) => a - b)) {
+    const buckets = channels.get(streamId)!.buckets;
+    if (buckets.length > 1) buckets.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+    for (const b of buckets) ordered.push(b);
+  }
+  // start[b]: where bucket b's ids begin in `placed`; `next` advances as they are placed.
+  const start = new Int32Array(tallies.length);
+  let at = 0;
+  for (const b of ordered) {
+    start[b.index] = at;
+    at += b.count;
+  }
+  const placed = new Int32Array(at);
+  const next = start.slice();
+  for (let k = 0; k < rowBucket.length; k++) {
+    const b = rowBucket[k]!;
+    if (b >= 0) placed[next[b]!++] = unreadIds[k]!;
+  }
+  const out: StreamBucket[] = [];
+  for (const b of ordered) {
+    const ids: number[] = [];
+    for (let j = start[b.index]!, end = j + b.count; j < end; j++) ids.push(placed[j]!);
+    out.push({ stream_id: b.streamId, topic: b.topic, unread_message_ids: ids });
+  }
+  return out;
+}
+
+/**
+ * The user's newest `MAX_UNREAD_MESSAGES` unread rows in id order, and whether older unread rows
+ * exist. Walks the row chunks backwards and stops one unread past the limit: a user with a million
+ * unread rows costs what one with 50,001 does (collecting every unread row, then dropping all but the
+ * newest, was most of a register for such a user).
+ */
+function newestUnread(rows: UserRows | undefined): { ids: Int32Array; bits: Uint16Array; missing: boolean } {
+  const ids = new Int32Array(rows === undefined ? 0 : Math.min(rows.count, MAX_UNREAD_MESSAGES));
+  const bits = new Uint16Array(ids.length);
+  // Filled from the end: `at` is the first filled slot.
+  let at = ids.length;
+  let missing = false;
+  const chunks = rows?.chunks ?? [];
+  outer: for (let c = chunks.length - 1; c >= 0; c--) {
+    const chunk = chunks[c]!;
+    const cIds = chunk.ids;
+    const cFlags = chunk.flags;
+    for (let i = cIds.length - 1; i >= 0; i--) {
+      const f = cFlags[i]!;
+      if ((f & READ) !== 0) continue;
+      if (at === 0) {
+        missing = true;
+        break outer;
+      }
+      at--;
+      ids[at] = cIds[i]!;
+      bits[at] = f;
+    }
+  }
+  return { ids: ids.subarray(at), bits: bits.subarray(at), missing };
 }

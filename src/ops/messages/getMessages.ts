@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { errors, zulipError } from '../../core/errors';
 import { renderMarkdown } from '../../core/markdown';
-import { MessageCursor } from '../../core/messages/store';
+import { decode, MessageCursor } from '../../core/messages/store';
 import { escapeHtmlTopic, highlightHtml } from '../../core/search/highlight';
 import { narrowSearchLexemes } from '../../core/search/query';
 import { defineOperation } from '../../core/operation';
@@ -10,7 +10,7 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow } from '../../narrow/terms';
-import { DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
+import { channelDictAt, DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
 import { renameGeneralChat, resolveAnchor, resolveWithOperator, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_FETCH. */
@@ -168,12 +168,16 @@ function dictFor(
   search: ReadonlySet<string> | null,
   cache: DictCache,
 ): Record<string, unknown> {
-  // The window holds only stored messages, so the read always finds one.
-  const record = cursor.read(id)!;
+  // The window holds only stored messages, so the seek always finds one.
+  cursor.seek(id);
+  const chunk = cursor.chunk!;
+  const index = cursor.index;
   const flags = rowFlags < 0 ? ['read', 'historical'] : flagNames(rowFlags);
-  const dict = messageDict(state, record, opts, flags, cache);
+  const dict =
+    channelDictAt(state, chunk, index, opts, flags, cache) ??
+    messageDict(state, decode(state.messages, chunk, index), opts, flags, cache);
   if (search !== null) {
-    const html = opts.applyMarkdown ? String(dict['content']) : renderMarkdown(record.content);
+    const html = opts.applyMarkdown ? String(dict['content']) : renderMarkdown(chunk.content[index]!);
     dict['match_content'] = highlightHtml(html, search);
     dict['match_subject'] = highlightHtml(escapeHtmlTopic(String(dict['subject'])), search);
   }

@@ -1,6 +1,7 @@
 import { renderedContent } from '../../core/messages/rendered';
-import { FLAG_BITS, FLAG_NAMES } from '../../core/messages/flags';
-import type { MessageRecord } from '../../core/messages/store';
+import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
+import { nameOf } from '../../core/messages/interner';
+import type { MessageChunk, MessageRecord } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
 import type { RealmState } from '../../core/state';
 import type { User } from '../../core/model/records';
@@ -103,16 +104,18 @@ export class DictCache {
     return s;
   }
 
-  displayRecipient(m: MessageRecord): unknown {
-    if (m.stream_id !== null) {
-      // By number: no key string built per message of a channel window.
-      let name = this.channelNames.get(m.stream_id);
-      if (name === undefined) {
-        name = this.state.channels.get(m.stream_id)?.name ?? '';
-        this.channelNames.set(m.stream_id, name);
-      }
-      return name;
+  /** A channel's name (a channel message's `display_recipient`), by number: no key string per message. */
+  channelName(streamId: number): string {
+    let name = this.channelNames.get(streamId);
+    if (name === undefined) {
+      name = this.state.channels.get(streamId)?.name ?? '';
+      this.channelNames.set(streamId, name);
     }
+    return name;
+  }
+
+  displayRecipient(m: MessageRecord): unknown {
+    if (m.stream_id !== null) return this.channelName(m.stream_id);
     const key = (m.participants ?? []).join(',');
     let r = this.recipients.get(key);
     if (r === undefined) {
@@ -193,6 +196,56 @@ export function messageDict(
   addEditFields(state, m.id, dict, opts.allowEmptyTopicName);
   if (flags !== undefined) dict['flags'] = flags;
   return dict;
+}
+
+/**
+ * `messageDict` of the channel message at `index` of `chunk` with `flags`, read straight from the
+ * columns (no decoded record: a window of 1000 messages allocated one per message for nothing), or
+ * undefined for a direct message or an edited one (those take `messageDict`). The same literal, key
+ * for key, as `messageDict`'s fetched channel message.
+ */
+export function channelDictAt(
+  state: RealmState,
+  chunk: MessageChunk,
+  index: number,
+  opts: DictOptions,
+  flags: readonly string[],
+  cache: DictCache,
+): Record<string, unknown> | undefined {
+  const streamId = chunk.recipient[index]!;
+  const id = chunk.ids[index]!;
+  const store = state.messages;
+  if (streamId <= 0 || store.edits.has(id)) return undefined;
+  const senderId = chunk.sender[index]!;
+  const sender = cache.sender(senderId);
+  const raw = chunk.content[index]!;
+  const stored = nameOf(store.topics, chunk.topic[index]!);
+  const topic = stored === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : stored;
+  // The has_reaction bit is kept with the reactions (store-reactions.ts): no map lookup without it.
+  const reacted = (chunk.bits[index]! & MESSAGE_BITS.has_reaction) !== 0;
+  const storedReactions = reacted ? (store.reactions.get(id) ?? []) : [];
+  return {
+    id,
+    sender_id: senderId,
+    content: opts.applyMarkdown ? renderedContent(raw) : raw,
+    recipient_id: 3 * streamId,
+    timestamp: chunk.timestamp[index]!,
+    client: 'API',
+    subject: topic,
+    topic_links: [],
+    is_me_message: raw.startsWith('/me ') && !raw.includes('\n'),
+    reactions: storedReactions.length === 0 ? [] : storedReactions.map((r) => ({ ...r })),
+    submessages: [],
+    sender_full_name: sender.full_name,
+    sender_email: sender.email,
+    sender_realm_str: state.realm.string_id,
+    display_recipient: cache.channelName(streamId),
+    type: 'stream',
+    stream_id: streamId,
+    avatar_url: sender.avatar,
+    content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
+    flags,
+  };
 }
 
 /**

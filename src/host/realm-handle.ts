@@ -330,15 +330,17 @@ class Handle implements RealmHandle {
   /**
    * A read answered at once, outside the batches, when that is what a batch of its own would
    * answer: the handle has nothing queued or running (so nothing that arrived before it is
-   * skipped) and its store tells it of other writers and told it of none (so its realm is the
-   * latest durable one). Skips a turn of the event loop, a store read and the recording of an
+   * skipped) and its store tells it of other writers' appends before they are acknowledged
+   * (`watchIsSynchronous`) and told it of none (so its realm holds every acknowledged change; a
+   * PostgreSQL notification may still be on its way, so there a read reads the store). Skips a turn of the event loop, a store read and the recording of an
    * input that a read never stores. Undefined otherwise (or if it changed the realm after all:
    * then it runs as a batch, recorded).
    */
   private readNow(request: ApiRequest): HandleResult | undefined {
     const method = request.method;
     if (method !== 'GET' && method !== 'HEAD' && method !== 'get' && method !== 'head') return undefined;
-    if (!this.watched || this.notified || !this.queue.idle || this.batches.waiting) return undefined;
+    if (!this.watched || this.store.watchIsSynchronous !== true) return undefined;
+    if (this.notified || !this.queue.idle || this.batches.waiting) return undefined;
     const tip = this.current;
     let result: OpResult;
     try {

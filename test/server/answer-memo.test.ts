@@ -10,6 +10,7 @@ import { bodyJson } from '../../src/core/body-json';
 import { withEventQueues, type LiveRealm } from '../../src/host/live-realm';
 import { openRealm, type RealmHandle } from '../../src/host/realm-handle';
 import { serveNode, type NodeServer } from '../../src/server/node';
+import type { RealmStore } from '../../src/host/store';
 import { memoryStore } from '../../src/stores/memory/index';
 import { getOwnUser } from '../../src/ops/users/getOwnUser';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
@@ -146,6 +147,24 @@ describe('reads answered at once by a handle whose store notifies it', () => {
     const read = await reader.request(me);
     expect(read.body).toMatchObject({ full_name: 'Yorick' });
     expect(read.version).toBe(writer.version);
+  });
+
+  it('read the store first when its notifications may come late (as PostgreSQL does)', async () => {
+    const shared = memoryStore({ watch: true });
+    // Watched, but told of nothing in time: like a NOTIFY still on its way.
+    const late: RealmStore = { ...shared, watch: async () => async () => {}, watchIsSynchronous: false };
+    const writer = await openRealm({ store: shared, snapshot: devSnapshot(), ctx });
+    const reader = await openRealm({ store: late, ctx, checkpoints: false });
+    handles.push(writer, reader);
+    const me = { method: 'GET', url: '/api/v1/users/me', headers: { authorization } };
+    expect((await reader.request(me)).body).toMatchObject({ full_name: 'King Hamlet' });
+    await writer.request({
+      method: 'PATCH',
+      url: '/api/v1/settings',
+      headers: { authorization },
+      body: 'full_name=Laertes',
+    });
+    expect((await reader.request(me)).body).toMatchObject({ full_name: 'Laertes' });
   });
 
   it('see a change asked for before them on the same handle, even when not awaited', async () => {

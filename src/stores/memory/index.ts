@@ -98,6 +98,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     },
     ...(options.watch === true
       ? {
+          // Listeners are called inside `append`/`appendBatch`, before they resolve.
+          watchIsSynchronous: true,
           async watch(listener: (version?: number) => void) {
             listeners.add(listener);
             return async () => {

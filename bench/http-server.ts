@@ -56,7 +56,10 @@ if (mode === 'floor') {
   if (serving === 'help') throw new Error('unexpected help');
   process.stdout.write(`${serving.server.port}\n`);
 } else if (mode === 'fetch') {
-  const realm = await openRealm({ store: memoryStore(), initialState: await readRealm(FIXTURE) });
+  const realm = await openRealm({
+    store: memoryStore({ watch: true }),
+    initialState: await readRealm(FIXTURE),
+  });
   const logger = { error: (m: string, e: unknown) => console.error(m, e) };
   const live = withEventQueues(realm);
   const server = await serveNode({ handler: createFetchHandler({ realm: live, logger }), port: 0, logger });

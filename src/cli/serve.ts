@@ -172,7 +172,8 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
   const sqliteFile = !args.memory && databaseUrl === undefined;
   const newFile = sqliteFile && !(await fileHoldsData(args));
   if (args.memory) {
-    store = memoryStore();
+    // The one handle on it hears of no other writer: reads are answered without reading the store.
+    store = memoryStore({ watch: true });
     where = 'memory (nothing is saved)';
   } else if (databaseUrl !== undefined) {
     const leasing = args.lease

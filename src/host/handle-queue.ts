@@ -8,9 +8,16 @@ import { RealmClosedError } from './errors';
 export class TaskQueue {
   private tail: Promise<unknown> = Promise.resolve();
   private isClosed = false;
+  /** Tasks enqueued and not yet settled. */
+  private pending = 0;
 
   get closed(): boolean {
     return this.isClosed;
+  }
+
+  /** Whether no task is queued or running. */
+  get idle(): boolean {
+    return this.pending === 0;
   }
 
   /** Refuses every task not yet started; call it from the last task. */
@@ -20,11 +27,15 @@ export class TaskQueue {
 
   enqueue<T>(task: () => Promise<T>): Promise<T> {
     if (this.isClosed) return Promise.reject(new RealmClosedError());
+    this.pending++;
     const next = this.tail.then(() => {
       if (this.isClosed) throw new RealmClosedError();
       return task();
     });
-    this.tail = next.catch(() => undefined);
+    this.tail = next.then(
+      () => void this.pending--,
+      () => void this.pending--,
+    );
     return next;
   }
 }

@@ -60,14 +60,16 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     // A halted realm answers nothing from its state, queues included: the handle says why.
     if (handle.halted !== undefined) return handle.request(req);
     const method = String(req.method).toUpperCase();
-    const path = String(req.url)
-      .split('?')[0]!
-      .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
-      .replace(/\/+$/, '');
-    if (path === '/api/v1/register' && method === 'POST') return register(req);
-    if (path === '/api/v1/events' && (method === 'GET' || method === 'DELETE')) return events(req, method);
-    if (isEphemeralRoute(method, path)) return ephemeral(req);
-    return handle.request(req);
+    switch (routeOf(method, String(req.url))) {
+      case 'register':
+        return register(req);
+      case 'events':
+        return events(req, method);
+      case 'ephemeral':
+        return ephemeral(req);
+      default:
+        return handle.request(req);
+    }
   }
 
   /**
@@ -163,6 +165,29 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
       queues.close();
     },
   };
+}
+
+type Route = 'register' | 'events' | 'ephemeral' | 'handle';
+
+/** Routes by method and path, remembered: clients call the same few paths again and again. Bounded. */
+const routes = new Map<string, Route>();
+
+function routeOf(method: string, url: string): Route {
+  const q = url.indexOf('?');
+  const key = `${method} ${q < 0 ? url : url.slice(0, q)}`;
+  let route = routes.get(key);
+  if (route === undefined) {
+    const path = (q < 0 ? url : url.slice(0, q))
+      .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
+      .replace(/\/+$/, '');
+    if (path === '/api/v1/register' && method === 'POST') route = 'register';
+    else if (path === '/api/v1/events' && (method === 'GET' || method === 'DELETE')) route = 'events';
+    else if (isEphemeralRoute(method, path)) route = 'ephemeral';
+    else route = 'handle';
+    if (routes.size >= 4096) routes.clear();
+    routes.set(key, route);
+  }
+  return route;
 }
 
 /** The queue settings of a register (or queue-creating GET /events) request, already validated. */

@@ -98,6 +98,13 @@ function isUnappliable(error: unknown): boolean {
   );
 }
 
+/** How often a read that comes alone still waits for a turn, to see whether others join it. */
+const SAMPLE_EVERY = 64;
+
+/** Runs `fn` after pending I/O callbacks (setImmediate where there is one). */
+const afterTurn: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
+
 function answer(r: Ran): void {
   if ('error' in r) r.entry.reject(r.error);
   else r.entry.resolve(r.result);
@@ -228,6 +235,12 @@ class Handle implements RealmHandle {
   private contendedAt = Number.NEGATIVE_INFINITY;
   /** Set when a stored change could not be applied: nothing is answered from this realm any more. */
   private haltedBy: RealmHaltedError | undefined;
+  /** Whether the last reads answered came alone (`addRead`), and reads answered since a turn. */
+  private readsAlone = false;
+  private readsSinceSample = 0;
+  /** Reads waiting to be answered (`addRead`). */
+  private reads:
+    { request: ApiRequest; resolve: (r: HandleResult) => void; reject: (e: unknown) => void }[] | undefined;
 
   constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot' | 'initialState'>) {
     this.store = options.store;
@@ -322,7 +335,70 @@ class Handle implements RealmHandle {
   request(request: ApiRequest): Promise<HandleResult> {
     if (this.queue.closed) return Promise.reject(new RealmClosedError());
     if (this.haltedBy) return Promise.resolve(this.haltedAnswer(this.haltedBy));
+    if (this.readsNow(request)) return this.addRead(request);
     return this.batches.add({ kind: 'request', request });
+  }
+
+  /**
+   * Whether a read is answered outside the batches, from the realm as it is: when that is what a
+   * batch would answer. The handle has nothing queued or running (so nothing that arrived before
+   * it is skipped), and its store tells it of other writers' appends before they are acknowledged
+   * (`watchIsSynchronous`) and told it of none (so its realm holds every acknowledged change; a
+   * PostgreSQL notification may still be on its way, so there a read reads the store first).
+   */
+  private readsNow(request: ApiRequest): boolean {
+    const method = request.method;
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'get' && method !== 'head') return false;
+    if (!this.watched || this.store.watchIsSynchronous !== true) return false;
+    return !this.notified && this.queue.idle && !this.batches.waiting;
+  }
+
+  /**
+   * Reads are answered together after one turn of the event loop when they come many at a time
+   * (many clients: answering a turn's reads in one go costs the process less per request, 27–30
+   * against 37–41 µs of CPU per GET /users/me with 32 concurrent clients), and at once when they
+   * come one at a time (one client's requests in series, as fair scheduling runs one user's:
+   * there a turn waited for is pure cost, 58–67 against 77–86 µs). The last batch's size tells
+   * which; one read in `SAMPLE_EVERY` waits for a turn anyway, to notice when others join.
+   */
+  private addRead(request: ApiRequest): Promise<HandleResult> {
+    return new Promise<HandleResult>((resolve, reject) => {
+      let reads = this.reads;
+      if (reads === undefined) {
+        reads = [];
+        this.reads = reads;
+        if (this.readsAlone && ++this.readsSinceSample < SAMPLE_EVERY)
+          queueMicrotask(() => this.answerReads());
+        else {
+          this.readsSinceSample = 0;
+          afterTurn(() => this.answerReads());
+        }
+      }
+      reads.push({ request, resolve, reject });
+    });
+  }
+
+  private answerReads(): void {
+    const reads = this.reads ?? [];
+    this.reads = undefined;
+    this.readsAlone = reads.length <= 1;
+    const tip = this.current;
+    const ctx = opContext(this.options.ctx, clock(this.options.ctx), undefined);
+    for (const read of reads) {
+      if (this.haltedBy) {
+        read.resolve(this.haltedAnswer(this.haltedBy));
+        continue;
+      }
+      let result: OpResult | undefined;
+      try {
+        result = handleApiRequest(tip, read.request, ctx);
+      } catch {
+        // The batch path reports it (as a rejection), as for any request.
+      }
+      if (result !== undefined && result.state === tip) read.resolve({ ...result, version: this.ver });
+      // A read that changed the realm after all runs as a batch, recorded.
+      else this.batches.add({ kind: 'request', request: read.request }).then(read.resolve, read.reject);
+    }
   }
 
   catchUp(): Promise<void> {
@@ -363,7 +439,9 @@ class Handle implements RealmHandle {
         await this.catchUpNow();
       })
       .catch((error: unknown) => {
-        if (!(error instanceof RealmClosedError)) this.reportBackgroundError(error);
+        // A halt was reported once, by `halt`.
+        if (!(error instanceof RealmClosedError) && !(error instanceof RealmHaltedError))
+          this.reportBackgroundError(error);
       });
   }
 

@@ -105,6 +105,13 @@ export interface RealmStore {
    * notifications of its own appends by it).
    */
   watch?(listener: (version?: number) => void): Promise<() => Promise<void>>;
+  /**
+   * Optional: `watch` tells of another writer's append before that append resolves (handles in one
+   * process sharing a memory store), so a handle told of nothing holds every change acknowledged so
+   * far and may answer a read without reading the store. Not PostgreSQL: its notifications arrive
+   * after the other process's commit, so a read there reads the store first.
+   */
+  readonly watchIsSynchronous?: boolean;
   /** Releases what the store opened (never an injected connection). */
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
  * server only adapts its own request and response types to `HttpHead` / `HttpBody` / `HttpAnswer`,
  * so both answer every request the same way.
  */
+import { bodyJson } from '../core/body-json';
 import { serverEmojiDataJson } from '../core/emoji/server-data';
 import { EMOJI_DATA_PATH } from '../core/register/server-constants';
 import type { OpResult } from '../core/result';
@@ -91,7 +92,7 @@ export function jsonAnswer(status: number, body: Json): HttpAnswer {
   if (status === 401) headers['www-authenticate'] = 'Basic realm="zulip"';
   const allowed = body['allowed_methods'];
   if (status === 405 && Array.isArray(allowed)) headers['allow'] = allowed.map(String).join(', ');
-  return { status, headers, body: JSON.stringify(body) };
+  return { status, headers, body: bodyJson(body) };
 }
 
 export function resultAnswer(result: Pick<OpResult, 'status' | 'body'>): HttpAnswer {

@@ -46,7 +46,8 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
   const method = String(request.method ?? '').toUpperCase();
   const { path, query } = splitUrl(String(request.url ?? ''));
   if (!path.startsWith(`${PREFIX}/`)) return failure(state, errors.notFound());
-  const match = matchRoute(method, path.slice(PREFIX.length).replace(/\/+$/, '') || '/');
+  const rest = path.slice(PREFIX.length);
+  const match = matchRoute(method, rest.endsWith('/') ? rest.replace(/\/+$/, '') || '/' : rest);
   if (match.kind === 'not_found') return failure(state, errors.notFound());
   if (match.kind === 'wrong_method') return failure(state, errors.methodNotAllowed(match.allowed));
 
@@ -61,7 +62,7 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
     return failure(state, errors.notLoggedIn());
 
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const [k, v] of query) input[k] = v;
+  if (query !== '') for (const [k, v] of new URLSearchParams(query)) input[k] = v;
   const body = request.body;
   if (typeof body === 'string') {
     for (const [k, v] of new URLSearchParams(body)) input[k] = v;
@@ -73,18 +74,21 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
   return invoke(match.op.def, state, actor, { ...input }, ctx, 'wire');
 }
 
-function splitUrl(url: string): { path: string; query: URLSearchParams } {
+/** The decoded path and the raw query (without `?`). Runs on every request: no work it can skip. */
+function splitUrl(url: string): { path: string; query: string } {
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
   let path = rawPath;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
-    path = rawPath;
+  if (rawPath.includes('%')) {
+    try {
+      path = decodeURIComponent(rawPath);
+    } catch {
+      path = rawPath;
+    }
   }
   // Hosts may pass absolute URLs; keep only the path.
-  path = path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
-  return { path, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)) };
+  if (!path.startsWith('/')) path = path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  return { path, query: q < 0 ? '' : url.slice(q + 1) };
 }
 
 function header(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {

@@ -27,6 +27,13 @@ export interface MemoryStoreOptions {
    * Default 2; `Infinity` keeps every checkpoint and change.
    */
   readonly keepCheckpoints?: number;
+  /**
+   * Tell the handles sharing this store of each other's appends (`watch`, as PostgreSQL's
+   * LISTEN/NOTIFY tells processes). A handle that heard of none knows its realm is the latest, so
+   * it answers a read at once instead of reading the store first (what `serve --memory` uses).
+   * Default false: a store without notifications, whose handles read it before every batch.
+   */
+  readonly watch?: boolean;
 }
 
 export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
@@ -41,6 +48,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     let i = records.changes.length;
     while (i > 0 && records.changes[i - 1]!.version > after) i--;
     return records.changes.slice(i);
+  };
+  // With `watch`: the handles sharing this store hear of each other's appends.
+  const listeners = new Set<(version?: number) => void>();
+  const notify = (version: number) => {
+    for (const listener of listeners) listener(version);
   };
   const latest = () =>
     Math.max(records.checkpoints.at(-1)?.version ?? 0, records.changes.at(-1)?.version ?? 0);
@@ -61,6 +73,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         throw new VersionConflictError(expected, actual);
       records.changes.push(change);
       records.head = { version: change.version, checksum: change.checksum };
+      notify(change.version);
     },
     async appendBatch(changes, expected) {
       const actual = latest();
@@ -70,6 +83,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       if (last === undefined) return;
       records.changes.push(...changes);
       records.head = { version: last.version, checksum: last.checksum };
+      notify(last.version);
     },
     async writeCheckpoint(written) {
       const checkpoint = 'payload' in written ? written : await collectCheckpoint(written);
@@ -82,6 +96,18 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       const first = records.changes.findIndex((c) => c.version >= oldest);
       records.changes.splice(0, first < 0 ? records.changes.length : first);
     },
+    ...(options.watch === true
+      ? {
+          // Listeners are called inside `append`/`appendBatch`, before they resolve.
+          watchIsSynchronous: true,
+          async watch(listener: (version?: number) => void) {
+            listeners.add(listener);
+            return async () => {
+              listeners.delete(listener);
+            };
+          },
+        }
+      : {}),
     async close() {},
   };
 }

@@ -6,10 +6,13 @@
  * (through this process or the holder).
  *
  * A write that the holder's store refused because the lease moved on (`LeaseLostError`: nothing
- * was written) is sent again to the new holder. A write is forwarded again only when it never
- * reached the holder (the connection was refused); one that reached it and got no answer (it died
- * or stalled mid-request) may or may not be committed, so it is answered 503, as a crashed server
- * would leave it. While no process holds the lease (failover), writes wait, up to `waitMs`.
+ * was written) is sent again to the new holder. Every forwarded write carries a unique request id
+ * (request-ids.ts), the same on each of its retries, which the holder records with the change: so
+ * a write that reached the holder and got no answer (it died or stalled mid-request, or the answer
+ * was lost) is sent again too, to whoever holds the lease then, and a retry of a write that was
+ * committed gets the recorded answer instead of running it twice. Only when `waitMs` runs out
+ * with the outcome still unknown is it answered 503. While no process holds the lease
+ * (failover), writes wait, up to `waitMs`.
  *
  * Runtime-agnostic: the transport (`forward`) is injected (src/server/forward.ts over node:http).
  */
@@ -19,6 +22,7 @@ import type { ApiRequest } from '../wire/handle';
 import { LeaseLostError, PersistError } from './errors';
 import type { RealmHandle, HandleResult, RunArgs, RunResult } from './realm-handle';
 import type { Actor } from '../core/operation';
+import { REQUEST_ID_HEADER } from './request-ids';
 
 /** What the handle needs of the lease (`RealmLease`). */
 export interface WriteLease {
@@ -55,6 +59,8 @@ export class ForwardError extends Error {
 /** Counts the hops of a forwarded request, so two processes with stale views never ping-pong it. */
 export const HOPS_HEADER = 'x-chat-realm-hops';
 const MAX_HOPS = 3;
+/** What a holder that was fenced answers a forwarded write (nothing applied; its sender retries). */
+const LEASE_LOST_MSG = "This process lost the realm's write lease; nothing was applied";
 
 export interface LeasedHandleOptions {
   readonly lease: WriteLease;
@@ -63,12 +69,20 @@ export interface LeasedHandleOptions {
   readonly waitMs?: number;
   /** Pause between looks at the lease while waiting. Default 50 ms. */
   readonly retryMs?: number;
+  /** A new unique request id (default: 128 random bits from `crypto.getRandomValues`). */
+  readonly newRequestId?: () => string;
 }
 
 export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): RealmHandle {
   const waitMs = options.waitMs ?? 10_000;
   const retryMs = options.retryMs ?? 50;
   const { lease, forward } = options;
+  const newRequestId = options.newRequestId ?? randomRequestId;
+  /**
+   * Forwarded writes this process is running as the holder, by request id: a retry that arrives
+   * while the first attempt still runs (its sender gave up waiting) shares its outcome.
+   */
+  const running = new Map<string, Promise<HandleResult>>();
 
   const answer = (status: number, body: ZulipSuccess | ZulipErrorBody): HandleResult => ({
     state: inner.state,
@@ -82,34 +96,53 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
   // down): a Zulip error body without a code (docs/differences/lease.md).
   const unavailable = (msg: string) => answer(503, { result: 'error', msg });
 
+  /** Runs a write here, once per request id at a time. */
+  function runHere(req: ApiRequest): Promise<HandleResult> {
+    const id = headerOf(req, REQUEST_ID_HEADER);
+    if (id === undefined) return inner.request(req);
+    const already = running.get(id);
+    if (already !== undefined) return already;
+    const started = inner.request(req).finally(() => running.delete(id));
+    running.set(id, started);
+    return started;
+  }
+
   async function write(req: ApiRequest): Promise<HandleResult> {
     const hops = Number(headerOf(req, HOPS_HEADER) ?? 0) || 0;
     const deadline = performance.now() + waitMs;
+    // One id for every attempt of this write (kept when it came forwarded with one).
+    const requestId = headerOf(req, REQUEST_ID_HEADER) ?? newRequestId();
+    let unknown = false;
     for (;;) {
       const route = lease.route;
       if (route === 'self') {
         try {
-          return await inner.request(req);
+          return await runHere(req);
         } catch (error) {
           // Fenced: nothing was written, so the new holder may run it. Not a forwarded one: its
           // sender may have given up on it (this process stalled), and answered the client.
           if (!(error instanceof PersistError && error.cause instanceof LeaseLostError)) throw error;
-          if (hops > 0) return unavailable("This process lost the realm's write lease; nothing was applied");
+          if (hops > 0) return unavailable(LEASE_LOST_MSG);
         }
       } else if (route !== undefined && hops < MAX_HOPS) {
-        const headers = { ...req.headers, [HOPS_HEADER]: String(hops + 1) };
+        const headers = { ...req.headers, [HOPS_HEADER]: String(hops + 1), [REQUEST_ID_HEADER]: requestId };
         try {
           const got = await forward(route.address, { ...req, headers });
-          return answer(got.status, got.body);
+          // The holder lost the lease before running it (nothing applied): the next holder runs it.
+          if (!(got.status === 503 && got.body.msg === LEASE_LOST_MSG)) return answer(got.status, got.body);
         } catch (error) {
           if (!(error instanceof ForwardError)) throw error;
-          if (error.delivered)
-            return unavailable(
-              "The realm's writer did not answer; the request may or may not have been applied",
-            );
+          // Delivered but unanswered: it may be committed. Sent again with the same id, the
+          // holder (this one or the next) answers from the change if it is.
+          if (error.delivered) unknown = true;
         }
       }
-      if (performance.now() >= deadline) return unavailable("No process holds the realm's write lease");
+      if (performance.now() >= deadline)
+        return unavailable(
+          unknown
+            ? "The realm's writer did not answer; the request may or may not have been applied"
+            : "No process holds the realm's write lease",
+        );
       await new Promise((r) => setTimeout(r, retryMs));
       await lease.tick().catch(() => undefined);
     }
@@ -141,6 +174,12 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
     checkpoint: () => inner.checkpoint(),
     close: () => inner.close(),
   };
+}
+
+function randomRequestId(): string {
+  const words = new Uint32Array(4);
+  crypto.getRandomValues(words);
+  return Array.from(words, (w) => w.toString(36)).join('-');
 }
 
 function headerOf(req: ApiRequest, name: string): string | undefined {

@@ -20,7 +20,13 @@ export interface HttpForwardOptions {
 }
 
 /** Headers the holder needs to run the request as the client's own. */
-const PASSED = new Set(['authorization', 'content-type', 'user-agent', 'x-chat-realm-hops']);
+const PASSED = new Set([
+  'authorization',
+  'content-type',
+  'user-agent',
+  'x-chat-realm-hops',
+  'x-chat-realm-request-id',
+]);
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 export function httpForward(options: HttpForwardOptions = {}): Forward & { close(): void } {

@@ -197,8 +197,16 @@ export function openChange(sealed: SealedChange, where: string, chain: number): 
       `the record says version ${parsed.data.version}, the store ${sealed.version}`,
     );
   }
-  const { format: _format, deleteTopic, passwords, liveHasher, redacted, requestId, answer, ...rest } =
-    parsed.data;
+  const {
+    format: _format,
+    deleteTopic,
+    passwords,
+    liveHasher,
+    redacted,
+    requestId,
+    answer,
+    ...rest
+  } = parsed.data;
   return {
     ...rest,
     ...(requestId === undefined ? {} : { requestId }),

@@ -113,11 +113,13 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
     // One id for every attempt of this write (kept when it came forwarded with one).
     const requestId = headerOf(req, REQUEST_ID_HEADER) ?? newRequestId();
     let unknown = false;
+    /** Once forwarded, the write may be committed under its id: a run here must carry it too. */
+    let tagged: ApiRequest | undefined;
     for (;;) {
       const route = lease.route;
       if (route === 'self') {
         try {
-          return await runHere(req);
+          return await runHere(tagged ?? req);
         } catch (error) {
           // Fenced: nothing was written, so the new holder may run it. Not a forwarded one: its
           // sender may have given up on it (this process stalled), and answered the client.
@@ -125,7 +127,8 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
           if (hops > 0) return unavailable(LEASE_LOST_MSG);
         }
       } else if (route !== undefined && hops < MAX_HOPS) {
-        const headers = { ...req.headers, [HOPS_HEADER]: String(hops + 1), [REQUEST_ID_HEADER]: requestId };
+        tagged ??= { ...req, headers: { ...req.headers, [REQUEST_ID_HEADER]: requestId } };
+        const headers = { ...tagged.headers, [HOPS_HEADER]: String(hops + 1) };
         try {
           const got = await forward(route.address, { ...req, headers });
           // The holder lost the lease before running it (nothing applied): the next holder runs it.

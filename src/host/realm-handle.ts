@@ -540,7 +540,10 @@ class Handle implements RealmHandle {
         const found = this.answers.find(requestId, actor);
         if (found !== undefined) {
           const body = repeatedBody(found);
-          return { entry, result: { state: tip, status: found.status, body, events: [], effects: [], version } };
+          return {
+            entry,
+            result: { state: tip, status: found.status, body, events: [], effects: [], version },
+          };
         }
       }
       // What is stored is what runs: the replay sees exactly what this run sees.
@@ -675,8 +678,13 @@ class Handle implements RealmHandle {
         const loaded = readCheckpoint(stored.checkpoint, where);
         const chain = loaded.chain ?? (await this.legacyChain(stored.checkpoint.version));
         const from = { state: loaded.state, version: stored.checkpoint.version, chain };
-        const replayed = replayStored(this.env, from, stored.changes, true, () => undefined, (c) =>
-          this.remember(c),
+        const replayed = replayStored(
+          this.env,
+          from,
+          stored.changes,
+          true,
+          () => undefined,
+          (c) => this.remember(c),
         );
         const missed = { from: this.ver + 1, to: from.version };
         this.current = replayed.state;

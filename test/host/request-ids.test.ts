@@ -105,6 +105,34 @@ describe('request ids: forwarded writes apply once', () => {
     expect(JSON.parse(plain!.payload)).not.toHaveProperty('requestId');
   });
 
+  it('a follower that forwarded a write and then took the lease itself does not run it again', async () => {
+    const store = memoryStore();
+    const holder = holderOf(await openRealm({ store, snapshot: devSnapshot() }));
+    const mine = await openRealm({ store });
+    const route: { route: WriteLease['route'] } = { route: { address: 'http://holder' } };
+    const forward = lossy(() => holder, 1);
+    const follower = leasedHandle(mine, {
+      lease: {
+        get route() {
+          return route.route;
+        },
+        tick: () => {
+          route.route = 'self'; // the holder died after committing; this process took the lease
+          return Promise.resolve();
+        },
+      },
+      forward,
+      waitMs: 2000,
+      retryMs: 1,
+    });
+    const answer = await follower.request(send('took over'));
+    expect(answer.status).toBe(200);
+    expect(forward.ids).toHaveLength(1);
+    expect(mine.version).toBe(1);
+    expect(messages(mine)).toHaveLength(1);
+    expect(answer.body).toMatchObject({ result: 'success', id: messages(mine)[0]!.id });
+  });
+
   it('a retry that arrives while the first attempt still runs shares its outcome', async () => {
     const holder = holderOf(await openRealm({ store: memoryStore(), snapshot: devSnapshot() }));
     const tagged = send('concurrent', HAMLET, { [REQUEST_ID_HEADER]: 'same-id', 'x-chat-realm-hops': '1' });

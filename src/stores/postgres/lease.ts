@@ -124,6 +124,27 @@ export class RealmLease {
     return this.ticking;
   }
 
+  /** The table the row lives in (leases renewed together must share it: `renewLeases`). */
+  get tableName(): string {
+    return this.table;
+  }
+
+  /**
+   * What a renewal of many leases in one statement (`renewLeases`) found for this one: renewed
+   * (still this process's, at this token) or not (another process took it, or the row is gone).
+   */
+  settleRenewal(renewed: boolean): void {
+    const was = this.held;
+    if (was === undefined) return;
+    if (renewed) {
+      this.view = { holder: this.holder, token: was, address: this.options.address, live: true };
+      return;
+    }
+    this.held = undefined;
+    this.view = undefined;
+    this.emit(false);
+  }
+
   /** Told by the store that an append was fenced: the lease is gone, whatever the timer thinks. */
   lost(): void {
     if (this.held === undefined) return;
@@ -180,6 +201,37 @@ export class RealmLease {
 
   private emit(held: boolean): void {
     for (const l of this.listeners) l(held);
+  }
+}
+
+/**
+ * Renews every lease in `leases` that this process holds with one statement per lease table
+ * (placement holds many realms: one round trip per renewal round instead of one per realm). A
+ * lease is renewed only while its row still names its holder and token, as `tick` does; the others
+ * are told they lost it (`settleRenewal`). Leases not held are left alone.
+ */
+export async function renewLeases(client: PgQueryable, leases: readonly RealmLease[]): Promise<void> {
+  const byTable = new Map<string, RealmLease[]>();
+  for (const lease of leases) {
+    if (lease.token === undefined) continue;
+    const group = byTable.get(lease.tableName);
+    if (group) group.push(lease);
+    else byTable.set(lease.tableName, [lease]);
+  }
+  for (const [table, group] of byTable) {
+    // Tokens as they were when the statement was sent: one that changes meanwhile (lost) is not ours.
+    const tokens = group.map((l) => l.token!);
+    const { rows } = await client.query(
+      `UPDATE ${table} AS l SET expires_at = now() + r.ttl * interval '1 millisecond'
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) AS r(realm, holder, token, ttl)
+        WHERE l.realm = r.realm AND l.holder = r.holder AND l.token = r.token
+        RETURNING l.realm`,
+      [group.map((l) => l.options.realm), group.map((l) => l.holder), tokens, group.map((l) => l.ttlMs)],
+    );
+    const renewed = new Set((rows as { realm: string }[]).map((r) => r.realm));
+    group.forEach((lease, i) => {
+      if (lease.token === tokens[i]) lease.settleRenewal(renewed.has(lease.options.realm));
+    });
   }
 }
 

@@ -69,7 +69,7 @@ export interface LeasedHandleOptions {
   readonly waitMs?: number;
   /** Pause between looks at the lease while waiting. Default 50 ms. */
   readonly retryMs?: number;
-  /** A new unique request id (default: 128 random bits from `crypto.getRandomValues`). */
+  /** A new unique request id (default: a random per-process prefix and a counter). */
   readonly newRequestId?: () => string;
 }
 
@@ -179,10 +179,19 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
   };
 }
 
-function randomRequestId(): string {
-  const words = new Uint32Array(4);
+/**
+ * Request ids need to be unique, not secret (a retry is answered only to the user who sent it): 96
+ * random bits drawn once per process, then a counter. (Drawing random bits per write cost ~13 µs
+ * of CPU each with Node's getRandomValues, a tenth of a forwarded write's whole cost.)
+ */
+const ID_PREFIX = (() => {
+  const words = new Uint32Array(3);
   crypto.getRandomValues(words);
-  return Array.from(words, (w) => w.toString(36)).join('-');
+  return Array.from(words, (w) => w.toString(36)).join('');
+})();
+let idCounter = 0;
+function randomRequestId(): string {
+  return `${ID_PREFIX}-${(idCounter++).toString(36)}`;
 }
 
 function headerOf(req: ApiRequest, name: string): string | undefined {

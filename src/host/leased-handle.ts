@@ -23,11 +23,23 @@ import { LeaseLostError, PersistError } from './errors';
 import type { RealmHandle, HandleResult, RunArgs, RunResult } from './realm-handle';
 import type { Actor } from '../core/operation';
 import { REQUEST_ID_HEADER } from './request-ids';
+import {
+  FORWARD_BATCH_PATH,
+  FORWARD_SECRET_HEADER,
+  ForwardBatcher,
+  readBatch,
+  type ForwardBatch,
+} from './forward-batch';
 
 /** What the handle needs of the lease (`RealmLease`). */
 export interface WriteLease {
-  /** Where writes go: this process, another's address, or nobody (the lease is free or expired). */
-  readonly route: 'self' | { readonly address: string } | undefined;
+  /**
+   * Where writes go: this process, another's address (with its secret for batches of writes,
+   * forward-batch.ts), or nobody (the lease is free or expired).
+   */
+  readonly route: 'self' | { readonly address: string; readonly secret?: string } | undefined;
+  /** What batches forwarded to this process must carry (undefined: it accepts none). */
+  readonly secret?: string;
   /** Reads the lease again (and takes it if it is free and this process may). */
   tick(): Promise<void>;
 }
@@ -69,6 +81,11 @@ export interface LeasedHandleOptions {
   readonly waitMs?: number;
   /** Pause between looks at the lease while waiting. Default 50 ms. */
   readonly retryMs?: number;
+  /**
+   * Sends the writes that pile up for a holder while a forward to it is in flight as one batch
+   * (forward-batch.ts). Without it every write is forwarded alone.
+   */
+  readonly forwardBatch?: ForwardBatch;
   /** A new unique request id (default: a random per-process prefix and a counter). */
   readonly newRequestId?: () => string;
 }
@@ -83,6 +100,31 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
    * while the first attempt still runs (its sender gave up waiting) shares its outcome.
    */
   const running = new Map<string, Promise<HandleResult>>();
+  const batcher = options.forwardBatch && new ForwardBatcher(forward, options.forwardBatch);
+  const send = (route: { readonly address: string; readonly secret?: string }, request: ApiRequest) =>
+    batcher && route.secret !== undefined
+      ? batcher.send(route.address, route.secret, request)
+      : forward(route.address, request);
+
+  /** A batch of writes another process forwarded: each runs as if it had come alone. */
+  async function runBatch(req: ApiRequest): Promise<HandleResult> {
+    const secret = lease.secret;
+    const batch = readBatch(req.body);
+    if (secret === undefined || headerOf(req, FORWARD_SECRET_HEADER) !== secret || batch === undefined)
+      return answer(404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+    const answers = await Promise.all(
+      batch.map(async (r) => {
+        const got = await write({
+          method: r.method,
+          url: r.url,
+          headers: r.headers,
+          ...(r.body === undefined ? {} : { body: r.body }),
+        });
+        return { status: got.status, body: got.body };
+      }),
+    );
+    return answer(200, { result: 'success', msg: '', answers });
+  }
 
   const answer = (status: number, body: ZulipSuccess | ZulipErrorBody): HandleResult => ({
     state: inner.state,
@@ -130,7 +172,7 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
         tagged ??= { ...req, headers: { ...req.headers, [REQUEST_ID_HEADER]: requestId } };
         const headers = { ...tagged.headers, [HOPS_HEADER]: String(hops + 1) };
         try {
-          const got = await forward(route.address, { ...req, headers });
+          const got = await send(route, { ...req, headers });
           // The holder lost the lease before running it (nothing applied): the next holder runs it.
           if (!(got.status === 503 && got.body.msg === LEASE_LOST_MSG)) return answer(got.status, got.body);
         } catch (error) {
@@ -170,7 +212,9 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
     },
     request(req: ApiRequest): Promise<HandleResult> {
       const method = req.method.toUpperCase();
-      return method === 'GET' || method === 'HEAD' ? inner.request(req) : write(req);
+      if (method === 'GET' || method === 'HEAD') return inner.request(req);
+      if (method === 'POST' && pathOf(req.url) === FORWARD_BATCH_PATH) return runBatch(req);
+      return write(req);
     },
     subscribe: (listener) => inner.subscribe(listener),
     catchUp: () => inner.catchUp(),
@@ -192,6 +236,11 @@ const ID_PREFIX = (() => {
 let idCounter = 0;
 function randomRequestId(): string {
   return `${ID_PREFIX}-${(idCounter++).toString(36)}`;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
 }
 
 function headerOf(req: ApiRequest, name: string): string | undefined {

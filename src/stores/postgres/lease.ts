@@ -87,11 +87,18 @@ export class RealmLease {
   }
 
   /** Where writes go now: this process (`'self'`), another's address, or nobody alive. */
-  get route(): 'self' | { readonly address: string } | undefined {
+  get route(): 'self' | { readonly address: string; readonly secret: string } | undefined {
     if (this.held !== undefined) return 'self';
     const v = this.view;
     if (v === undefined || !v.live || v.holder === this.holder) return undefined;
-    return { address: v.address };
+    // The holder's name is random and known only to the processes that read the lease row: it
+    // authenticates batches of forwarded writes (src/host/forward-batch.ts) to their holder.
+    return { address: v.address, secret: v.holder };
+  }
+
+  /** What batches of writes forwarded to this process must carry (its name in the lease row). */
+  get secret(): string {
+    return this.holder;
   }
 
   /** Called with true when this process takes the lease, false when it loses or releases it. */
@@ -236,7 +243,8 @@ export async function renewLeases(client: PgQueryable, leases: readonly RealmLea
 }
 
 function randomHolder(): string {
-  const words = new Uint32Array(2);
+  // 128 bits: the name doubles as the secret of forwarded batches (`route`).
+  const words = new Uint32Array(4);
   crypto.getRandomValues(words);
-  return `p${words[0]!.toString(36)}${words[1]!.toString(36)}`;
+  return `p${Array.from(words, (w) => w.toString(36)).join('')}`;
 }

@@ -54,6 +54,8 @@ export class ForwardBatcher {
   constructor(
     private readonly single: (address: string, request: ApiRequest) => Promise<ForwardedAnswer>,
     private readonly batch: ForwardBatch,
+    /** A `ForwardError` saying the request was never sent (its sender may send it elsewhere). */
+    private readonly notSent: (message: string) => Error,
   ) {}
 
   send(address: string, secret: string, request: ApiRequest): Promise<ForwardedAnswer> {
@@ -100,7 +102,17 @@ export class ForwardBatcher {
             await Promise.all(
               items.map((item) => this.single(address, item.request).then(item.resolve, item.reject)),
             );
-          } else for (const item of items) item.reject(error);
+          } else {
+            for (const item of items) item.reject(error);
+            if (!undelivered(error)) {
+              // The holder did not answer (it died or stalls): what waits here was never sent, and
+              // goes back to its sender, which looks at the lease again instead of queueing
+              // behind another timeout at the same address.
+              const waiting = lane.queue.splice(0);
+              const reason = this.notSent(`not sent: ${address} did not answer the forward before it`);
+              for (const item of waiting) item.reject(reason);
+            }
+          }
         }
       }
     } finally {

@@ -100,7 +100,9 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
    * while the first attempt still runs (its sender gave up waiting) shares its outcome.
    */
   const running = new Map<string, Promise<HandleResult>>();
-  const batcher = options.forwardBatch && new ForwardBatcher(forward, options.forwardBatch);
+  const batcher =
+    options.forwardBatch &&
+    new ForwardBatcher(forward, options.forwardBatch, (m) => new ForwardError(false, m));
   const send = (route: { readonly address: string; readonly secret?: string }, request: ApiRequest) =>
     batcher && route.secret !== undefined
       ? batcher.send(route.address, route.secret, request)

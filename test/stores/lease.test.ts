@@ -52,7 +52,7 @@ describe('realm lease', () => {
     expect(a.token).toBe(1);
     expect(b.token).toBeUndefined();
     expect(a.route).toBe('self');
-    expect(b.route).toEqual({ address: 'http://a' });
+    expect(b.route).toEqual({ address: 'http://a', secret: 'a' });
     // Renewing keeps the token.
     await a.tick();
     expect(a.token).toBe(1);
@@ -91,7 +91,7 @@ describe('realm lease', () => {
     await b.tick();
     await a.tick();
     expect(a.token).toBeUndefined();
-    expect(a.route).toEqual({ address: 'http://b' });
+    expect(a.route).toEqual({ address: 'http://b', secret: 'b' });
     await sb.appendBatch([change(1)], 0);
     expect((await sb.changesSince(0)).map((c) => c.version)).toEqual([1]);
   });
@@ -135,7 +135,7 @@ describe('realm lease', () => {
     const late = lease('r0', 'q');
     await late.tick();
     expect(late.token).toBeUndefined();
-    expect(late.route).toEqual({ address: 'http://p' });
+    expect(late.route).toEqual({ address: 'http://p', secret: 'p' });
   });
 
   it('is free at once when released', async () => {

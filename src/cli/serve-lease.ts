@@ -43,7 +43,14 @@ export async function openServeLease(options: {
   let stopped: Promise<void> | undefined;
   return {
     lease,
-    wrap: (handle) => leasedHandle(handle, { lease, forward, waitMs: Math.max(10_000, 3 * options.ttlMs) }),
+    wrap: (handle) =>
+      leasedHandle(handle, {
+        lease,
+        forward,
+        // Writes that pile up while a forward is in flight go to the holder as one request.
+        forwardBatch: forward.batch,
+        waitMs: Math.max(10_000, 3 * options.ttlMs),
+      }),
     async start(address) {
       lease.options.address = address;
       await lease.start();

@@ -2,7 +2,7 @@
  * `serve --database-url URL --all-realms` (issue 30, placement): the process serves every realm of
  * the database whose write lease it can take, up to `--max-realms`, each under the path prefix
  * `/realm/<name>` (`/realm/<name>/api/v1/...`). Other processes take the rest. Every quarter of
- * the lease it renews its leases, closes the realms it lost, and takes free or expired ones while
+ * the lease it renews all its leases with one statement, closes the realms it lost, and takes free or expired ones while
  * it has room, so the realms of a process that died are picked up by the survivors within about
  * one lease. A request for a realm held by another process is passed on to that process (its
  * answer returned as it is); for a realm nobody holds yet, 503.
@@ -18,7 +18,7 @@ import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer } from '../server/node';
 import type { FetchHandler } from '../server/types';
 import type { PgQueryable } from '../stores/postgres/index';
-import { leaseTable, leaseTableDdl, RealmLease } from '../stores/postgres/lease';
+import { leaseTable, leaseTableDdl, RealmLease, renewLeases } from '../stores/postgres/lease';
 
 export const REALM_PREFIX = '/realm/';
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -151,17 +151,20 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
   let renewing: Promise<void> | undefined;
   let taking: Promise<void> | undefined;
   function renew(): Promise<void> {
-    // A realm whose lease is gone (it stalled, or the database was unreachable too long) is
+    // One statement renews every lease of the process (the realms held and those still loading);
+    // a realm whose lease is gone (it stalled, or the database was unreachable too long) is
     // closed here; its new holder serves it.
-    renewing ??= Promise.all([
-      ...[...held].map(async ([realm, h]) => {
-        await h.lease.tick().catch((error: unknown) => options.onError(`renewing ${realm}`, error));
-        if (h.lease.token === undefined) await drop(realm, h);
-      }),
-      ...[...loading].map((lease) => lease.tick().catch(() => undefined)),
-    ])
-      .then(() => undefined)
-      .finally(() => (renewing = undefined));
+    renewing ??= (async () => {
+      const leases = [...[...held.values()].map((h) => h.lease), ...loading];
+      try {
+        await renewLeases(db, leases);
+      } catch (error) {
+        // Nothing learned: the leases stand until they expire (the fence decides every append).
+        options.onError('renewing leases', error);
+        return;
+      }
+      await Promise.all([...held].filter(([, h]) => h.lease.token === undefined).map(([r, h]) => drop(r, h)));
+    })().finally(() => (renewing = undefined));
     return renewing;
   }
   async function takeFree(): Promise<void> {

@@ -21,6 +21,15 @@ import type { SealedChange } from './store';
  * Format 3 records are chained: their checksum continues the previous change's (`store.ts`).
  */
 export const CHANGE_FORMAT = 3;
+/**
+ * The format of a change that carries a forwarded request's id and answer (`requestId`,
+ * `answer`): format 3 plus those two fields. Only such changes are written as format 4, so a log
+ * without forwarded writes stays readable by a chat-realm that knows only format 3 (one that
+ * meets a format 4 record refuses it as newer, instead of misreading it).
+ */
+export const TAGGED_CHANGE_FORMAT = 4;
+/** The newest format this version reads. */
+const LATEST_FORMAT = TAGGED_CHANGE_FORMAT;
 /** The first format whose checksum is chained. */
 const CHAINED_FORMAT = 3;
 
@@ -69,6 +78,13 @@ export interface Change {
   readonly redacted?: true;
   /** The HTTP status of the acknowledged result. */
   readonly status: number;
+  /**
+   * The id a follower gave the forwarded request (src/host/leased-handle.ts), so a retry of it,
+   * after an answer was lost or after failover, finds this change instead of running it twice.
+   */
+  readonly requestId?: string;
+  /** The answer's body, returned to such a retry (omitted when it held a secret). */
+  readonly answer?: Readonly<Record<string, unknown>>;
 }
 
 const actorSchema = z.union([
@@ -77,7 +93,7 @@ const actorSchema = z.union([
 ]);
 
 const changeSchema = z.strictObject({
-  format: z.literal(CHANGE_FORMAT),
+  format: z.literal(LATEST_FORMAT),
   version: z.number().check(z.int(), z.positive()),
   input: z.discriminatedUnion('kind', [
     z.strictObject({
@@ -103,6 +119,8 @@ const changeSchema = z.strictObject({
   liveHasher: z.optional(z.literal(true)),
   redacted: z.optional(z.literal(true)),
   status: z.number().check(z.int()),
+  requestId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  answer: z.optional(z.record(z.string(), z.unknown())),
 });
 
 /**
@@ -115,6 +133,8 @@ const MIGRATIONS: Readonly<Record<number, (raw: Record<string, unknown>) => Reco
   1: (raw) => ({ ...raw, format: 2, liveHasher: true }),
   // 2 → 3: the same fields; only the checksum (outside the payload) became a chain.
   2: (raw) => ({ ...raw, format: 3 }),
+  // 3 → 4: format 4 only adds optional fields (a forwarded request's id and answer).
+  3: (raw) => ({ ...raw, format: 4 }),
 };
 
 /**
@@ -124,8 +144,9 @@ const MIGRATIONS: Readonly<Record<number, (raw: Record<string, unknown>) => Reco
  */
 export function sealChange(change: Change, chain: number): SealedChange {
   const { passwords, ...rest } = change;
+  const tagged = change.requestId !== undefined || change.answer !== undefined;
   const payload = JSON.stringify({
-    format: CHANGE_FORMAT,
+    format: tagged ? TAGGED_CHANGE_FORMAT : CHANGE_FORMAT,
     ...rest,
     ...(passwords && passwords.length > 0 ? { passwords } : {}),
   });
@@ -153,8 +174,8 @@ export function openChange(sealed: SealedChange, where: string, chain: number): 
     throw new CorruptStoreError(where, 'the record is not valid JSON', { cause });
   }
   const declared = formatOf(raw);
-  if (declared !== undefined && declared > CHANGE_FORMAT)
-    throw new UnsupportedFormatError(where, declared, CHANGE_FORMAT);
+  if (declared !== undefined && declared > LATEST_FORMAT)
+    throw new UnsupportedFormatError(where, declared, LATEST_FORMAT);
   if (plain && declared !== undefined && declared >= CHAINED_FORMAT) {
     throw new CorruptStoreError(
       where,
@@ -176,9 +197,20 @@ export function openChange(sealed: SealedChange, where: string, chain: number): 
       `the record says version ${parsed.data.version}, the store ${sealed.version}`,
     );
   }
-  const { format: _format, deleteTopic, passwords, liveHasher, redacted, ...rest } = parsed.data;
+  const {
+    format: _format,
+    deleteTopic,
+    passwords,
+    liveHasher,
+    redacted,
+    requestId,
+    answer,
+    ...rest
+  } = parsed.data;
   return {
     ...rest,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(answer === undefined ? {} : { answer }),
     input: withRawFields(rest.input as ChangeInput, migrated),
     ...(deleteTopic ? { deleteTopic } : {}),
     ...(passwords && passwords.length > 0 ? { passwords } : {}),
@@ -213,8 +245,8 @@ function migrate(raw: unknown, where: string): unknown {
     throw new CorruptStoreError(where, 'the record has no format version');
   }
   let format: number = declared;
-  if (format > CHANGE_FORMAT) throw new UnsupportedFormatError(where, format, CHANGE_FORMAT);
-  while (format < CHANGE_FORMAT) {
+  if (format > LATEST_FORMAT) throw new UnsupportedFormatError(where, format, LATEST_FORMAT);
+  while (format < LATEST_FORMAT) {
     const step = MIGRATIONS[format];
     if (!step) throw new CorruptStoreError(where, `no migration from change format ${format}`);
     record = step(record);

@@ -37,7 +37,7 @@ import type { RealmState } from '../core/state';
 import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
-import type { ChangeInput } from './change';
+import type { Change, ChangeInput } from './change';
 import { checkpointStream, readCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
 import {
@@ -58,6 +58,13 @@ import { Listeners, type ChangeListener } from './listeners';
 import { ChangeRecorder } from './record-change';
 import { proveReplay, replayStored, type ReplayEnv } from './replay';
 import type { RealmStore, SealedChange } from './store';
+import {
+  keepableAnswer,
+  RecentAnswers,
+  repeatedBody,
+  REQUEST_ID_HEADER,
+  type RecordedAnswer,
+} from './request-ids';
 
 /** How long after seeing another writer race this one batches keep taking the write lock first. */
 const CONTENTION_MS = 1000;
@@ -67,7 +74,12 @@ type Ran =
   | {
       readonly entry: BatchEntry<HandleResult>;
       readonly result: HandleResult;
-      readonly change?: { readonly sealed: SealedChange; readonly cost: number };
+      readonly change?: {
+        readonly sealed: SealedChange;
+        readonly cost: number;
+        /** A forwarded request's id and answer, remembered once the change is durable. */
+        readonly tagged?: { readonly id: string; readonly answer: RecordedAnswer };
+      };
     }
   | { readonly entry: BatchEntry<HandleResult>; readonly error: unknown };
 
@@ -241,6 +253,8 @@ class Handle implements RealmHandle {
   /** Reads waiting to be answered (`addRead`). */
   private reads:
     { request: ApiRequest; resolve: (r: HandleResult) => void; reject: (e: unknown) => void }[] | undefined;
+  /** Forwarded requests' ids of the latest changes, with their answers (request-ids.ts). */
+  private readonly answers = new RecentAnswers();
 
   constructor(private readonly options: Omit<OpenRealmOptions, 'snapshot' | 'initialState'>) {
     this.store = options.store;
@@ -588,6 +602,7 @@ class Handle implements RealmHandle {
   /** Runs and records one request on `tip` (at `version`, whose change checksum is `chain`). */
   private runEntry(entry: BatchEntry<HandleResult>, tip: RealmState, version: number, chain: number): Ran {
     let input: ChangeInput;
+    let requestId: string | undefined;
     if (entry.work.kind === 'request') {
       const original = entry.work.request;
       const actor = authenticate(tip, headerOf(original.headers, 'authorization'));
@@ -595,6 +610,19 @@ class Handle implements RealmHandle {
       if ('code' in actor) {
         const ctx = opContext(this.options.ctx, clock(this.options.ctx), undefined);
         return { entry, result: { ...handleApiRequest(tip, original, ctx), version } };
+      }
+      requestId = headerOf(original.headers, REQUEST_ID_HEADER);
+      if (requestId !== undefined) {
+        // A retry of a forwarded write that is already applied (this handle caught up before
+        // running the batch, and runs it again caught up after a lost race): its first answer.
+        const found = this.answers.find(requestId, actor);
+        if (found !== undefined) {
+          const body = repeatedBody(found);
+          return {
+            entry,
+            result: { state: tip, status: found.status, body, events: [], effects: [], version },
+          };
+        }
       }
       // What is stored is what runs: the replay sees exactly what this run sees.
       input = requestInput(actor, original);
@@ -608,14 +636,32 @@ class Handle implements RealmHandle {
     const result = applyInput(this.ops, tip, input, ctx);
     const cost = performance.now() - started;
     if (result.state === tip) return { entry, result: { ...result, version } };
-    const { sealed, redacted } = recorder.seal(chain, version + 1, input, now, result.status);
+    const kept = requestId === undefined ? undefined : keepableAnswer(result.body);
+    const tag = requestId === undefined ? undefined : { requestId, answer: kept };
+    const { sealed, redacted } = recorder.seal(chain, version + 1, input, now, result.status, tag);
     try {
       checkChangeSize(sealed, this.options.maxChangeBytes ?? DEFAULT_MAX_CHANGE_BYTES);
       if (redacted) proveReplay(this.env, tip, sealed, chain, result.state);
     } catch (cause) {
       return { entry, error: new PersistError(version + 1, { cause }) };
     }
-    return { entry, result: { ...result, version: version + 1 }, change: { sealed, cost } };
+    const tagged =
+      requestId === undefined
+        ? undefined
+        : {
+            id: requestId,
+            answer: {
+              actor: plainActor(input.actor),
+              version: version + 1,
+              status: result.status,
+              body: redacted ? undefined : kept,
+            },
+          };
+    return {
+      entry,
+      result: { ...result, version: version + 1 },
+      change: { sealed, cost, ...(tagged === undefined ? {} : { tagged }) },
+    };
   }
 
   /** The batch is durable: move on, tell subscribers (in version order), answer everyone in it. */
@@ -626,6 +672,7 @@ class Handle implements RealmHandle {
     for (const r of batch.ran) {
       if ('change' in r && r.change) {
         this.checkpoints.spent(r.change.cost);
+        if (r.change.tagged) this.answers.add(r.change.tagged.id, r.change.tagged.answer);
         this.listeners.notify(r.result.version, r.result.events);
       }
     }
@@ -709,7 +756,14 @@ class Handle implements RealmHandle {
         const loaded = readCheckpoint(stored.checkpoint, where);
         const chain = loaded.chain ?? (await this.legacyChain(stored.checkpoint.version));
         const from = { state: loaded.state, version: stored.checkpoint.version, chain };
-        const replayed = replayStored(this.env, from, stored.changes, true, () => undefined);
+        const replayed = replayStored(
+          this.env,
+          from,
+          stored.changes,
+          true,
+          () => undefined,
+          (c) => this.remember(c),
+        );
         const missed = { from: this.ver + 1, to: from.version };
         this.current = replayed.state;
         this.ver = replayed.version;
@@ -726,11 +780,29 @@ class Handle implements RealmHandle {
   /** Replays stored changes; any damage or divergence refuses the store (nothing half-applied). */
   private applyStored(changes: readonly SealedChange[], notify: boolean): void {
     const from = { state: this.current, version: this.ver, chain: this.chain };
-    const replayed = replayStored(this.env, from, changes, notify, (ms) => this.checkpoints.spent(ms));
+    const replayed = replayStored(
+      this.env,
+      from,
+      changes,
+      notify,
+      (ms) => this.checkpoints.spent(ms),
+      (c) => this.remember(c),
+    );
     this.current = replayed.state;
     this.ver = replayed.version;
     this.chain = replayed.chain;
     for (const n of replayed.notices) this.listeners.notify(n.version, n.events);
+  }
+
+  /** Remembers a forwarded request's id of a change applied from the store (request-ids.ts). */
+  private remember(change: Change): void {
+    if (change.requestId === undefined) return;
+    this.answers.add(change.requestId, {
+      actor: change.input.actor,
+      version: change.version,
+      status: change.status,
+      body: change.answer,
+    });
   }
 
   private reportBackgroundError(error: unknown): void {

@@ -29,6 +29,8 @@ export class ChangeRecorder {
     input: ChangeInput,
     now: number,
     status: Change['status'],
+    /** A forwarded request's id and answer (request-ids.ts); the answer is dropped when redacted. */
+    tag?: { readonly requestId: string; readonly answer: Change['answer'] },
   ): { readonly sealed: SealedChange; readonly redacted: boolean } {
     const dt = this.ctx?.deleteTopic;
     const stored = redactInput(input);
@@ -44,6 +46,9 @@ export class ChangeRecorder {
       ...(calls.length > 0 ? { passwords: calls } : {}),
       ...(stored.redacted ? { redacted: true as const } : {}),
       status,
+      ...(tag === undefined ? {} : { requestId: tag.requestId }),
+      // A change that lost secrets keeps no answer either (it might echo them).
+      ...(tag?.answer === undefined || stored.redacted ? {} : { answer: tag.answer }),
     };
     return { sealed: sealChange(change, chain), redacted: stored.redacted };
   }

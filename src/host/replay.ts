@@ -41,6 +41,8 @@ export function replayStored(
   changes: readonly SealedChange[],
   notify: boolean,
   spent: (ms: number) => void,
+  /** Told each change once it applied (e.g. to remember its request id). */
+  applied?: (change: Change) => void,
 ): Replayed {
   let { state, version, chain } = from;
   const notices: ChangeNotice[] = [];
@@ -56,6 +58,7 @@ export function replayStored(
     state = result.state;
     version = change.version;
     chain = sealed.checksum;
+    applied?.(change);
     if (notify) notices.push({ version, events: result.events });
   }
   return { state, version, chain, notices };

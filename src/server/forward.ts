@@ -10,6 +10,13 @@
  */
 import http from 'node:http';
 import { ForwardError, type Forward, type ForwardedAnswer } from '../host/leased-handle';
+import {
+  bodyText,
+  FORWARD_BATCH_PATH,
+  FORWARD_SECRET_HEADER,
+  type BatchedRequest,
+  type ForwardBatch,
+} from '../host/forward-batch';
 import type { ApiRequest } from '../wire/handle';
 
 export interface HttpForwardOptions {
@@ -20,10 +27,19 @@ export interface HttpForwardOptions {
 }
 
 /** Headers the holder needs to run the request as the client's own. */
-const PASSED = new Set(['authorization', 'content-type', 'user-agent', 'x-chat-realm-hops']);
+const PASSED = new Set([
+  'authorization',
+  'content-type',
+  'user-agent',
+  'x-chat-realm-hops',
+  'x-chat-realm-request-id',
+  'x-chat-realm-forward-secret',
+]);
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
-export function httpForward(options: HttpForwardOptions = {}): Forward & { close(): void } {
+export function httpForward(
+  options: HttpForwardOptions = {},
+): Forward & { readonly batch: ForwardBatch; close(): void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
   const timeoutMs = options.timeoutMs ?? 10_000;
   const forward = (address: string, request: ApiRequest): Promise<ForwardedAnswer> =>
@@ -81,5 +97,41 @@ export function httpForward(options: HttpForwardOptions = {}): Forward & { close
       });
       req.end(body);
     });
-  return Object.assign(forward, { close: () => agent.destroy() });
+  /**
+   * A batch (src/host/forward-batch.ts): one POST carrying every request, answered with one answer
+   * each. A refusal of the whole batch (anything but a success body with as many answers) ran
+   * nothing: it rejects as not delivered, and the batcher sends the requests one by one.
+   */
+  const batch: ForwardBatch = async (address, secret, requests) => {
+    const items: BatchedRequest[] = requests.map((r) => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(r.headers ?? {})) {
+        if (PASSED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+      }
+      const body = bodyText(r.body);
+      if (body !== undefined && typeof r.body !== 'string')
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+      return { method: r.method, url: r.url, headers, ...(body === undefined ? {} : { body }) };
+    });
+    const got = await forward(address, {
+      method: 'POST',
+      url: FORWARD_BATCH_PATH,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', [FORWARD_SECRET_HEADER]: secret },
+      body: new URLSearchParams({ batch: JSON.stringify(items) }).toString(),
+    });
+    const answers = (got.body as { answers?: unknown }).answers;
+    if (got.status !== 200 || !Array.isArray(answers) || answers.length !== requests.length) {
+      throw new ForwardError(false, `the holder at ${address} refused a batch (${got.status})`);
+    }
+    for (const a of answers as unknown[]) {
+      const result = (a as { body?: { result?: unknown } } | null)?.body?.result;
+      if (
+        typeof (a as { status?: unknown }).status !== 'number' ||
+        (result !== 'success' && result !== 'error')
+      )
+        throw new ForwardError(true, `the holder at ${address} answered a batch with something else`);
+    }
+    return answers as ForwardedAnswer[];
+  };
+  return Object.assign(forward, { batch, close: () => agent.destroy() });
 }

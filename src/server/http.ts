@@ -6,6 +6,7 @@
  * so both answer every request the same way.
  */
 import { bodyJson } from '../core/body-json';
+import { FORWARD_BATCH_PATH } from '../host/forward-batch';
 import { serverEmojiDataJson } from '../core/emoji/server-data';
 import { EMOJI_DATA_PATH } from '../core/register/server-constants';
 import type { OpResult } from '../core/result';
@@ -229,8 +230,14 @@ function rateLimited(secs: number): HttpAnswer {
   return { ...answer, headers: { ...answer.headers, 'retry-after': String(secs) } };
 }
 
-/** Whether a request counts against the rate limit (and is scheduled): every one but the event long-polls. */
+/**
+ * Whether a request counts against the rate limit (and is scheduled): every one but the event
+ * long-polls, and batches of writes forwarded by another process (src/host/forward-batch.ts):
+ * each write in one was counted and scheduled by the process its client reached, and a batch
+ * carries many users' writes (scheduled under one key, they would wait for each other).
+ */
 function counted(method: string, path: string): boolean {
+  if (path === FORWARD_BATCH_PATH) return false;
   if (method !== 'GET' && method !== 'DELETE') return true;
   return path.replace(/\/+$/, '') !== '/api/v1/events';
 }

@@ -10,15 +10,14 @@
  * In CI (CI set) a missing server fails this test loudly; elsewhere the test is skipped with a
  * warning, so `npm test` passes without services.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run';
 import { openRealm } from '../../src/host/realm-handle';
 import { postgresStore } from '../../src/stores/postgres/index';
+import { spawnServe, type ServeProcess } from '../support/serve-process';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const URL_ = process.env['DATABASE_URL'] ?? '';
 /** For the refusals, which come before any connection: never connected to. */
 const ARGS_URL = URL_ || 'postgres://postgres@127.0.0.1:5432/never-connected';
@@ -50,42 +49,11 @@ if (unreachable !== undefined && !inCi) {
   );
 }
 
-interface Server {
-  readonly child: ChildProcess;
-  readonly site: string;
-  output(): string;
-}
+type Server = ServeProcess;
 
 function serve(): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      '--database-url',
-      URL_,
-      '--schema',
-      schema,
-      '--port',
-      '0',
-      '--verbose',
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATABASE_URL: '' } },
-  );
-  let out = '';
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const site = /^site=(.+)$/m.exec(out)?.[1];
-      if (site) {
-        child.removeAllListeners('exit');
-        resolve({ child, site, output: () => out });
-      }
-    });
+  return spawnServe(['--database-url', URL_, '--schema', schema, '--port', '0', '--verbose'], {
+    env: { ...process.env, DATABASE_URL: '' },
   });
 }
 

@@ -434,7 +434,7 @@ describe('realm handle: refusing bad stores', () => {
     });
     expect(error).toBeInstanceOf(UnsupportedFormatError);
     expect((error as Error).message).toMatch(
-      /memory, change 2 has format 9; this chat-realm reads formats up to 3/,
+      /memory, change 2 has format 9; this chat-realm reads formats up to 4/,
     );
   });
 

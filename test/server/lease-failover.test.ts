@@ -9,12 +9,12 @@
  * by processes. LEASE_ROUNDS sets the number of leader failures (default 50; a longer soak: more).
  * Zulip has no counterpart (one Tornado process per realm shard, a hot spare promoted by hand).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueSchema, usingServer } from '../stores/pg-backing';
+import { spawnServe } from '../support/serve-process';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const URL_ = process.env['DATABASE_URL'] ?? '';
 const ROUNDS = Number(process.env['LEASE_ROUNDS'] ?? 50);
 const LEASE_MS = 300;
@@ -32,34 +32,14 @@ const schema = uniqueSchema();
 const procs: Proc[] = [];
 let admin: Pool;
 
-function serve(): Promise<Proc> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      ...['--database-url', URL_, '--schema', schema, '--port', '0', '--lease'],
-      ...['--lease-ms', String(LEASE_MS), '--rate-limit', 'off', '--fair-share', 'off'],
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`serve exited with ${String(code)}:\n${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const site = /^site=(.+)$/m.exec(out)?.[1];
-      if (site) {
-        child.removeAllListeners('exit');
-        const proc: Proc = { child, site, stopped: false, dead: false };
-        child.on('exit', () => (proc.dead = true));
-        resolve(proc);
-      }
-    });
-  });
+async function serve(): Promise<Proc> {
+  const started = await spawnServe([
+    ...['--database-url', URL_, '--schema', schema, '--port', '0', '--lease'],
+    ...['--lease-ms', String(LEASE_MS), '--rate-limit', 'off', '--fair-share', 'off'],
+  ]);
+  const proc: Proc = { child: started.child, site: started.site, stopped: false, dead: started.dead };
+  started.child.on('exit', () => (proc.dead = true));
+  return proc;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

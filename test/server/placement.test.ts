@@ -6,15 +6,15 @@
  * the survivor take its realms within a bounded time, with the writes acknowledged before still
  * there. Needs DATABASE_URL (child processes cannot share PGlite).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRealm } from '../../src/host/realm-handle';
 import { postgresStore } from '../../src/stores/postgres/index';
 import { devSnapshot } from '../support/realm';
 import { uniqueSchema, usingServer } from '../stores/pg-backing';
+import { spawnServe, type ServeProcess } from '../support/serve-process';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const URL_ = process.env['DATABASE_URL'] ?? '';
 const REALMS = Array.from({ length: 8 }, (_, i) => `team${i}`);
 const LEASE_MS = 400;
@@ -23,29 +23,13 @@ const schema = uniqueSchema();
 const children: ChildProcess[] = [];
 let admin: Pool;
 
-function serve(): Promise<{ child: ChildProcess; site: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...['--import', 'tsx', 'src/cli/main.ts', 'serve', '--database-url', URL_, '--schema', schema],
-      ...['--all-realms', '--max-realms', '5', '--lease-ms', String(LEASE_MS), '--port', '0'],
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let out = '';
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`serve exited with ${String(code)}:\n${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const site = /^site=(.+)$/m.exec(out)?.[1];
-      if (site) {
-        child.removeAllListeners('exit');
-        resolve({ child, site });
-      }
-    });
-  });
+async function serve(): Promise<ServeProcess> {
+  const started = await spawnServe([
+    ...['--database-url', URL_, '--schema', schema],
+    ...['--all-realms', '--max-realms', '5', '--lease-ms', String(LEASE_MS), '--port', '0'],
+  ]);
+  children.push(started.child);
+  return started;
 }
 
 /** Which process (by address) holds each realm, live leases only. */

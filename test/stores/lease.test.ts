@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError, PersistError } from '../../src/host/errors';
 import { openRealm } from '../../src/host/realm-handle';
 import { postgresStore } from '../../src/stores/postgres/index';
-import { RealmLease } from '../../src/stores/postgres/lease';
+import { RealmLease, renewLeases } from '../../src/stores/postgres/lease';
 import { ALL_OPS, appendMark } from '../support/host-ops';
 import { cast, devSnapshot } from '../support/realm';
 import { openDatabase, uniqueSchema, type PgHandle } from './pg-backing';
@@ -52,7 +52,7 @@ describe('realm lease', () => {
     expect(a.token).toBe(1);
     expect(b.token).toBeUndefined();
     expect(a.route).toBe('self');
-    expect(b.route).toEqual({ address: 'http://a' });
+    expect(b.route).toEqual({ address: 'http://a', secret: 'a' });
     // Renewing keeps the token.
     await a.tick();
     expect(a.token).toBe(1);
@@ -91,7 +91,7 @@ describe('realm lease', () => {
     await b.tick();
     await a.tick();
     expect(a.token).toBeUndefined();
-    expect(a.route).toEqual({ address: 'http://b' });
+    expect(a.route).toEqual({ address: 'http://b', secret: 'b' });
     await sb.appendBatch([change(1)], 0);
     expect((await sb.changesSince(0)).map((c) => c.version)).toEqual([1]);
   });
@@ -106,6 +106,36 @@ describe('realm lease', () => {
       expect(b.token).toBeUndefined();
       expect(a.token).toBe(1);
     }
+  });
+
+  it('renews many realms in one statement; one taken over meanwhile is reported lost', async () => {
+    const schema = uniqueSchema();
+    schemas.push(schema);
+    await postgresStore({ client: db.client, realm: 'r0', schema, listen: false });
+    const lease = (realm: string, holder: string) =>
+      new RealmLease({ client: db.client, realm, schema, holder, address: `http://${holder}`, ttlMs: 1000 });
+    const mine = ['r0', 'r1', 'r2'].map((r) => lease(r, 'p'));
+    for (const l of mine) await l.tick();
+    expect(mine.map((l) => l.token)).toEqual([1, 1, 1]);
+    await sleep(1100); // all three expire; another process takes r1
+    const other = lease('r1', 'q');
+    await other.tick();
+    expect(other.token).toBe(2);
+    const lost: string[] = [];
+    for (const l of mine) l.onChange((held) => held || lost.push(l.options.realm));
+    const queries: string[] = [];
+    const counting = {
+      query: (text: string, params?: unknown[]) => (queries.push(text), db.client.query(text, params)),
+    };
+    await renewLeases(counting, mine);
+    expect(queries).toHaveLength(1);
+    expect(mine.map((l) => l.token)).toEqual([1, undefined, 1]);
+    expect(lost).toEqual(['r1']);
+    // The renewed ones are alive again: nobody else can take them.
+    const late = lease('r0', 'q');
+    await late.tick();
+    expect(late.token).toBeUndefined();
+    expect(late.route).toEqual({ address: 'http://p', secret: 'p' });
   });
 
   it('is free at once when released', async () => {

@@ -87,11 +87,18 @@ export class RealmLease {
   }
 
   /** Where writes go now: this process (`'self'`), another's address, or nobody alive. */
-  get route(): 'self' | { readonly address: string } | undefined {
+  get route(): 'self' | { readonly address: string; readonly secret: string } | undefined {
     if (this.held !== undefined) return 'self';
     const v = this.view;
     if (v === undefined || !v.live || v.holder === this.holder) return undefined;
-    return { address: v.address };
+    // The holder's name is random and known only to the processes that read the lease row: it
+    // authenticates batches of forwarded writes (src/host/forward-batch.ts) to their holder.
+    return { address: v.address, secret: v.holder };
+  }
+
+  /** What batches of writes forwarded to this process must carry (its name in the lease row). */
+  get secret(): string {
+    return this.holder;
   }
 
   /** Called with true when this process takes the lease, false when it loses or releases it. */
@@ -122,6 +129,27 @@ export class RealmLease {
   tick(): Promise<void> {
     this.ticking ??= this.step().finally(() => (this.ticking = undefined));
     return this.ticking;
+  }
+
+  /** The table the row lives in (leases renewed together must share it: `renewLeases`). */
+  get tableName(): string {
+    return this.table;
+  }
+
+  /**
+   * What a renewal of many leases in one statement (`renewLeases`) found for this one: renewed
+   * (still this process's, at this token) or not (another process took it, or the row is gone).
+   */
+  settleRenewal(renewed: boolean): void {
+    const was = this.held;
+    if (was === undefined) return;
+    if (renewed) {
+      this.view = { holder: this.holder, token: was, address: this.options.address, live: true };
+      return;
+    }
+    this.held = undefined;
+    this.view = undefined;
+    this.emit(false);
   }
 
   /** Told by the store that an append was fenced: the lease is gone, whatever the timer thinks. */
@@ -183,8 +211,40 @@ export class RealmLease {
   }
 }
 
+/**
+ * Renews every lease in `leases` that this process holds with one statement per lease table
+ * (placement holds many realms: one round trip per renewal round instead of one per realm). A
+ * lease is renewed only while its row still names its holder and token, as `tick` does; the others
+ * are told they lost it (`settleRenewal`). Leases not held are left alone.
+ */
+export async function renewLeases(client: PgQueryable, leases: readonly RealmLease[]): Promise<void> {
+  const byTable = new Map<string, RealmLease[]>();
+  for (const lease of leases) {
+    if (lease.token === undefined) continue;
+    const group = byTable.get(lease.tableName);
+    if (group) group.push(lease);
+    else byTable.set(lease.tableName, [lease]);
+  }
+  for (const [table, group] of byTable) {
+    // Tokens as they were when the statement was sent: one that changes meanwhile (lost) is not ours.
+    const tokens = group.map((l) => l.token!);
+    const { rows } = await client.query(
+      `UPDATE ${table} AS l SET expires_at = now() + r.ttl * interval '1 millisecond'
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) AS r(realm, holder, token, ttl)
+        WHERE l.realm = r.realm AND l.holder = r.holder AND l.token = r.token
+        RETURNING l.realm`,
+      [group.map((l) => l.options.realm), group.map((l) => l.holder), tokens, group.map((l) => l.ttlMs)],
+    );
+    const renewed = new Set((rows as { realm: string }[]).map((r) => r.realm));
+    group.forEach((lease, i) => {
+      if (lease.token === tokens[i]) lease.settleRenewal(renewed.has(lease.options.realm));
+    });
+  }
+}
+
 function randomHolder(): string {
-  const words = new Uint32Array(2);
+  // 128 bits: the name doubles as the secret of forwarded batches (`route`).
+  const words = new Uint32Array(4);
   crypto.getRandomValues(words);
-  return `p${words[0]!.toString(36)}${words[1]!.toString(36)}`;
+  return `p${Array.from(words, (w) => w.toString(36)).join('')}`;
 }

@@ -145,31 +145,6 @@ export function messageDict(
   const contentType = opts.applyMarkdown ? 'text/html' : 'text/x-markdown';
   const isMe = m.content.startsWith('/me ') && !m.content.includes('\n');
   const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));
-  // A fetched, never-edited channel message (nearly every dict of a window): one literal with
-  // every key, so the dict is built in one allocation with its final shape.
-  if (isStream && flags !== undefined && !state.messages.edits.has(m.id))
-    return {
-      id: m.id,
-      sender_id: m.sender_id,
-      content,
-      recipient_id: recipientId(m),
-      timestamp: m.timestamp,
-      client: 'API',
-      subject: topic,
-      topic_links: [],
-      is_me_message: isMe,
-      reactions,
-      submessages: [],
-      sender_full_name: sender.full_name,
-      sender_email: sender.email,
-      sender_realm_str: state.realm.string_id,
-      display_recipient: displayRecipient,
-      type: 'stream',
-      stream_id: m.stream_id,
-      avatar_url: sender.avatar,
-      content_type: contentType,
-      flags,
-    };
   const dict: Record<string, unknown> = {
     id: m.id,
     sender_id: m.sender_id,
@@ -201,8 +176,8 @@ export function messageDict(
 /**
  * `messageDict` of the channel message at `index` of `chunk` with `flags`, read straight from the
  * columns (no decoded record: a window of 1000 messages allocated one per message for nothing), or
- * undefined for a direct message or an edited one (those take `messageDict`). The same literal, key
- * for key, as `messageDict`'s fetched channel message.
+ * undefined for a direct message or an edited one (those take `messageDict`). The same keys in the
+ * same order as `messageDict`'s, built in one literal: one allocation with the final shape.
  */
 export function channelDictAt(
   state: RealmState,

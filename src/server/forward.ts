@@ -37,6 +37,19 @@ const PASSED = new Set([
 ]);
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/** The headers the holder needs (lower-cased) and the body as form text, as the request goes on. */
+function passedOn(request: ApiRequest): { headers: Record<string, string>; body: string | undefined } {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(request.headers ?? {})) {
+    if (PASSED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+  }
+  const body = bodyText(request.body);
+  // Fields a host already parsed (multipart): sent on as a form.
+  if (body !== undefined && typeof request.body !== 'string')
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+  return { headers, body };
+}
+
 export function httpForward(
   options: HttpForwardOptions = {},
 ): Forward & { readonly batch: ForwardBatch; close(): void } {
@@ -45,17 +58,7 @@ export function httpForward(
   const forward = (address: string, request: ApiRequest): Promise<ForwardedAnswer> =>
     new Promise((resolve, reject) => {
       const target = new URL(request.url, address);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(request.headers ?? {})) {
-        if (PASSED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
-      }
-      let body: string | undefined;
-      if (typeof request.body === 'string') body = request.body;
-      else if (request.body !== undefined) {
-        // Fields a host already parsed (multipart): sent on as a form.
-        body = new URLSearchParams(request.body as Record<string, string>).toString();
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-      }
+      const { headers, body } = passedOn(request);
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
       let written = false;
       const req = http.request(
@@ -104,13 +107,7 @@ export function httpForward(
    */
   const batch: ForwardBatch = async (address, secret, requests) => {
     const items: BatchedRequest[] = requests.map((r) => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(r.headers ?? {})) {
-        if (PASSED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
-      }
-      const body = bodyText(r.body);
-      if (body !== undefined && typeof r.body !== 'string')
-        headers['content-type'] = 'application/x-www-form-urlencoded';
+      const { headers, body } = passedOn(r);
       return { method: r.method, url: r.url, headers, ...(body === undefined ? {} : { body }) };
     });
     const got = await forward(address, {

@@ -69,8 +69,8 @@ Options:
   --max-body BYTES   Largest request body (default 1048576)
   --rate-limit N/S   Requests per user in S seconds (default 200/60, Zulip's; "off" for none)
   --fair-share MS/S  Event-loop ms a user may use in S seconds while others are active, after
-                     a first 100 ms (default 100/1: 10%), one request per user at a time;
-                     "off" for none
+                     a first 100 ms (default 100/1: 10%), one request (or group of queued
+                     cheap ones, ~1 ms) per user at a time; "off" for none
   --verbose          Log every request and the events of every change
   --dev-login        Zulip's development login: GET /dev_list_users and POST /dev_fetch_api_key
                      hand anyone any user's API key without a password (never on by default)
@@ -303,14 +303,22 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 
 type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes' | 'rateLimit' | 'fairness'>;
 
+/**
+ * A user's queued cheap requests go into the realm together (one batch, one turn), as many as
+ * its recent cost per request fits in 1 ms: a client that sends many at once (over several
+ * connections) is not held to one event-loop turn per request, and another user's request still
+ * waits behind at most ~1 ms of this user's work beyond one request (src/server/fairness.ts).
+ */
+const SERVE_GROUPS = { maxGroup: 32, groupMs: 1 } as const;
+
 /** `--fair-share`: "MS/S" (event-loop ms per user per S seconds), "off", or the default 100/1. */
 function fairnessOf(spec: string | undefined): FairScheduler | false {
-  if (spec === undefined) return new FairScheduler();
+  if (spec === undefined) return new FairScheduler(SERVE_GROUPS);
   if (spec === 'off') return false;
   const m = /^(\d+)\/(\d+)$/.exec(spec);
   if (m === null || Number(m[1]) < 1 || Number(m[2]) < 1)
     throw new UsageError(`--fair-share must be MS/SECONDS (e.g. 100/1) or off, got ${spec}`);
-  return new FairScheduler({ shareMsPerSec: Number(m[1]) / Number(m[2]) });
+  return new FairScheduler({ ...SERVE_GROUPS, shareMsPerSec: Number(m[1]) / Number(m[2]) });
 }
 
 /** `--rate-limit`: "N/S" (N requests per user in S seconds), "off", or Zulip's 200/60 when absent. */

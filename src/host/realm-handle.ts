@@ -262,7 +262,12 @@ class Handle implements RealmHandle {
     if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`maxBatch must be a positive integer, got ${String(options.maxBatch)}`);
     this.maxBatch = maxBatch;
-    this.batches = new Batches(this.queue, maxBatch, (entries) => this.commitBatch(entries));
+    this.batches = new Batches(
+      this.queue,
+      maxBatch,
+      (entries) => this.commitBatch(entries),
+      this.store.appendsAtOnce === true,
+    );
     for (const op of options.operations ?? OPERATIONS) this.ops.set(op.def.name, op);
     this.env = { ops: this.ops, ctx: options.ctx, store: this.store };
     this.checkpoints = new CheckpointSchedule(options.checkpoints);

@@ -112,6 +112,12 @@ export interface RealmStore {
    * after the other process's commit, so a read there reads the store first.
    */
   readonly watchIsSynchronous?: boolean;
+  /**
+   * Optional: an append costs no wait (the memory store: nothing to sync), so a batch gains
+   * nothing from waiting a turn of the event loop for more requests to share its commit, unless
+   * the last such wait brought some (`Batches`).
+   */
+  readonly appendsAtOnce?: boolean;
   /** Releases what the store opened (never an injected connection). */
   close(): Promise<void>;
 }

@@ -21,8 +21,22 @@
  */
 
 export interface FairnessOptions {
-  /** A user's requests in the realm at once; the rest wait in the user's queue. Default 1. */
+  /** A user's requests (or groups, see `maxGroup`) in the realm at once; the rest wait in the user's queue. Default 1. */
   readonly maxInFlight?: number;
+  /**
+   * Most of a user's queued requests let into the realm together, as one group that takes one of
+   * the user's `maxInFlight` places (so they join one batch of the realm handle: one turn, one
+   * append, instead of one each). Only as many as the user's recent cost per request says fit in
+   * `groupMs`; a user who has not been measured yet, or whose requests are expensive, goes one
+   * at a time. Default 1 (no groups).
+   */
+  readonly maxGroup?: number;
+  /**
+   * Event-loop milliseconds a group may be expected to take (its size times the user's recent
+   * cost per request, an estimate that rises at once and falls by half per request). What a
+   * group makes another user's request wait beyond one request. Default 1.
+   */
+  readonly groupMs?: number;
   /**
    * Event-loop milliseconds a user may spend at once before being paced. Default 100. The debt is
    * bounded by it too: after one very expensive request (a register on a large realm) the user's
@@ -44,7 +58,8 @@ export interface FairnessOptions {
 }
 
 interface Waiting {
-  readonly run: () => void;
+  /** Starts the request; `done` is called once, when it has left the realm. */
+  readonly run: (done: () => void) => void;
 }
 
 interface UserState {
@@ -57,6 +72,12 @@ interface UserState {
   /** When `budget` was last refilled. */
   refilledAt: number;
   timer: boolean;
+  /**
+   * Recent event-loop ms per request (undefined until one was measured): the cost of a request
+   * that finished, or half the previous estimate if that is more (one expensive request keeps
+   * the user's groups small for the next few).
+   */
+  costMs: number | undefined;
 }
 
 /** A default busy-time source: the event loop's active time where the runtime reports it. */
@@ -73,6 +94,8 @@ function defaultBusy(now: () => number): () => number {
 export class FairScheduler {
   private readonly users = new Map<string, UserState>();
   private readonly maxInFlight: number;
+  private readonly maxGroup: number;
+  private readonly groupMs: number;
   private readonly burstMs: number;
   private readonly shareMsPerSec: number;
   private readonly activeWindowMs: number;
@@ -91,6 +114,8 @@ export class FairScheduler {
 
   constructor(options: FairnessOptions = {}) {
     this.maxInFlight = options.maxInFlight ?? 1;
+    this.maxGroup = options.maxGroup ?? 1;
+    this.groupMs = options.groupMs ?? 1;
     this.burstMs = options.burstMs ?? 100;
     this.shareMsPerSec = options.shareMsPerSec ?? 100;
     this.activeWindowMs = options.activeWindowMs ?? 1000;
@@ -98,8 +123,16 @@ export class FairScheduler {
     this.now = options.now ?? (() => performance.now());
     this.busy = options.busy ?? defaultBusy(this.now);
     this.setTimer = options.setTimer ?? ((fn, ms) => void setTimeout(fn, ms));
-    if (!(this.maxInFlight >= 1) || !(this.burstMs > 0) || !(this.shareMsPerSec > 0))
-      throw new RangeError('fairness: maxInFlight ≥ 1, burstMs > 0 and shareMsPerSec > 0');
+    if (
+      !(this.maxInFlight >= 1) ||
+      !(this.maxGroup >= 1) ||
+      !(this.groupMs > 0) ||
+      !(this.burstMs > 0) ||
+      !(this.shareMsPerSec > 0)
+    )
+      throw new RangeError(
+        'fairness: maxInFlight ≥ 1, maxGroup ≥ 1, groupMs > 0, burstMs > 0 and shareMsPerSec > 0',
+      );
     this.lastBusy = this.busy();
   }
 
@@ -117,7 +150,7 @@ export class FairScheduler {
     this.lastSeenAt = at;
     return new Promise<T>((resolve, reject) => {
       user.pending.push({
-        run: () => {
+        run: (done) => {
           const started = this.enter();
           // The user leaves the realm before its caller goes on, so a request the caller makes
           // next is charged nothing of this one's time.
@@ -129,11 +162,13 @@ export class FairScheduler {
           }
           ran.then(
             (value) => {
-              this.leave(key, user, started);
+              this.leave(user, started);
+              done();
               resolve(value);
             },
             (error: unknown) => {
-              this.leave(key, user, started);
+              this.leave(user, started);
+              done();
               reject(error);
             },
           );
@@ -165,6 +200,7 @@ export class FairScheduler {
         budget: this.burstMs,
         refilledAt: this.now(),
         timer: false,
+        costMs: undefined,
       };
       this.forgetIdle();
     } else {
@@ -200,15 +236,29 @@ export class FairScheduler {
     return this.share;
   }
 
-  private leave(key: string, user: UserState, started: number): void {
+  /** Charges a request that left the realm to its user. */
+  private leave(user: UserState, started: number): void {
     this.account();
     this.inRealm--;
-    user.inFlight--;
     this.refill(user);
+    const cost = this.share - started;
     // Bounded debt: one huge request delays the user's next by a bounded time; sustained heavy
     // use is paced all the same (each request's debt is added after the previous one is paid).
-    user.budget = Math.max(-this.burstMs, user.budget - (this.share - started));
+    user.budget = Math.max(-this.burstMs, user.budget - cost);
+    user.costMs = user.costMs === undefined ? cost : Math.max(cost, user.costMs / 2);
+  }
+
+  /** A group (or single request) of the user left the realm: its place is free for the next. */
+  private groupLeft(key: string, user: UserState): void {
+    user.inFlight--;
     this.admit(key, user);
+  }
+
+  /** How many of the user's queued requests go in together: what fits in `groupMs` at its recent cost. */
+  private groupSize(user: UserState): number {
+    if (this.maxGroup === 1 || user.costMs === undefined) return 1;
+    const fit = Math.floor(this.groupMs / Math.max(user.costMs, 1e-3));
+    return Math.max(1, Math.min(this.maxGroup, fit));
   }
 
   private refill(user: UserState): void {
@@ -226,7 +276,10 @@ export class FairScheduler {
         return;
       }
       user.inFlight++;
-      const next = user.pending[user.head++]!;
+      // A group is taken from the queue whole before any of it runs: a request's task may settle
+      // at once (the rest then still goes in with it, in order).
+      const group = user.pending.slice(user.head, user.head + this.groupSize(user));
+      user.head += group.length;
       if (user.head === user.pending.length) {
         user.pending = [];
         user.head = 0;
@@ -234,7 +287,12 @@ export class FairScheduler {
         user.pending = user.pending.slice(user.head);
         user.head = 0;
       }
-      next.run();
+      let left = group.length;
+      const done = () => {
+        if (--left === 0) this.groupLeft(key, user);
+      };
+      // Started one after another in this same turn: a realm handle puts them in one batch.
+      for (const next of group) next.run(done);
     }
   }
 

@@ -124,6 +124,13 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         ? options.fairness
         : new FairScheduler(options.fairness);
 
+  /**
+   * Per credential, requests let through the in-turn check below and not yet counted: with fair
+   * scheduling's groups several of a user's requests are in the realm at once, and each must see
+   * the others' places in the window (one at a time, this is always 0).
+   */
+  const admitted = new Map<string, number>();
+
   return async function answer(head, body) {
     try {
       let path = head.path;
@@ -184,15 +191,25 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
       const respond = async (): Promise<HttpAnswer> => {
-        if (credential !== undefined) {
-          // Checked again in the user's turn: with fair scheduling a user's requests run one at a
-          // time, so a burst sent at once is counted one by one and refused past the limit.
-          const secs = limiter!.secsToFreedom(credential);
-          if (secs > 0) return rateLimited(secs);
+        if (credential === undefined) return resultAnswer(await realm.request(apiRequest));
+        // Checked again in the user's turn: with fair scheduling a user's requests run one at a
+        // time (or in groups), so a burst sent at once is counted one by one and refused past the limit.
+        const inTurn = fairness === undefined ? 0 : (admitted.get(credential) ?? 0);
+        const secs = limiter!.secsToFreedom(credential, inTurn);
+        if (secs > 0) return rateLimited(secs);
+        if (fairness !== undefined) admitted.set(credential, inTurn + 1);
+        let result: OpResult;
+        try {
+          result = await realm.request(apiRequest);
+        } finally {
+          if (fairness !== undefined) {
+            const n = admitted.get(credential)! - 1;
+            if (n === 0) admitted.delete(credential);
+            else admitted.set(credential, n);
+          }
         }
-        const result: OpResult = await realm.request(apiRequest);
         // Only authenticated requests count (Zulip limits the user, after authentication).
-        if (credential !== undefined && result.status !== 401) limiter!.record(credential);
+        if (result.status !== 401) limiter!.record(credential);
         // Serialized in the user's turn: a large answer is that user's cost.
         return resultAnswer(result);
       };

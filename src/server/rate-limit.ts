@@ -45,11 +45,20 @@ export class RateLimiter {
       throw new RangeError('rate limit: maxRequests ≥ 1 and windowSecs > 0');
   }
 
-  /** Seconds until `key` may make a request again, or 0 when it may now. Counts nothing. */
-  secsToFreedom(key: string): number {
+  /**
+   * Seconds until `key` may make a request again, or 0 when it may now. Counts nothing.
+   * `pending`: requests of `key` already let through and not yet counted (they will be, at about
+   * now), which take places in the window too.
+   */
+  secsToFreedom(key: string, pending = 0): number {
     const window = this.log.get(key);
-    if (window === undefined || window.times.length - window.head < this.max) return 0;
-    const wait = window.times[window.head]! + this.windowMs - this.now();
+    const held = window === undefined ? 0 : window.times.length - window.head;
+    if (held + pending < this.max) return 0;
+    // The place comes free when the (held + pending - max + 1)-th oldest leaves the window; a
+    // pending one is counted at about now, so it leaves a whole window from now.
+    const at = (window?.head ?? 0) + held + pending - this.max;
+    const oldest = window !== undefined && at < window.times.length ? window.times[at]! : this.now();
+    const wait = oldest + this.windowMs - this.now();
     return wait > 0 ? wait / 1000 : 0;
   }
 

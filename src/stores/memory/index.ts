@@ -59,6 +59,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   return {
     describe: options.name ?? 'memory',
     records,
+    // Appending is pushing to an array: no fsync for a batch to share.
+    appendsAtOnce: true,
     async load(): Promise<StoredRealm> {
       const checkpoint = records.checkpoints.at(-1) ?? null;
       const from = checkpoint?.version ?? 0;

@@ -80,25 +80,47 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
   }
   // No prototype: a parameter named `__proto__` is a field like any other (as in the wire layer).
   const fields = Object.create(null) as Record<string, string>;
-  const keep = (k: string, v: string) => {
-    if (names.fromPath.has(k)) return; // the URL's value wins on the wire anyway
-    fields[k] = names.read.has(k) ? v : '';
-  };
-  if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) keep(k, v);
+  if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) keep(fields, names, k, v);
   const body = request.body;
-  if (typeof body === 'string') for (const [k, v] of new URLSearchParams(body)) keep(k, v);
-  else if (body !== undefined && body !== null) for (const [k, v] of Object.entries(body)) keep(k, String(v));
+  if (typeof body === 'string') for (const [k, v] of new URLSearchParams(body)) keep(fields, names, k, v);
+  else if (body !== undefined && body !== null)
+    for (const [k, v] of Object.entries(body)) keep(fields, names, k, String(v));
   return { kind: 'request', actor, method: request.method, url: path, body: fields };
 }
+
+/** Stores one field as `requestInput` says: read ones as sent, others by name only. */
+function keep(fields: Record<string, string>, names: ParameterNames, k: string, v: string): void {
+  if (names.fromPath.has(k)) return; // the URL's value wins on the wire anyway
+  fields[k] = names.read.has(k) ? v : '';
+}
+
+interface ParameterNames {
+  readonly read: ReadonlySet<string>;
+  readonly fromPath: ReadonlySet<string>;
+}
+
+/**
+ * `parameterNames` by method and raw path: clients call the same few paths again and again, and
+ * finding the names (decoding, routing) costs more than the lookup. Bounded.
+ */
+const namesByPath = new Map<string, ParameterNames | null>();
 
 /**
  * The names the operation a request reaches reads (each parameter's name and alias) and takes from
  * its path, or undefined when no operation matches.
  */
-function parameterNames(
-  method: string,
-  rawPath: string,
-): { readonly read: ReadonlySet<string>; readonly fromPath: ReadonlySet<string> } | undefined {
+function parameterNames(method: string, rawPath: string): ParameterNames | undefined {
+  const key = `${method} ${rawPath}`;
+  let found = namesByPath.get(key);
+  if (found === undefined) {
+    found = findParameterNames(method, rawPath) ?? null;
+    if (namesByPath.size >= 4096) namesByPath.clear();
+    namesByPath.set(key, found);
+  }
+  return found ?? undefined;
+}
+
+function findParameterNames(method: string, rawPath: string): ParameterNames | undefined {
   let path = rawPath;
   try {
     path = decodeURIComponent(rawPath);
@@ -124,10 +146,7 @@ function parameterNames(
 }
 
 /** Each operation's parameter names, built once (every stored request needs them). */
-const namesByOp = new WeakMap<
-  object,
-  { readonly read: ReadonlySet<string>; readonly fromPath: ReadonlySet<string> }
->();
+const namesByOp = new WeakMap<object, ParameterNames>();
 
 /** Only the fields a stored actor has, whatever else the caller's object carried. */
 export function plainActor(actor: Actor): Actor {

@@ -131,6 +131,31 @@ export function createHttpCore(options: HttpOptions): HttpCore {
    */
   const admitted = new Map<string, number>();
 
+  /** The realm's answer to a request (in its user's turn, with fair scheduling). */
+  async function respond(apiRequest: ApiRequest, credential: string | undefined): Promise<HttpAnswer> {
+    if (credential === undefined) return resultAnswer(await realm.request(apiRequest));
+    // Checked again in the user's turn: with fair scheduling a user's requests run one at a
+    // time (or in groups), so a burst sent at once is counted one by one and refused past the limit.
+    const inTurn = fairness === undefined ? 0 : (admitted.get(credential) ?? 0);
+    const secs = limiter!.secsToFreedom(credential, inTurn);
+    if (secs > 0) return rateLimited(secs);
+    if (fairness !== undefined) admitted.set(credential, inTurn + 1);
+    let result: OpResult;
+    try {
+      result = await realm.request(apiRequest);
+    } finally {
+      if (fairness !== undefined) {
+        const n = admitted.get(credential)! - 1;
+        if (n === 0) admitted.delete(credential);
+        else admitted.set(credential, n);
+      }
+    }
+    // Only authenticated requests count (Zulip limits the user, after authentication).
+    if (result.status !== 401) limiter!.record(credential);
+    // Serialized in the user's turn: a large answer is that user's cost.
+    return resultAnswer(result);
+  }
+
   return async function answer(head, body) {
     try {
       let path = head.path;
@@ -190,32 +215,11 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         ...(head.signal === undefined ? {} : { signal: head.signal }),
       };
       // May be asynchronous (a realm handle persisting, or a handler that waits for events).
-      const respond = async (): Promise<HttpAnswer> => {
-        if (credential === undefined) return resultAnswer(await realm.request(apiRequest));
-        // Checked again in the user's turn: with fair scheduling a user's requests run one at a
-        // time (or in groups), so a burst sent at once is counted one by one and refused past the limit.
-        const inTurn = fairness === undefined ? 0 : (admitted.get(credential) ?? 0);
-        const secs = limiter!.secsToFreedom(credential, inTurn);
-        if (secs > 0) return rateLimited(secs);
-        if (fairness !== undefined) admitted.set(credential, inTurn + 1);
-        let result: OpResult;
-        try {
-          result = await realm.request(apiRequest);
-        } finally {
-          if (fairness !== undefined) {
-            const n = admitted.get(credential)! - 1;
-            if (n === 0) admitted.delete(credential);
-            else admitted.set(credential, n);
-          }
-        }
-        // Only authenticated requests count (Zulip limits the user, after authentication).
-        if (result.status !== 401) limiter!.record(credential);
-        // Serialized in the user's turn: a large answer is that user's cost.
-        return resultAnswer(result);
-      };
       return fairness !== undefined && isCounted
-        ? await fairness.run(schedulingKey(head.headers['authorization']), respond)
-        : await respond();
+        ? await fairness.run(schedulingKey(head.headers['authorization']), () =>
+            respond(apiRequest, credential),
+          )
+        : await respond(apiRequest, credential);
     } catch (error) {
       const tooLarge = changeTooLarge(error);
       if (tooLarge !== undefined) {

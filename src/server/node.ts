@@ -226,45 +226,67 @@ function nodeHead(req: IncomingMessage): HttpHead {
 }
 
 function nodeBody(req: IncomingMessage): HttpBody {
-  return {
-    read(limit) {
-      return new Promise((resolve) => {
-        const chunks: Buffer[] = [];
-        let total = 0;
-        let settled = false;
-        const settle = (v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted') => {
-          if (settled) return;
-          settled = true;
-          req.off('data', onData);
-          req.off('end', onEnd);
-          req.off('error', onAbort);
-          req.off('aborted', onAbort);
-          resolve(v);
-        };
-        const onData = (chunk: Buffer) => {
-          total += chunk.byteLength;
-          if (total > limit) {
-            // Drain the rest instead of destroying the socket, so the 413 still reaches the client.
-            req.resume();
-            settle('too_large');
-            return;
-          }
-          chunks.push(chunk);
-        };
-        const onEnd = () => settle(concatChunks(chunks, total));
-        const onAbort = () => settle('aborted');
-        req.on('data', onData);
-        req.on('end', onEnd);
-        req.on('error', onAbort);
-        req.on('aborted', onAbort);
-        if (req.readableEnded) onEnd();
-      });
-    },
-    discard() {
-      req.resume();
-      return Promise.resolve();
-    },
-  };
+  return new NodeBody(req);
+}
+
+/**
+ * A Node request's body, read once up to a limit. A class rather than closures: one object per
+ * request, its listeners made only when the body is read.
+ */
+class NodeBody implements HttpBody {
+  private chunks: Buffer[] = [];
+  private total = 0;
+  private limit = 0;
+  private settled = false;
+  private resolve: ((v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted') => void) | undefined;
+  private onData: ((chunk: Buffer) => void) | undefined;
+  private onEnd: (() => void) | undefined;
+  private onAbort: (() => void) | undefined;
+
+  constructor(private readonly req: IncomingMessage) {}
+
+  read(limit: number): Promise<Uint8Array<ArrayBuffer> | 'too_large' | 'aborted'> {
+    this.limit = limit;
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      const req = this.req;
+      this.onData = (chunk) => this.data(chunk);
+      this.onEnd = () => this.settle(concatChunks(this.chunks, this.total));
+      this.onAbort = () => this.settle('aborted');
+      req.on('data', this.onData);
+      req.on('end', this.onEnd);
+      req.on('error', this.onAbort);
+      req.on('aborted', this.onAbort);
+      if (req.readableEnded) this.onEnd();
+    });
+  }
+
+  discard(): Promise<void> {
+    this.req.resume();
+    return Promise.resolve();
+  }
+
+  private data(chunk: Buffer): void {
+    this.total += chunk.byteLength;
+    if (this.total > this.limit) {
+      // Drain the rest instead of destroying the socket, so the 413 still reaches the client.
+      this.req.resume();
+      this.settle('too_large');
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  private settle(v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted'): void {
+    if (this.settled) return;
+    this.settled = true;
+    const req = this.req;
+    req.off('data', this.onData!);
+    req.off('end', this.onEnd!);
+    req.off('error', this.onAbort!);
+    req.off('aborted', this.onAbort!);
+    this.resolve!(v);
+  }
 }
 
 /**

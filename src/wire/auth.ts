@@ -17,7 +17,11 @@ export function authenticate(state: RealmState, header: string | undefined): Act
   const { username, apiKey } = credential;
   const userId = state.usersByApiKey.get(apiKey);
   const user = userId === undefined ? undefined : state.users.get(userId);
-  if (user === undefined || user.delivery_email.toLowerCase() !== username.toLowerCase()) {
+  // Case-insensitive; the exact spelling (what clients send) is checked first, without lowering.
+  if (
+    user === undefined ||
+    (user.delivery_email !== username && user.delivery_email.toLowerCase() !== username.toLowerCase())
+  ) {
     return errors.unauthorized('Invalid API key');
   }
   if (state.realm.deactivated) return errors.unauthorized('This organization has been deactivated');

@@ -26,9 +26,9 @@ export interface FairnessOptions {
   /**
    * Most of a user's queued requests let into the realm together, as one group that takes one of
    * the user's `maxInFlight` places (so they join one batch of the realm handle: one turn, one
-   * append, instead of one each). Only as many as the user's recent cost per request says fit in
-   * `groupMs`; a user who has not been measured yet, or whose requests are expensive, goes one
-   * at a time. Default 1 (no groups).
+   * append, instead of one each). Only while no other user is active (`activeWindowMs`), and only
+   * as many as the user's recent cost per request says fit in `groupMs`; a user who has not been
+   * measured yet, or whose requests are expensive, goes one at a time. Default 1 (no groups).
    */
   readonly maxGroup?: number;
   /**
@@ -271,9 +271,14 @@ export class FairScheduler {
     this.admit(key, user);
   }
 
-  /** How many of the user's queued requests go in together: what fits in `groupMs` at its recent cost. */
-  private groupSize(user: UserState): number {
-    if (this.maxGroup === 1 || user.costMs === undefined) return 1;
+  /**
+   * How many of the user's queued requests go in together: what fits in `groupMs` at its recent
+   * cost, and only while nobody else is active (like pacing, groups are for a user alone: the
+   * estimate comes from past requests, and a user who mixes cheap ones before expensive ones could
+   * fill a group with expensive ones; with others active, one request at a time bounds that).
+   */
+  private groupSize(key: string, user: UserState): number {
+    if (this.maxGroup === 1 || user.costMs === undefined || this.othersActive(key)) return 1;
     const fit = Math.floor(this.groupMs / Math.max(user.costMs, 1e-3));
     return Math.max(1, Math.min(this.maxGroup, fit));
   }
@@ -294,7 +299,7 @@ export class FairScheduler {
       }
       user.inFlight++;
       const group: Group = { key, user, left: 0 };
-      const size = this.groupSize(user);
+      const size = this.groupSize(key, user);
       // Started one after another in this same turn: a realm handle puts them in one batch. (A
       // task's promise settles in a later microtask, so `left` is complete before any finishes.)
       for (let i = 0; i < size && user.head < user.pending.length; i++) {

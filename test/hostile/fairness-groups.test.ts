@@ -85,7 +85,7 @@ describe('fair scheduling with groups', () => {
     expect(peak).toBe(1);
   });
 
-  it("a second user's request goes in with the next group, never behind the rest of a burst", async () => {
+  it("a second user's request never waits behind the rest of a burst, and stops the groups while active", async () => {
     const { clock, scheduler } = fakeScheduler({ maxGroup: 4, groupMs: 10 });
     const log: string[] = [];
     const gates: (() => void)[] = [];
@@ -109,8 +109,8 @@ describe('fair scheduling with groups', () => {
     expect(log).toEqual(['a', 'a0', 'b']);
     for (const g of gates.splice(0)) g();
     await flush();
-    // a's next group: up to 4.
-    expect(log.slice(3)).toEqual(['a1', 'a2', 'a3', 'a4']);
+    // b is active: a's requests go one at a time again (groups are for a user alone).
+    expect(log.slice(3)).toEqual(['a1']);
     while (gates.length > 0) {
       for (const g of gates.splice(0)) g();
       await flush();
@@ -119,6 +119,19 @@ describe('fair scheduling with groups', () => {
     expect(log.filter((l) => l.startsWith('a') && l !== 'a')).toEqual(
       Array.from({ length: 12 }, (_, i) => `a${i}`),
     );
+    // b quiet for longer than the active window: a's queued requests go in together again.
+    clock.now += 2000;
+    const later = Array.from({ length: 6 }, (_, i) => scheduler.run('a', task(`l${i}`)));
+    await flush();
+    expect(log.slice(-1)).toEqual(['l0']);
+    gates.shift()!();
+    await flush();
+    expect(log.slice(-4)).toEqual(['l1', 'l2', 'l3', 'l4']);
+    while (gates.length > 0) {
+      for (const g of gates.splice(0)) g();
+      await flush();
+    }
+    await Promise.all(later);
   });
 
   it('property: every request answered, each user in order, at most one group of at most maxGroup in the realm', async () => {

@@ -30,23 +30,41 @@ export interface DictOptions {
   readonly viewer?: User | null;
 }
 
-/** Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`. */
 /** Flag names by bit pattern: a read names the same few patterns for thousands of rows. */
 const flagNamesByBits = new Map<number, readonly string[]>();
 
-export function flagNames(bits: number): string[] {
+/**
+ * Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`, as
+ * one frozen array shared by every caller asking for the same bits: a window of 1000 messages
+ * names a handful of patterns, and a fresh copy per message was a tenth of a fetch's garbage.
+ */
+export function sharedFlagNames(bits: number): readonly string[] {
   let names = flagNamesByBits.get(bits);
   if (names === undefined) {
     const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
     if ((bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0)
       out.push('wildcard_mentioned');
+    names = Object.freeze(out);
     // Bounded by the flag bits in use (a few dozen patterns at most in practice).
-    if (flagNamesByBits.size < 4096) flagNamesByBits.set(bits, out);
-    names = out;
+    if (flagNamesByBits.size < 4096) flagNamesByBits.set(bits, names);
   }
-  // A fresh array each time: callers own (and may change) the dicts they get.
-  return names.slice();
+  return names;
 }
+
+/** `sharedFlagNames` as a fresh array the caller owns (events: their flags are built per recipient group). */
+export function flagNames(bits: number): string[] {
+  return sharedFlagNames(bits).slice();
+}
+
+/** The flags of a message the reader has no row for (Zulip's `read` + `historical`), shared and frozen. */
+export const HISTORICAL_FLAGS: readonly string[] = Object.freeze(['read', 'historical']);
+
+/**
+ * The always-empty `topic_links` and `submessages`, and `reactions` of a message without any:
+ * one frozen array shared by every dict `channelDictAt` builds (GET /messages answers are
+ * read-only: three fresh arrays per message were most of what a fetch allocated beyond the dicts).
+ */
+const NONE: readonly never[] = Object.freeze([]);
 
 export function recipientId(m: MessageRecord): number {
   if (m.stream_id !== null) return 3 * m.stream_id;
@@ -102,6 +120,19 @@ export class DictCache {
       this.senders.set(id, s);
     }
     return s;
+  }
+
+  /** The last topic asked for: a window's messages come in runs of one topic (all of a topic narrow). */
+  private lastTopicId = -1;
+  private lastTopic = '';
+
+  /** An interned topic's name, the trie lookup skipped while the topic stays the same. */
+  topicName(topicId: number): string {
+    if (topicId !== this.lastTopicId) {
+      this.lastTopic = nameOf(this.state.messages.topics, topicId);
+      this.lastTopicId = topicId;
+    }
+    return this.lastTopic;
   }
 
   /** A channel's name (a channel message's `display_recipient`), by number: no key string per message. */
@@ -194,11 +225,11 @@ export function channelDictAt(
   const senderId = chunk.sender[index]!;
   const sender = cache.sender(senderId);
   const raw = chunk.content[index]!;
-  const stored = nameOf(store.topics, chunk.topic[index]!);
+  const stored = cache.topicName(chunk.topic[index]!);
   const topic = stored === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : stored;
   // The has_reaction bit is kept with the reactions (store-reactions.ts): no map lookup without it.
   const reacted = (chunk.bits[index]! & MESSAGE_BITS.has_reaction) !== 0;
-  const storedReactions = reacted ? (store.reactions.get(id) ?? []) : [];
+  const storedReactions = reacted ? (store.reactions.get(id) ?? NONE) : NONE;
   return {
     id,
     sender_id: senderId,
@@ -207,10 +238,10 @@ export function channelDictAt(
     timestamp: chunk.timestamp[index]!,
     client: 'API',
     subject: topic,
-    topic_links: [],
+    topic_links: NONE,
     is_me_message: raw.startsWith('/me ') && !raw.includes('\n'),
-    reactions: storedReactions.length === 0 ? [] : storedReactions.map((r) => ({ ...r })),
-    submessages: [],
+    reactions: storedReactions.length === 0 ? NONE : storedReactions.map((r) => ({ ...r })),
+    submessages: NONE,
     sender_full_name: sender.full_name,
     sender_email: sender.email,
     sender_realm_str: state.realm.string_id,

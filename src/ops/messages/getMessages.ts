@@ -147,7 +147,9 @@ export const getMessages = defineOperation({
       });
     }
     const at = anchor ?? firstUnreadAnchor(plan);
-    const selection = selectWindow(plan, at, numBefore, numAfter, includeAnchor);
+    // Views of the narrow engine's scratch buffers (no three window-sized copies): the loop below
+    // reads them before anything could select again.
+    const selection = selectWindow(plan, at, numBefore, numAfter, includeAnchor, true);
     const messages: Array<Record<string, unknown>> = [];
     let foundAnchor = false;
     for (let k = 0; k < selection.ids.length; k++) {

@@ -122,6 +122,9 @@ export class DictCache {
     return s;
   }
 
+  private lastChannelId = -1;
+  private lastChannel = '';
+
   /** The last topic asked for: a window's messages come in runs of one topic (all of a topic narrow). */
   private lastTopicId = -1;
   private lastTopic = '';
@@ -137,11 +140,15 @@ export class DictCache {
 
   /** A channel's name (a channel message's `display_recipient`), by number: no key string per message. */
   channelName(streamId: number): string {
+    // A fetch is mostly one channel: the last answer is checked before the map.
+    if (streamId === this.lastChannelId) return this.lastChannel;
     let name = this.channelNames.get(streamId);
     if (name === undefined) {
       name = this.state.channels.get(streamId)?.name ?? '';
       this.channelNames.set(streamId, name);
     }
+    this.lastChannelId = streamId;
+    this.lastChannel = name;
     return name;
   }
 

@@ -10,14 +10,7 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow } from '../../narrow/terms';
-import {
-  channelDictAt,
-  DictCache,
-  HISTORICAL_FLAGS,
-  messageDict,
-  sharedFlagNames,
-  type DictOptions,
-} from './message-dict';
+import { channelDictAt, DictCache, messageDict, type DictOptions } from './message-dict';
 import { renameGeneralChat, resolveAnchor, resolveWithOperator, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_FETCH. */
@@ -186,7 +179,7 @@ function dictFor(
   const chunk = cursor.chunk!;
   const index = cursor.index;
   // Shared frozen flag lists: the answer's dicts are read-only (see the operation's doc comment).
-  const flags = rowFlags < 0 ? HISTORICAL_FLAGS : sharedFlagNames(rowFlags);
+  const flags = cache.flagNames(rowFlags);
   const dict =
     channelDictAt(state, chunk, index, opts, flags, cache) ??
     messageDict(state, decode(state.messages, chunk, index), opts, flags, cache);

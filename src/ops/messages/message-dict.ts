@@ -1,4 +1,4 @@
-import { renderedContent } from '../../core/messages/rendered';
+import { HtmlReader, renderedContent } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
 import { nameOf } from '../../core/messages/interner';
 import type { MessageChunk, MessageRecord } from '../../core/messages/store';
@@ -143,6 +143,9 @@ export class DictCache {
     return this.lastFlags;
   }
 
+  /** A stored message's HTML by its place in its chunk (`channelDictAt`). */
+  readonly html = new HtmlReader();
+
   private lastChannelId = -1;
   private lastChannel = '';
 
@@ -265,7 +268,7 @@ export function channelDictAt(
   const dict = { ...CHANNEL_DICT };
   dict.id = id;
   dict.sender_id = senderId;
-  dict.content = opts.applyMarkdown ? renderedContent(raw) : raw;
+  dict.content = opts.applyMarkdown ? cache.html.at(chunk.content, index) : raw;
   dict.recipient_id = 3 * streamId;
   dict.timestamp = chunk.timestamp[index]!;
   dict.subject = topic;

@@ -153,10 +153,20 @@ export class DictCache {
   private lastTopicId = -1;
   private lastTopic = '';
 
-  /** An interned topic's name, the trie lookup skipped while the topic stays the same. */
+  private readonly topicNames = new Map<number, string>();
+
+  /**
+   * An interned topic's name: the last one while the topic stays the same, else this request's
+   * map (a channel's window cycles through a few topics), the interner's trie only once per topic.
+   */
   topicName(topicId: number): string {
     if (topicId !== this.lastTopicId) {
-      this.lastTopic = nameOf(this.state.messages.topics, topicId);
+      let name = this.topicNames.get(topicId);
+      if (name === undefined) {
+        name = nameOf(this.state.messages.topics, topicId);
+        this.topicNames.set(topicId, name);
+      }
+      this.lastTopic = name;
       this.lastTopicId = topicId;
     }
     return this.lastTopic;

@@ -4,7 +4,7 @@ import { nameOf } from '../../core/messages/interner';
 import type { MessageChunk, MessageRecord } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
 import type { RealmState } from '../../core/state';
-import type { Reaction, User } from '../../core/model/records';
+import type { User } from '../../core/model/records';
 import { accessibleUserIdsAmong, isUserAccessRestricted } from '../../core/permissions/user-access';
 import { avatarUrl, fakeEmailDomain } from '../../core/users/format';
 import { INACCESSIBLE_USER_AVATAR_URL, INACCESSIBLE_USER_NAME } from '../../core/users/inaccessible-user';
@@ -271,77 +271,29 @@ export function channelDictAt(
   // The has_reaction bit is kept with the reactions (store-reactions.ts): no map lookup without it.
   const reacted = (chunk.bits[index]! & MESSAGE_BITS.has_reaction) !== 0;
   const storedReactions = reacted ? (store.reactions.get(id) ?? NONE) : NONE;
-  // Cloned from the template, then filled: a literal here is an allocation site V8 pretenures
-  // (a fetch keeps its 1000 dicts alive across scavenges), after which every dict was allocated in
-  // the old generation and cost a write barrier per field and major collections; a clone has no
-  // allocation site, so the dicts stay young like any short-lived answer.
-  const dict = { ...CHANNEL_DICT };
-  dict.id = id;
-  dict.sender_id = senderId;
-  dict.content = opts.applyMarkdown ? cache.html.at(chunk.content, index) : raw;
-  dict.recipient_id = 3 * streamId;
-  dict.timestamp = chunk.timestamp[index]!;
-  dict.subject = topic;
-  dict.is_me_message = raw.startsWith('/me ') && !raw.includes('\n');
-  if (storedReactions.length !== 0) dict.reactions = storedReactions.map((r) => ({ ...r }));
-  dict.sender_full_name = sender.full_name;
-  dict.sender_email = sender.email;
-  dict.sender_realm_str = state.realm.string_id;
-  dict.display_recipient = cache.channelName(streamId);
-  dict.stream_id = streamId;
-  dict.avatar_url = sender.avatar;
-  if (!opts.applyMarkdown) dict.content_type = 'text/x-markdown';
-  dict.flags = flags;
-  return dict;
+  return {
+    id,
+    sender_id: senderId,
+    content: opts.applyMarkdown ? cache.html.at(chunk.content, index) : raw,
+    recipient_id: 3 * streamId,
+    timestamp: chunk.timestamp[index]!,
+    client: 'API',
+    subject: topic,
+    topic_links: NONE,
+    is_me_message: raw.startsWith('/me ') && !raw.includes('\n'),
+    reactions: storedReactions.length === 0 ? NONE : storedReactions.map((r) => ({ ...r })),
+    submessages: NONE,
+    sender_full_name: sender.full_name,
+    sender_email: sender.email,
+    sender_realm_str: state.realm.string_id,
+    display_recipient: cache.channelName(streamId),
+    type: 'stream',
+    stream_id: streamId,
+    avatar_url: sender.avatar,
+    content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
+    flags,
+  };
 }
-
-/**
- * A fetched channel message's dict with every key in `messageDict`'s order (the order the JSON
- * answer shows): `channelDictAt` clones it and sets the fields that vary.
- */
-const CHANNEL_DICT: {
-  id: number;
-  sender_id: number;
-  content: string;
-  recipient_id: number;
-  timestamp: number;
-  client: string;
-  subject: string;
-  topic_links: readonly never[];
-  is_me_message: boolean;
-  reactions: readonly Reaction[];
-  submessages: readonly never[];
-  sender_full_name: string;
-  sender_email: string;
-  sender_realm_str: string;
-  display_recipient: string;
-  type: string;
-  stream_id: number;
-  avatar_url: string | null;
-  content_type: string;
-  flags: readonly string[];
-} = {
-  id: 0,
-  sender_id: 0,
-  content: '',
-  recipient_id: 0,
-  timestamp: 0,
-  client: 'API',
-  subject: '',
-  topic_links: NONE,
-  is_me_message: false,
-  reactions: NONE,
-  submessages: NONE,
-  sender_full_name: '',
-  sender_email: '',
-  sender_realm_str: '',
-  display_recipient: '',
-  type: 'stream',
-  stream_id: 0,
-  avatar_url: null,
-  content_type: 'text/html',
-  flags: NONE,
-};
 
 /**
  * What a restricted guest sees of a sender they cannot access (Zulip's `finalize_payload` with

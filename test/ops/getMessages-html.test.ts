@@ -1,6 +1,7 @@
 /**
  * GET /messages finds a stored message's HTML by its place in its chunk (core/messages/rendered.ts
- * `HtmlReader`, a bounded cache keyed by the content column). A position's HTML must stay right
+ * `ContentReader`, a bounded cache keyed by the content column), and its `is_me_message` too.
+ * What is read at a position must stay right
  * when the newest chunk grows in place, when two states append onto one store (a fork: the second
  * copies the column), and when an edit replaces a chunk's content.
  */
@@ -23,6 +24,10 @@ function send(state: RealmState, content: string): { state: RealmState; id: numb
 }
 
 function fetched(state: RealmState): Map<number, string> {
+  return new Map([...fetchedDicts(state)].map(([id, m]) => [id, m.content]));
+}
+
+function fetchedDicts(state: RealmState): Map<number, { content: string; is_me_message: boolean }> {
   const r = wire(state, 'hamlet', 'GET', '/messages', {
     anchor: 'newest',
     num_before: '50',
@@ -30,8 +35,8 @@ function fetched(state: RealmState): Map<number, string> {
     narrow: JSON.stringify([{ operator: 'channel', operand: 'Verona' }]),
   });
   expect(r.status).toBe(200);
-  const messages = r.body['messages'] as Array<{ id: number; content: string }>;
-  return new Map(messages.map((m) => [m.id, m.content]));
+  const messages = r.body['messages'] as Array<{ id: number; content: string; is_me_message: boolean }>;
+  return new Map(messages.map((m) => [m.id, m]));
 }
 
 describe('GET /messages: HTML by position', () => {
@@ -45,6 +50,12 @@ describe('GET /messages: HTML by position', () => {
     expect(fetched(left.state).get(left.id)).toBe(renderMarkdown('*left*'));
     expect(fetched(right.state).get(right.id)).toBe(renderMarkdown('`right`'));
     expect(fetched(left.state).get(left.id)).toBe(renderMarkdown('*left*'));
+    // `/me` on one branch only, at the same position.
+    const me = send(left.state, '/me waves');
+    const notMe = send(right.state, 'waves');
+    expect(fetchedDicts(me.state).get(me.id)?.is_me_message).toBe(true);
+    expect(fetchedDicts(notMe.state).get(notMe.id)?.is_me_message).toBe(false);
+    expect(fetchedDicts(me.state).get(me.id)?.is_me_message).toBe(true);
     // The older state still answers without the new message.
     expect(fetched(one.state).has(left.id)).toBe(false);
     // An edit: the new text's HTML, the neighbours unchanged.

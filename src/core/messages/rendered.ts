@@ -1,5 +1,6 @@
 import { renderMarkdown } from '../markdown';
 import { memoText } from '../text/memo';
+import { MESSAGE_CHUNK } from './store-types';
 
 /**
  * A message's `rendered_content` (HTML) from its Markdown source. Zulip renders once on send and
@@ -11,20 +12,33 @@ import { memoText } from '../text/memo';
  */
 export const renderedContent: (content: string) => string = memoText(renderMarkdown, 32_768);
 
+/** Zulip's `is_me_message`: a one-line message opening with `/me `. */
+export function isMeMessage(content: string): boolean {
+  return content.startsWith('/me ') && !content.includes('\n');
+}
+
 /**
- * The HTML of a content column by position, for the columns read most recently: a fetch finds a
- * message's HTML by its place in its chunk (`HtmlReader`) instead of hashing its text into the
- * memo above, which cost two cache misses per message on a large heap. Keyed by the content array
- * itself: an entry of it never changes (chunks are immutable, the growing newest chunk's array
- * only gains entries past every state's end, and a fork or an edit copies it), so the HTML at a
- * position stays right for as long as the array lives. Bounded like the memo: at most
- * `COLUMNS_KEPT` columns (a chunk's worth of references each), the least recently used dropped,
- * so the memory per message does not grow.
+ * What a read derives from a content column, by position: the HTML (undefined until first read)
+ * and `is_me_message` (0 not yet known, 1 no, 2 yes). A fetch finds both by a message's place in
+ * its chunk (`ContentReader`) instead of hashing its text into the memo above and reading the
+ * text itself: two to three cache misses per message on a large heap.
+ */
+interface Derived {
+  readonly html: Array<string | undefined>;
+  readonly me: Uint8Array;
+}
+
+/**
+ * Keyed by the content array itself: an entry of it never changes (chunks are immutable, the
+ * growing newest chunk's array only gains entries past every state's end, and a fork or an edit
+ * copies it), so what is derived at a position stays right for as long as the array lives.
+ * Bounded like the memo: at most `COLUMNS_KEPT` columns (a chunk's worth each), the least
+ * recently used dropped, so the memory per message does not grow.
  */
 const COLUMNS_KEPT = 16;
-const columns = new Map<readonly string[], Array<string | undefined>>();
+const columns = new Map<readonly string[], Derived>();
 
-function renderedColumn(content: readonly string[]): Array<string | undefined> {
+function derivedColumn(content: readonly string[]): Derived {
   let column = columns.get(content);
   if (column !== undefined) {
     // Most recently used last (a fetch switches columns only a few times).
@@ -33,27 +47,46 @@ function renderedColumn(content: readonly string[]): Array<string | undefined> {
     return column;
   }
   if (columns.size >= COLUMNS_KEPT) columns.delete(columns.keys().next().value!);
-  // Preallocated to the array's length: filled at scattered positions, it stays a fast array.
-  column = new Array<string | undefined>(content.length);
+  // Sized for a full chunk (the newest one's array grows up to it): filled at scattered
+  // positions, the HTML array stays a fast one.
+  const size = Math.max(content.length, MESSAGE_CHUNK);
+  column = { html: new Array<string | undefined>(size), me: new Uint8Array(size) };
   columns.set(content, column);
   return column;
 }
 
-/** Reads `renderedContent` of stored messages by position, one column lookup per chunk switch. */
-export class HtmlReader {
+/** Reads what `channelDictAt` derives from stored contents, one column lookup per chunk switch. */
+export class ContentReader {
   private content: readonly string[] | undefined;
-  private column: Array<string | undefined> = [];
+  private column: Derived = { html: [], me: new Uint8Array(0) };
 
-  at(content: readonly string[], index: number): string {
+  private switchTo(content: readonly string[]): Derived {
     if (content !== this.content) {
       this.content = content;
-      this.column = renderedColumn(content);
+      this.column = derivedColumn(content);
     }
-    let html = this.column[index];
+    return this.column;
+  }
+
+  /** `renderedContent(content[index])`. */
+  html(content: readonly string[], index: number): string {
+    const column = this.switchTo(content);
+    let html = column.html[index];
     if (html === undefined) {
       html = renderedContent(content[index]!);
-      this.column[index] = html;
+      column.html[index] = html;
     }
     return html;
+  }
+
+  /** `isMeMessage(content[index])`. */
+  isMe(content: readonly string[], index: number): boolean {
+    const column = this.switchTo(content);
+    let known = column.me[index];
+    if (known === undefined || known === 0) {
+      known = isMeMessage(content[index]!) ? 2 : 1;
+      if (index < column.me.length) column.me[index] = known;
+    }
+    return known === 2;
   }
 }

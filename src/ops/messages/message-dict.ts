@@ -1,4 +1,4 @@
-import { HtmlReader, renderedContent } from '../../core/messages/rendered';
+import { ContentReader, isMeMessage, renderedContent } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
 import { nameOf } from '../../core/messages/interner';
 import type { MessageChunk, MessageRecord } from '../../core/messages/store';
@@ -143,8 +143,8 @@ export class DictCache {
     return this.lastFlags;
   }
 
-  /** A stored message's HTML by its place in its chunk (`channelDictAt`). */
-  readonly html = new HtmlReader();
+  /** A stored message's HTML and `is_me_message` by its place in its chunk (`channelDictAt`). */
+  readonly content = new ContentReader();
 
   private lastChannelId = -1;
   private lastChannel = '';
@@ -215,7 +215,7 @@ export function messageDict(
   const displayRecipient = cache.displayRecipient(m);
   const content = opts.applyMarkdown ? renderedContent(m.content) : m.content;
   const contentType = opts.applyMarkdown ? 'text/html' : 'text/x-markdown';
-  const isMe = m.content.startsWith('/me ') && !m.content.includes('\n');
+  const isMe = isMeMessage(m.content);
   const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));
   const dict: Record<string, unknown> = {
     id: m.id,
@@ -274,13 +274,13 @@ export function channelDictAt(
   return {
     id,
     sender_id: senderId,
-    content: opts.applyMarkdown ? cache.html.at(chunk.content, index) : raw,
+    content: opts.applyMarkdown ? cache.content.html(chunk.content, index) : raw,
     recipient_id: 3 * streamId,
     timestamp: chunk.timestamp[index]!,
     client: 'API',
     subject: topic,
     topic_links: NONE,
-    is_me_message: raw.startsWith('/me ') && !raw.includes('\n'),
+    is_me_message: cache.content.isMe(chunk.content, index),
     reactions: storedReactions.length === 0 ? NONE : storedReactions.map((r) => ({ ...r })),
     submessages: NONE,
     sender_full_name: sender.full_name,

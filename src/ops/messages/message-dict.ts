@@ -38,7 +38,7 @@ const flagNamesByBits = new Map<number, readonly string[]>();
  * one frozen array shared by every caller asking for the same bits: a window of 1000 messages
  * names a handful of patterns, and a fresh copy per message was a tenth of a fetch's garbage.
  */
-export function sharedFlagNames(bits: number): readonly string[] {
+function sharedFlagNames(bits: number): readonly string[] {
   let names = flagNamesByBits.get(bits);
   if (names === undefined) {
     const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
@@ -57,7 +57,7 @@ export function flagNames(bits: number): string[] {
 }
 
 /** The flags of a message the reader has no row for (Zulip's `read` + `historical`), shared and frozen. */
-export const HISTORICAL_FLAGS: readonly string[] = Object.freeze(['read', 'historical']);
+const HISTORICAL_FLAGS: readonly string[] = Object.freeze(['read', 'historical']);
 
 /**
  * The always-empty `topic_links` and `submessages`, and `reactions` of a message without any:

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/core/markdown';
+import { ContentReader } from '../../src/core/messages/rendered';
 import type { RealmState } from '../../src/core/state';
 import { devRealm, testCtx, wire } from '../support/realm';
 
@@ -72,5 +73,16 @@ describe('GET /messages: HTML by position', () => {
     expect(after.get(one.id)).toBe(renderMarkdown('~~gone~~'));
     expect(after.get(left.id)).toBe(renderMarkdown('*left*'));
     expect(fetched(left.state).get(one.id)).toBe(renderMarkdown('**one**'));
+  });
+
+  it('reads old history through the memo and new messages through the columns, alike', () => {
+    const content = ['**bold**', '/me waves', 'plain', '/me two\nlines'];
+    // Ids up to 1,000,000 - 16 chunks take the memo; newer ones the columns.
+    const reader = new ContentReader({ ...base.messages, lastId: 1_000_000 });
+    for (const id of [1, 999_999])
+      for (const [index, text] of content.entries()) {
+        expect(reader.html(content, index, id)).toBe(renderMarkdown(text));
+        expect(reader.isMe(content, index, id)).toBe(text.startsWith('/me ') && !text.includes('\n'));
+      }
   });
 });

@@ -1,6 +1,6 @@
 import { renderMarkdown } from '../markdown';
 import { memoText } from '../text/memo';
-import { MESSAGE_CHUNK } from './store-types';
+import { MESSAGE_CHUNK, type MessageStore } from './store-types';
 
 /**
  * A message's `rendered_content` (HTML) from its Markdown source. Zulip renders once on send and
@@ -55,10 +55,21 @@ function derivedColumn(content: readonly string[]): Derived {
   return column;
 }
 
-/** Reads what `channelDictAt` derives from stored contents, one column lookup per chunk switch. */
+/**
+ * Reads what `channelDictAt` derives from stored contents, one column lookup per chunk switch.
+ * Only the newest `COLUMNS_KEPT` chunks' worth of ids get columns: reads of older history (rarer,
+ * and spread over more chunks than the cache keeps) take the memo as before instead of
+ * allocating a column at every chunk switch.
+ */
 export class ContentReader {
   private content: readonly string[] | undefined;
   private column: Derived = { html: [], me: new Uint8Array(0) };
+  /** Messages with a larger id use the columns. */
+  private readonly columnsFrom: number;
+
+  constructor(store: MessageStore) {
+    this.columnsFrom = store.lastId - COLUMNS_KEPT * MESSAGE_CHUNK;
+  }
 
   private switchTo(content: readonly string[]): Derived {
     if (content !== this.content) {
@@ -68,8 +79,9 @@ export class ContentReader {
     return this.column;
   }
 
-  /** `renderedContent(content[index])`. */
-  html(content: readonly string[], index: number): string {
+  /** `renderedContent(content[index])` of message `id`. */
+  html(content: readonly string[], index: number, id: number): string {
+    if (id <= this.columnsFrom) return renderedContent(content[index]!);
     const column = this.switchTo(content);
     let html = column.html[index];
     if (html === undefined) {
@@ -79,8 +91,9 @@ export class ContentReader {
     return html;
   }
 
-  /** `isMeMessage(content[index])`. */
-  isMe(content: readonly string[], index: number): boolean {
+  /** `isMeMessage(content[index])` of message `id`. */
+  isMe(content: readonly string[], index: number, id: number): boolean {
+    if (id <= this.columnsFrom) return isMeMessage(content[index]!);
     const column = this.switchTo(content);
     let known = column.me[index];
     if (known === undefined || known === 0) {

@@ -103,6 +103,7 @@ export class DictCache {
   ) {
     if (viewer !== undefined && viewer !== null && isUserAccessRestricted(state, viewer))
       this.restricted = viewer;
+    this.content = new ContentReader(state.messages);
   }
 
   private lastSenderId = -1;
@@ -144,7 +145,7 @@ export class DictCache {
   }
 
   /** A stored message's HTML and `is_me_message` by its place in its chunk (`channelDictAt`). */
-  readonly content = new ContentReader();
+  readonly content: ContentReader;
 
   private lastChannelId = -1;
   private lastChannel = '';
@@ -274,13 +275,13 @@ export function channelDictAt(
   return {
     id,
     sender_id: senderId,
-    content: opts.applyMarkdown ? cache.content.html(chunk.content, index) : raw,
+    content: opts.applyMarkdown ? cache.content.html(chunk.content, index, id) : raw,
     recipient_id: 3 * streamId,
     timestamp: chunk.timestamp[index]!,
     client: 'API',
     subject: topic,
     topic_links: NONE,
-    is_me_message: cache.content.isMe(chunk.content, index),
+    is_me_message: cache.content.isMe(chunk.content, index, id),
     reactions: storedReactions.length === 0 ? NONE : storedReactions.map((r) => ({ ...r })),
     submessages: NONE,
     sender_full_name: sender.full_name,

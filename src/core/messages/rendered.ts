@@ -1,5 +1,6 @@
 import { renderMarkdown } from '../markdown';
 import { memoText } from '../text/memo';
+import { MESSAGE_CHUNK, type MessageStore } from './store-types';
 
 /**
  * A message's `rendered_content` (HTML) from its Markdown source. Zulip renders once on send and
@@ -10,3 +11,95 @@ import { memoText } from '../text/memo';
  * invisible to callers; a snapshot load starts cold and renders each message on its first read.
  */
 export const renderedContent: (content: string) => string = memoText(renderMarkdown, 32_768);
+
+/** Zulip's `is_me_message`: a one-line message opening with `/me `. */
+export function isMeMessage(content: string): boolean {
+  return content.startsWith('/me ') && !content.includes('\n');
+}
+
+/**
+ * What a read derives from a content column, by position: the HTML (undefined until first read)
+ * and `is_me_message` (0 not yet known, 1 no, 2 yes). A fetch finds both by a message's place in
+ * its chunk (`ContentReader`) instead of hashing its text into the memo above and reading the
+ * text itself: two to three cache misses per message on a large heap.
+ */
+interface Derived {
+  readonly html: Array<string | undefined>;
+  readonly me: Uint8Array;
+}
+
+/**
+ * Keyed by the content array itself: an entry of it never changes (chunks are immutable, the
+ * growing newest chunk's array only gains entries past every state's end, and a fork or an edit
+ * copies it), so what is derived at a position stays right for as long as the array lives.
+ * Bounded like the memo: at most `COLUMNS_KEPT` columns (a chunk's worth each), the least
+ * recently used dropped, so the memory per message does not grow.
+ */
+const COLUMNS_KEPT = 16;
+const columns = new Map<readonly string[], Derived>();
+
+function derivedColumn(content: readonly string[]): Derived {
+  let column = columns.get(content);
+  if (column !== undefined) {
+    // Most recently used last (a fetch switches columns only a few times).
+    columns.delete(content);
+    columns.set(content, column);
+    return column;
+  }
+  if (columns.size >= COLUMNS_KEPT) columns.delete(columns.keys().next().value!);
+  // Sized for a full chunk (the newest one's array grows up to it): filled at scattered
+  // positions, the HTML array stays a fast one.
+  const size = Math.max(content.length, MESSAGE_CHUNK);
+  column = { html: new Array<string | undefined>(size), me: new Uint8Array(size) };
+  columns.set(content, column);
+  return column;
+}
+
+/**
+ * Reads what `channelDictAt` derives from stored contents, one column lookup per chunk switch.
+ * Only the newest `COLUMNS_KEPT` chunks' worth of ids get columns: reads of older history (rarer,
+ * and spread over more chunks than the cache keeps) take the memo as before instead of
+ * allocating a column at every chunk switch.
+ */
+export class ContentReader {
+  private content: readonly string[] | undefined;
+  private column: Derived = { html: [], me: new Uint8Array(0) };
+  /** Messages with a larger id use the columns. */
+  private readonly columnsFrom: number;
+
+  constructor(store: MessageStore) {
+    this.columnsFrom = store.lastId - COLUMNS_KEPT * MESSAGE_CHUNK;
+  }
+
+  private switchTo(content: readonly string[]): Derived {
+    if (content !== this.content) {
+      this.content = content;
+      this.column = derivedColumn(content);
+    }
+    return this.column;
+  }
+
+  /** `renderedContent(content[index])` of message `id`. */
+  html(content: readonly string[], index: number, id: number): string {
+    if (id <= this.columnsFrom) return renderedContent(content[index]!);
+    const column = this.switchTo(content);
+    let html = column.html[index];
+    if (html === undefined) {
+      html = renderedContent(content[index]!);
+      column.html[index] = html;
+    }
+    return html;
+  }
+
+  /** `isMeMessage(content[index])` of message `id`. */
+  isMe(content: readonly string[], index: number, id: number): boolean {
+    if (id <= this.columnsFrom) return isMeMessage(content[index]!);
+    const column = this.switchTo(content);
+    let known = column.me[index];
+    if (known === undefined || known === 0) {
+      known = isMeMessage(content[index]!) ? 2 : 1;
+      if (index < column.me.length) column.me[index] = known;
+    }
+    return known === 2;
+  }
+}

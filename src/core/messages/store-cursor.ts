@@ -24,9 +24,18 @@ export class MessageCursor {
       // Not in the current chunk: chunks is non-empty here, so the index is never -1.
       this.ci = chunkIndexOf(chunks, id);
       c = chunks[this.ci]!;
-      this.index = lowerBound(c.ids, id);
+      const dense = id - c.ids[0]!;
+      this.index = c.ids[dense] === id ? dense : lowerBound(c.ids, id);
     } else if (c.ids[this.index] !== id) {
-      this.index = c.ids[this.index + 1] === id ? this.index + 1 : lowerBoundFrom(c.ids, id, this.index);
+      // A chunk's ids are usually consecutive (gaps only where messages were deleted), so `id`'s
+      // offset from the chunk's first id is tried before galloping from the previous position.
+      const dense = id - c.ids[0]!;
+      this.index =
+        c.ids[this.index + 1] === id
+          ? this.index + 1
+          : c.ids[dense] === id
+            ? dense
+            : lowerBoundFrom(c.ids, id, this.index);
     }
     this.chunk = c;
     return c.ids[this.index] === id;

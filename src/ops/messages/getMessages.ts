@@ -10,7 +10,7 @@ import { failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { buildNarrow, firstUnreadAnchor, NEWEST, selectWindow } from '../../narrow';
 import { parseNarrow } from '../../narrow/terms';
-import { channelDictAt, DictCache, flagNames, messageDict, type DictOptions } from './message-dict';
+import { channelDictAt, DictCache, messageDict, type DictOptions } from './message-dict';
 import { renameGeneralChat, resolveAnchor, resolveWithOperator, type NarrowInput } from './narrow-request';
 
 /** Zulip's MAX_MESSAGES_PER_FETCH. */
@@ -41,6 +41,10 @@ const narrowSchema = accepts<readonly NarrowInput[] | null>()(
  * the anchor excluded only at an end of the range, then the narrow (the engine's every operator,
  * history from channels the user may read as Zulip's `include_history`). Each message comes in
  * Zulip's shape with this user's flags (`read`+`historical` for a message without a row).
+ *
+ * The answer is read-only: arrays that are the same for many messages (the `flags` of one bit
+ * pattern, an empty `topic_links`, `submessages` or `reactions`) are one frozen array shared by
+ * every dict and every answer, so a caller that wants to change a dict copies it first.
  *
  * Differences (docs/differences/messages.md): spectators (web-public access without a login) are
  * not served; `history_limited` is always false (no plan limits). Search results carry
@@ -136,7 +140,9 @@ export const getMessages = defineOperation({
       });
     }
     const at = anchor ?? firstUnreadAnchor(plan);
-    const selection = selectWindow(plan, at, numBefore, numAfter, includeAnchor);
+    // Views of the narrow engine's scratch buffers (no three window-sized copies): the loop below
+    // reads them before anything could select again.
+    const selection = selectWindow(plan, at, numBefore, numAfter, includeAnchor, true);
     const messages: Array<Record<string, unknown>> = [];
     let foundAnchor = false;
     for (let k = 0; k < selection.ids.length; k++) {
@@ -172,7 +178,8 @@ function dictFor(
   cursor.seek(id);
   const chunk = cursor.chunk!;
   const index = cursor.index;
-  const flags = rowFlags < 0 ? ['read', 'historical'] : flagNames(rowFlags);
+  // Shared frozen flag lists: the answer's dicts are read-only (see the operation's doc comment).
+  const flags = cache.flagNames(rowFlags);
   const dict =
     channelDictAt(state, chunk, index, opts, flags, cache) ??
     messageDict(state, decode(state.messages, chunk, index), opts, flags, cache);

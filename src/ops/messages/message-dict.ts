@@ -1,4 +1,4 @@
-import { renderedContent } from '../../core/messages/rendered';
+import { ContentReader, isMeMessage, renderedContent } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
 import { nameOf } from '../../core/messages/interner';
 import type { MessageChunk, MessageRecord } from '../../core/messages/store';
@@ -30,23 +30,41 @@ export interface DictOptions {
   readonly viewer?: User | null;
 }
 
-/** Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`. */
 /** Flag names by bit pattern: a read names the same few patterns for thousands of rows. */
 const flagNamesByBits = new Map<number, readonly string[]>();
 
-export function flagNames(bits: number): string[] {
+/**
+ * Zulip's API flag names for a row's bits (bit order), with the legacy `wildcard_mentioned`, as
+ * one frozen array shared by every caller asking for the same bits: a window of 1000 messages
+ * names a handful of patterns, and a fresh copy per message was a tenth of a fetch's garbage.
+ */
+function sharedFlagNames(bits: number): readonly string[] {
   let names = flagNamesByBits.get(bits);
   if (names === undefined) {
     const out: string[] = FLAG_NAMES.filter((n) => (bits & FLAG_BITS[n]) !== 0);
     if ((bits & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) !== 0)
       out.push('wildcard_mentioned');
+    names = Object.freeze(out);
     // Bounded by the flag bits in use (a few dozen patterns at most in practice).
-    if (flagNamesByBits.size < 4096) flagNamesByBits.set(bits, out);
-    names = out;
+    if (flagNamesByBits.size < 4096) flagNamesByBits.set(bits, names);
   }
-  // A fresh array each time: callers own (and may change) the dicts they get.
-  return names.slice();
+  return names;
 }
+
+/** `sharedFlagNames` as a fresh array the caller owns (events: their flags are built per recipient group). */
+export function flagNames(bits: number): string[] {
+  return sharedFlagNames(bits).slice();
+}
+
+/** The flags of a message the reader has no row for (Zulip's `read` + `historical`), shared and frozen. */
+const HISTORICAL_FLAGS: readonly string[] = Object.freeze(['read', 'historical']);
+
+/**
+ * The always-empty `topic_links` and `submessages`, and `reactions` of a message without any:
+ * one frozen array shared by every dict `channelDictAt` builds (GET /messages answers are
+ * read-only: three fresh arrays per message were most of what a fetch allocated beyond the dicts).
+ */
+const NONE: readonly never[] = Object.freeze([]);
 
 export function recipientId(m: MessageRecord): number {
   if (m.stream_id !== null) return 3 * m.stream_id;
@@ -85,9 +103,15 @@ export class DictCache {
   ) {
     if (viewer !== undefined && viewer !== null && isUserAccessRestricted(state, viewer))
       this.restricted = viewer;
+    this.content = new ContentReader(state.messages);
   }
 
+  private lastSenderId = -1;
+  private lastSender: { full_name: string; email: string; avatar: string | null } | undefined;
+
   sender(id: number): { full_name: string; email: string; avatar: string | null } {
+    // Runs of one sender are common in a conversation: the last answer is checked before the map.
+    if (id === this.lastSenderId) return this.lastSender!;
     let s = this.senders.get(id);
     if (s === undefined) {
       const u = this.state.users.get(id);
@@ -101,16 +125,65 @@ export class DictCache {
           : { full_name: '', email: '', avatar: null };
       this.senders.set(id, s);
     }
+    this.lastSenderId = id;
+    this.lastSender = s;
     return s;
+  }
+
+  private lastFlagBits = -1;
+  private lastFlags: readonly string[] = HISTORICAL_FLAGS;
+
+  /**
+   * A row's flag names (`sharedFlagNames`), or read+historical for a message without a row
+   * (negative bits): most of a window's rows share their neighbour's flags.
+   */
+  flagNames(bits: number): readonly string[] {
+    if (bits === this.lastFlagBits) return this.lastFlags;
+    this.lastFlags = bits < 0 ? HISTORICAL_FLAGS : sharedFlagNames(bits);
+    this.lastFlagBits = bits;
+    return this.lastFlags;
+  }
+
+  /** A stored message's HTML and `is_me_message` by its place in its chunk (`channelDictAt`). */
+  readonly content: ContentReader;
+
+  private lastChannelId = -1;
+  private lastChannel = '';
+
+  /** The last topic asked for: a window's messages come in runs of one topic (all of a topic narrow). */
+  private lastTopicId = -1;
+  private lastTopic = '';
+
+  private readonly topicNames = new Map<number, string>();
+
+  /**
+   * An interned topic's name: the last one while the topic stays the same, else this request's
+   * map (a channel's window cycles through a few topics), the interner's trie only once per topic.
+   */
+  topicName(topicId: number): string {
+    if (topicId !== this.lastTopicId) {
+      let name = this.topicNames.get(topicId);
+      if (name === undefined) {
+        name = nameOf(this.state.messages.topics, topicId);
+        this.topicNames.set(topicId, name);
+      }
+      this.lastTopic = name;
+      this.lastTopicId = topicId;
+    }
+    return this.lastTopic;
   }
 
   /** A channel's name (a channel message's `display_recipient`), by number: no key string per message. */
   channelName(streamId: number): string {
+    // A fetch is mostly one channel: the last answer is checked before the map.
+    if (streamId === this.lastChannelId) return this.lastChannel;
     let name = this.channelNames.get(streamId);
     if (name === undefined) {
       name = this.state.channels.get(streamId)?.name ?? '';
       this.channelNames.set(streamId, name);
     }
+    this.lastChannelId = streamId;
+    this.lastChannel = name;
     return name;
   }
 
@@ -143,7 +216,7 @@ export function messageDict(
   const displayRecipient = cache.displayRecipient(m);
   const content = opts.applyMarkdown ? renderedContent(m.content) : m.content;
   const contentType = opts.applyMarkdown ? 'text/html' : 'text/x-markdown';
-  const isMe = m.content.startsWith('/me ') && !m.content.includes('\n');
+  const isMe = isMeMessage(m.content);
   const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));
   const dict: Record<string, unknown> = {
     id: m.id,
@@ -194,23 +267,23 @@ export function channelDictAt(
   const senderId = chunk.sender[index]!;
   const sender = cache.sender(senderId);
   const raw = chunk.content[index]!;
-  const stored = nameOf(store.topics, chunk.topic[index]!);
+  const stored = cache.topicName(chunk.topic[index]!);
   const topic = stored === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : stored;
   // The has_reaction bit is kept with the reactions (store-reactions.ts): no map lookup without it.
   const reacted = (chunk.bits[index]! & MESSAGE_BITS.has_reaction) !== 0;
-  const storedReactions = reacted ? (store.reactions.get(id) ?? []) : [];
+  const storedReactions = reacted ? (store.reactions.get(id) ?? NONE) : NONE;
   return {
     id,
     sender_id: senderId,
-    content: opts.applyMarkdown ? renderedContent(raw) : raw,
+    content: opts.applyMarkdown ? cache.content.html(chunk.content, index, id) : raw,
     recipient_id: 3 * streamId,
     timestamp: chunk.timestamp[index]!,
     client: 'API',
     subject: topic,
-    topic_links: [],
-    is_me_message: raw.startsWith('/me ') && !raw.includes('\n'),
-    reactions: storedReactions.length === 0 ? [] : storedReactions.map((r) => ({ ...r })),
-    submessages: [],
+    topic_links: NONE,
+    is_me_message: cache.content.isMe(chunk.content, index, id),
+    reactions: storedReactions.length === 0 ? NONE : storedReactions.map((r) => ({ ...r })),
+    submessages: NONE,
     sender_full_name: sender.full_name,
     sender_email: sender.email,
     sender_realm_str: state.realm.string_id,

@@ -32,8 +32,9 @@ const form = (auth: string, url: string, fields: Record<string, string>): ApiReq
 const arbWrite = fc.oneof(
   fc
     .tuple(fc.constantFrom(HAMLET, OTHELLO), fc.string({ minLength: 1, maxLength: 12 }))
-    .map(([auth, content]) =>
-      form(auth, '/api/v1/messages', { type: 'stream', to: 'Denmark', topic: 'law', content }),
+    // A leading letter: content that is only whitespace is (rightly) refused as an empty message.
+    .map(([auth, text]) =>
+      form(auth, '/api/v1/messages', { type: 'stream', to: 'Denmark', topic: 'law', content: `m${text}` }),
     ),
   fc
     .tuple(fc.constantFrom(HAMLET, OTHELLO), fc.stringMatching(/^[A-Za-z]{1,8}$/))

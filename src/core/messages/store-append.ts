@@ -92,19 +92,21 @@ export function appendMessage(
   const appendRow = appendOneRow;
   const userRows = store.rows.updateMany(userIds, (k, old) => appendRow(old, id, flags[k]!));
   carryRowHoldersOnAppend(store, userRows, recipient, userIds);
+  // A literal, not a spread: V8 copies a spread of a frozen object on its slow path.
   const next: MessageStore = Object.freeze({
-    ...store,
     chunks,
     count: store.count + 1,
     lastId: id,
     topics,
     conversations,
-    foldedTopics,
+    reactions: store.reactions,
     rows: userRows,
+    foldedTopics,
     byChannel,
     byTopic,
     byConversation,
     bySender,
+    edits: store.edits,
   });
   carrySearchIndex(store, next, [id]);
   return next;
@@ -131,7 +133,39 @@ type MessageTail = Omit<MessageChunk, 'content'> & {
   frontier: number;
 };
 
-const tails = new WeakMap<MessageChunk, MessageTail>();
+/**
+ * The newest chunk as appends leave it: views of its tail's prefix, and the tail itself in a private
+ * field (invisible to deep equality and to every reader, who sees a plain `MessageChunk`). A field,
+ * not a side table: a `WeakMap` entry per send cost more than the rest of the chunk append.
+ */
+class TailChunk implements MessageChunk {
+  readonly ids: Int32Array;
+  readonly recipient: Int32Array;
+  readonly topic: Int32Array;
+  readonly topicKey: Int32Array;
+  readonly sender: Int32Array;
+  readonly timestamp: Float64Array;
+  readonly bits: Uint8Array;
+  readonly content: readonly string[];
+  readonly #tail: MessageTail;
+
+  constructor(tail: MessageTail, n: number) {
+    this.ids = tail.ids.subarray(0, n);
+    this.recipient = tail.recipient.subarray(0, n);
+    this.topic = tail.topic.subarray(0, n);
+    this.topicKey = tail.topicKey.subarray(0, n);
+    this.sender = tail.sender.subarray(0, n);
+    this.timestamp = tail.timestamp.subarray(0, n);
+    this.bits = tail.bits.subarray(0, n);
+    this.content = tail.content;
+    this.#tail = tail;
+  }
+
+  /** The tail behind `chunk` when appends built it. */
+  static tailOf(chunk: MessageChunk): MessageTail | undefined {
+    return chunk instanceof TailChunk ? chunk.#tail : undefined;
+  }
+}
 
 function appendToChunks(
   chunks: readonly MessageChunk[],
@@ -144,7 +178,7 @@ function appendToChunks(
   const out = chunks.slice();
   const fresh = last === undefined || last.ids.length >= MESSAGE_CHUNK;
   const n = fresh ? 0 : last.ids.length;
-  let tail = fresh ? undefined : tails.get(last);
+  let tail = fresh ? undefined : TailChunk.tailOf(last);
   // An immer-produced state freezes the plain content array: such a tail is copied like a fork.
   if (
     tail === undefined ||
@@ -165,17 +199,7 @@ function appendToChunks(
   tail.bits[n] = m.bits;
   tail.content[n] = m.content;
   tail.frontier = n + 1;
-  const chunk: MessageChunk = {
-    ids: tail.ids.subarray(0, n + 1),
-    recipient: tail.recipient.subarray(0, n + 1),
-    topic: tail.topic.subarray(0, n + 1),
-    topicKey: tail.topicKey.subarray(0, n + 1),
-    sender: tail.sender.subarray(0, n + 1),
-    timestamp: tail.timestamp.subarray(0, n + 1),
-    bits: tail.bits.subarray(0, n + 1),
-    content: tail.content,
-  };
-  tails.set(chunk, tail);
+  const chunk = new TailChunk(tail, n + 1);
   if (fresh) out.push(chunk);
   else out[out.length - 1] = chunk;
   return out;

@@ -5,7 +5,6 @@ import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
-import { appendRow as appendOneRow } from './rows';
 import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
 
 /** A new message, newer than every message in the store. */
@@ -49,12 +48,12 @@ export function newestStoredId(store: MessageStore): number {
 
 /**
  * Appends one message and its UserMessage rows (`rows`: a `RowBatch`, or [user id, flag bits]
- * pairs; one per user, any order). The cost is O(rows + log n) with one small object per
- * recipient (`AppendedRows`: its rows' count differs in the new state): the last message chunk,
- * each recipient's row buffer and the last chunk of each index list grow in place (`grow.ts`,
- * `rows.ts`), the rows' map copies each touched node once for all recipients, and the interners
- * learn a new topic or conversation. Every index (`byChannel`,
- * `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the search index) stays in step.
+ * pairs; one per user, any order). The cost is O(rows + log n) with no object per recipient: the
+ * last message chunk, each recipient's row buffer and the last chunk of each index list grow in
+ * place (`grow.ts`, `row-tail.ts`); the new state's row lengths are copied 64 users at a time
+ * (`RowTable.appendAll`), and the interners learn a new topic or conversation. Every index
+ * (`byChannel`, `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the
+ * search index) stays in step.
  */
 export function appendMessage(
   store: MessageStore,
@@ -88,9 +87,7 @@ export function appendMessage(
   const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
 
   const { userIds, flags } = batch;
-  // A local binding: the loop below runs once per recipient.
-  const appendRow = appendOneRow;
-  const userRows = store.rows.updateMany(userIds, (k, old) => appendRow(old, id, flags[k]!));
+  const userRows = store.rows.appendAll(userIds, id, flags);
   carryRowHoldersOnAppend(store, userRows, recipient, userIds);
   // A literal, not a spread: V8 copies a spread of a frozen object on its slow path.
   const next: MessageStore = Object.freeze({

@@ -1,6 +1,5 @@
 import { IntMap } from '../collections/int-map';
 import { carryConversationIndexes } from '../indexes/conversation-indexes';
-import { appendTyped, startTyped } from './grow';
 import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
@@ -230,12 +229,55 @@ function copyInto(tail: MessageTail, c: MessageChunk): void {
   tail.frontier = n;
 }
 
+/** The buffer behind an id list's last chunk as appends leave it: written below `frontier` (grow.ts's rule). */
+interface IdTail {
+  readonly buffer: Int32Array;
+  frontier: number;
+}
+
+/**
+ * An id list as appends leave it: its last chunk a view of a tail buffer, the tail in a private
+ * field (invisible to readers and to deep equality). A field rather than grow.ts's `WeakMap` of
+ * frontiers: the three lists a send grows cost two `WeakMap` operations each that way.
+ */
+class AppendedIdList implements IdList {
+  readonly #tail: IdTail;
+  constructor(
+    readonly chunks: readonly Int32Array[],
+    readonly count: number,
+    tail: IdTail,
+  ) {
+    this.#tail = tail;
+  }
+
+  static tailOf(list: IdList): IdTail | undefined {
+    return list instanceof AppendedIdList ? list.#tail : undefined;
+  }
+}
+
 /** An id list with `id` (larger than all of its ids) appended. */
 export function appendId(list: IdList | undefined, id: number): IdList {
-  if (list === undefined || list.count === 0) return { chunks: [startTyped(Int32Array, id, 16)], count: 1 };
+  if (list === undefined || list.count === 0) return withChunkStarted([], 0, id);
+  const last = list.chunks[list.chunks.length - 1]!;
+  const n = last.length;
+  if (n >= ID_CHUNK) return withChunkStarted(list.chunks, list.count, id);
+  let tail = AppendedIdList.tailOf(list);
+  if (tail === undefined || tail.frontier !== n || n >= tail.buffer.length) {
+    // A chunk built or shrunk elsewhere, a fork, or a full buffer: copied once into one with room.
+    const buffer = new Int32Array(Math.min(ID_CHUNK, Math.max(16, 2 * n)));
+    buffer.set(last);
+    tail = { buffer, frontier: n };
+  }
+  tail.buffer[n] = id;
+  tail.frontier = n + 1;
   const chunks = list.chunks.slice();
-  const last = chunks[chunks.length - 1]!;
-  if (last.length >= ID_CHUNK) chunks.push(startTyped(Int32Array, id, 16));
-  else chunks[chunks.length - 1] = appendTyped(last, id, ID_CHUNK);
-  return { chunks, count: list.count + 1 };
+  chunks[chunks.length - 1] = tail.buffer.subarray(0, n + 1);
+  return new AppendedIdList(chunks, list.count + 1, tail);
+}
+
+/** `chunks` and a new chunk holding `id`, with room to grow. */
+function withChunkStarted(chunks: readonly Int32Array[], count: number, id: number): IdList {
+  const buffer = new Int32Array(16);
+  buffer[0] = id;
+  return new AppendedIdList([...chunks, buffer.subarray(0, 1)], count + 1, { buffer, frontier: 1 });
 }

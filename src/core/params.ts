@@ -157,8 +157,9 @@ export function parseParams(
   pathParams: readonly string[] = [],
 ): ParseResult {
   const values: Record<string, unknown> = {};
-  const used = new Set<string>(pathParams);
-  for (const spec of specs) {
+  const { known, plain } = specInfo(specs);
+  for (let k = 0; k < specs.length; k++) {
+    const spec = specs[k]!;
     let name = spec.name;
     let raw = own(input, spec.name);
     if (spec.alias !== undefined) {
@@ -168,11 +169,14 @@ export function parseParams(
         raw = aliased;
         name = spec.alias;
       }
-      used.add(spec.alias);
     }
-    used.add(spec.name);
     if (raw === undefined) {
       if (spec.required) return fail(errors.missingArgument(spec.name));
+      continue;
+    }
+    // A string for a bare `z.string()` is its own parse: zod's machinery skipped.
+    if (plain[k] === true && typeof raw === 'string') {
+      values[spec.name] = raw;
       continue;
     }
     let value = raw;
@@ -194,10 +198,36 @@ export function parseParams(
     }
     values[spec.name] = parsed.data;
   }
-  const ignored = Object.keys(input)
-    .filter((k) => !used.has(k))
-    .sort();
-  return { ok: true, values, ignored };
+  const ignored: string[] = [];
+  for (const key of Object.keys(input)) if (!known.has(key) && !pathParams.includes(key)) ignored.push(key);
+  return { ok: true, values, ignored: ignored.length > 1 ? ignored.sort() : ignored };
+}
+
+interface SpecInfo {
+  /** Every name and alias of the specs: the parameters that are not ignored. */
+  readonly known: ReadonlySet<string>;
+  /** By spec: its schema is a bare `z.string()` (no checks), whose parse of a string is the string. */
+  readonly plain: readonly boolean[];
+}
+
+/** Per spec list (each operation's is built once): what parsing asks of it on every call. */
+const specInfos = new WeakMap<readonly ParamSpec[], SpecInfo>();
+
+function specInfo(specs: readonly ParamSpec[]): SpecInfo {
+  let info = specInfos.get(specs);
+  if (info === undefined) {
+    const known = new Set<string>();
+    for (const spec of specs) {
+      known.add(spec.name);
+      if (spec.alias !== undefined) known.add(spec.alias);
+    }
+    const plain = specs.map((spec) => {
+      const def: z.core.$ZodTypeDef = spec.schema._zod.def;
+      return !spec.json && def.type === 'string' && (def.checks?.length ?? 0) === 0 && !('coerce' in def);
+    });
+    specInfos.set(specs, (info = { known, plain }));
+  }
+  return info;
 }
 
 function own(input: Readonly<Record<string, unknown>>, key: string): unknown {

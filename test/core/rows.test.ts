@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { appendRow } from '../../src/core/messages/row-tail';
 import {
-  appendRow,
   buildRows,
   deleteRows,
   forEachRow,

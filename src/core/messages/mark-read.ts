@@ -49,8 +49,9 @@ export function readAllRows(rows: UserRows): { rows: UserRows; ids: number[] } {
 
 /** The store with the user's rows replaced (row holders carried; no row is created). */
 export function withUserRows(store: MessageStore, userId: number, rows: UserRows): MessageStore {
-  if (store.rows.get(userId) === rows) return store;
+  // The table answers the same table for the rows it holds (a view of a tail need not be the same object).
   const rowsByUser = store.rows.set(userId, rows);
+  if (rowsByUser === store.rows) return store;
   carryRowHolders(store, rowsByUser);
   return { ...store, rows: rowsByUser };
 }

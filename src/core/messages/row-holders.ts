@@ -1,5 +1,5 @@
-import type { IntMap } from '../collections/int-map';
-import { chunkContaining, lowerBound, type UserRows } from './rows';
+import type { RowTable } from './row-table';
+import { chunkContaining, lowerBound } from './rows';
 import type { MessageChunk, MessageStore } from './store';
 
 /**
@@ -30,7 +30,7 @@ export interface RowHolders {
   readonly lastAdded: Map<number, ArrayLike<number>>;
 }
 
-const cache = new WeakMap<IntMap<UserRows>, RowHolders>();
+const cache = new WeakMap<RowTable, RowHolders>();
 
 const NO_HOLDERS: ReadonlySet<number> = new Set();
 
@@ -51,7 +51,7 @@ export function rowHolders(store: MessageStore): RowHolders {
  */
 export function carryRowHolders(
   from: MessageStore,
-  next: IntMap<UserRows>,
+  next: RowTable,
   userId?: number,
   createdIds?: ArrayLike<number>,
 ): void {
@@ -77,7 +77,7 @@ export function carryRowHolders(
  */
 export function carryRowHoldersOnAppend(
   from: MessageStore,
-  next: IntMap<UserRows>,
+  next: RowTable,
   recipient: number,
   userIds: ArrayLike<number>,
 ): void {

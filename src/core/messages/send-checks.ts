@@ -29,7 +29,8 @@ export const pyRstrip = (s: string): string => s.replace(TRAILING_SPACE, '');
 
 /** Zulip's `truncate_content`: cut to `max` code points, the last ones replaced by `suffix`. */
 export function truncateCodePoints(text: string, max: number, suffix: string): string {
-  if (codePointLength(text) <= max) return text;
+  // A string has at most as many code points as UTF-16 units: short ones need no count.
+  if (text.length <= max || codePointLength(text) <= max) return text;
   return [...text].slice(0, Math.max(0, max - codePointLength(suffix))).join('') + suffix;
 }
 

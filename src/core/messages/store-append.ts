@@ -1,11 +1,9 @@
 import { IntMap } from '../collections/int-map';
 import { carryConversationIndexes } from '../indexes/conversation-indexes';
-import { appendTyped, startTyped } from './grow';
 import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
-import { appendRow as appendOneRow } from './rows';
 import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
 
 /** A new message, newer than every message in the store. */
@@ -49,12 +47,12 @@ export function newestStoredId(store: MessageStore): number {
 
 /**
  * Appends one message and its UserMessage rows (`rows`: a `RowBatch`, or [user id, flag bits]
- * pairs; one per user, any order). The cost is O(rows + log n) with one small object per
- * recipient (`AppendedRows`: its rows' count differs in the new state): the last message chunk,
- * each recipient's row buffer and the last chunk of each index list grow in place (`grow.ts`,
- * `rows.ts`), the rows' map copies each touched node once for all recipients, and the interners
- * learn a new topic or conversation. Every index (`byChannel`,
- * `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the search index) stays in step.
+ * pairs; one per user, any order). The cost is O(rows + log n) with no object per recipient: the
+ * last message chunk, each recipient's row buffer and the last chunk of each index list grow in
+ * place (`grow.ts`, `row-tail.ts`); the new state's row lengths are copied 64 users at a time
+ * (`RowTable.appendAll`), and the interners learn a new topic or conversation. Every index
+ * (`byChannel`, `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the
+ * search index) stays in step.
  */
 export function appendMessage(
   store: MessageStore,
@@ -88,23 +86,23 @@ export function appendMessage(
   const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
 
   const { userIds, flags } = batch;
-  // A local binding: the loop below runs once per recipient.
-  const appendRow = appendOneRow;
-  const userRows = store.rows.updateMany(userIds, (k, old) => appendRow(old, id, flags[k]!));
+  const userRows = store.rows.appendAll(userIds, id, flags);
   carryRowHoldersOnAppend(store, userRows, recipient, userIds);
+  // A literal, not a spread: V8 copies a spread of a frozen object on its slow path.
   const next: MessageStore = Object.freeze({
-    ...store,
     chunks,
     count: store.count + 1,
     lastId: id,
     topics,
     conversations,
-    foldedTopics,
+    reactions: store.reactions,
     rows: userRows,
+    foldedTopics,
     byChannel,
     byTopic,
     byConversation,
     bySender,
+    edits: store.edits,
   });
   carrySearchIndex(store, next, [id]);
   return next;
@@ -131,7 +129,39 @@ type MessageTail = Omit<MessageChunk, 'content'> & {
   frontier: number;
 };
 
-const tails = new WeakMap<MessageChunk, MessageTail>();
+/**
+ * The newest chunk as appends leave it: views of its tail's prefix, and the tail itself in a private
+ * field (invisible to deep equality and to every reader, who sees a plain `MessageChunk`). A field,
+ * not a side table: a `WeakMap` entry per send cost more than the rest of the chunk append.
+ */
+class TailChunk implements MessageChunk {
+  readonly ids: Int32Array;
+  readonly recipient: Int32Array;
+  readonly topic: Int32Array;
+  readonly topicKey: Int32Array;
+  readonly sender: Int32Array;
+  readonly timestamp: Float64Array;
+  readonly bits: Uint8Array;
+  readonly content: readonly string[];
+  readonly #tail: MessageTail;
+
+  constructor(tail: MessageTail, n: number) {
+    this.ids = tail.ids.subarray(0, n);
+    this.recipient = tail.recipient.subarray(0, n);
+    this.topic = tail.topic.subarray(0, n);
+    this.topicKey = tail.topicKey.subarray(0, n);
+    this.sender = tail.sender.subarray(0, n);
+    this.timestamp = tail.timestamp.subarray(0, n);
+    this.bits = tail.bits.subarray(0, n);
+    this.content = tail.content;
+    this.#tail = tail;
+  }
+
+  /** The tail behind `chunk` when appends built it. */
+  static tailOf(chunk: MessageChunk): MessageTail | undefined {
+    return chunk instanceof TailChunk ? chunk.#tail : undefined;
+  }
+}
 
 function appendToChunks(
   chunks: readonly MessageChunk[],
@@ -144,7 +174,7 @@ function appendToChunks(
   const out = chunks.slice();
   const fresh = last === undefined || last.ids.length >= MESSAGE_CHUNK;
   const n = fresh ? 0 : last.ids.length;
-  let tail = fresh ? undefined : tails.get(last);
+  let tail = fresh ? undefined : TailChunk.tailOf(last);
   // An immer-produced state freezes the plain content array: such a tail is copied like a fork.
   if (
     tail === undefined ||
@@ -165,17 +195,7 @@ function appendToChunks(
   tail.bits[n] = m.bits;
   tail.content[n] = m.content;
   tail.frontier = n + 1;
-  const chunk: MessageChunk = {
-    ids: tail.ids.subarray(0, n + 1),
-    recipient: tail.recipient.subarray(0, n + 1),
-    topic: tail.topic.subarray(0, n + 1),
-    topicKey: tail.topicKey.subarray(0, n + 1),
-    sender: tail.sender.subarray(0, n + 1),
-    timestamp: tail.timestamp.subarray(0, n + 1),
-    bits: tail.bits.subarray(0, n + 1),
-    content: tail.content,
-  };
-  tails.set(chunk, tail);
+  const chunk = new TailChunk(tail, n + 1);
   if (fresh) out.push(chunk);
   else out[out.length - 1] = chunk;
   return out;
@@ -209,12 +229,55 @@ function copyInto(tail: MessageTail, c: MessageChunk): void {
   tail.frontier = n;
 }
 
+/** The buffer behind an id list's last chunk as appends leave it: written below `frontier` (grow.ts's rule). */
+interface IdTail {
+  readonly buffer: Int32Array;
+  frontier: number;
+}
+
+/**
+ * An id list as appends leave it: its last chunk a view of a tail buffer, the tail in a private
+ * field (invisible to readers and to deep equality). A field rather than grow.ts's `WeakMap` of
+ * frontiers: the three lists a send grows cost two `WeakMap` operations each that way.
+ */
+class AppendedIdList implements IdList {
+  readonly #tail: IdTail;
+  constructor(
+    readonly chunks: readonly Int32Array[],
+    readonly count: number,
+    tail: IdTail,
+  ) {
+    this.#tail = tail;
+  }
+
+  static tailOf(list: IdList): IdTail | undefined {
+    return list instanceof AppendedIdList ? list.#tail : undefined;
+  }
+}
+
 /** An id list with `id` (larger than all of its ids) appended. */
 export function appendId(list: IdList | undefined, id: number): IdList {
-  if (list === undefined || list.count === 0) return { chunks: [startTyped(Int32Array, id, 16)], count: 1 };
+  if (list === undefined || list.count === 0) return withChunkStarted([], 0, id);
+  const last = list.chunks[list.chunks.length - 1]!;
+  const n = last.length;
+  if (n >= ID_CHUNK) return withChunkStarted(list.chunks, list.count, id);
+  let tail = AppendedIdList.tailOf(list);
+  if (tail === undefined || tail.frontier !== n || n >= tail.buffer.length) {
+    // A chunk built or shrunk elsewhere, a fork, or a full buffer: copied once into one with room.
+    const buffer = new Int32Array(Math.min(ID_CHUNK, Math.max(16, 2 * n)));
+    buffer.set(last);
+    tail = { buffer, frontier: n };
+  }
+  tail.buffer[n] = id;
+  tail.frontier = n + 1;
   const chunks = list.chunks.slice();
-  const last = chunks[chunks.length - 1]!;
-  if (last.length >= ID_CHUNK) chunks.push(startTyped(Int32Array, id, 16));
-  else chunks[chunks.length - 1] = appendTyped(last, id, ID_CHUNK);
-  return { chunks, count: list.count + 1 };
+  chunks[chunks.length - 1] = tail.buffer.subarray(0, n + 1);
+  return new AppendedIdList(chunks, list.count + 1, tail);
+}
+
+/** `chunks` and a new chunk holding `id`, with room to grow. */
+function withChunkStarted(chunks: readonly Int32Array[], count: number, id: number): IdList {
+  const buffer = new Int32Array(16);
+  buffer[0] = id;
+  return new AppendedIdList([...chunks, buffer.subarray(0, 1)], count + 1, { buffer, frontier: 1 });
 }

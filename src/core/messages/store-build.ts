@@ -4,6 +4,7 @@ import type { Reaction } from '../model/records';
 import { emptyInterner, type Interner } from './interner';
 import { MESSAGE_BITS } from './flags';
 import { buildRows } from './rows';
+import { RowTable } from './row-table';
 import { buildIdList, type IdList } from './idlist';
 import { pushTo } from './multimap';
 import { allocChunk } from './store-chunks';
@@ -104,7 +105,9 @@ export function buildMessageStoreFromColumns(
     chunks.push({ ...c, content });
   }
   const entries = [...rows].sort((a, b) => a[0] - b[0]);
-  const userRows = IntMap.from(entries.map(([userId, r]) => [userId, buildRows(r.ids, r.flags)] as const));
+  const userRows = RowTable.of(
+    IntMap.from(entries.map(([userId, r]) => [userId, buildRows(r.ids, r.flags)] as const)),
+  );
   // Frozen (shallowly: the typed arrays cannot be) so immer never walks into the store.
   return Object.freeze({
     chunks,

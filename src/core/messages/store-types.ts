@@ -1,7 +1,7 @@
 import { IntMap } from '../collections/int-map';
 import type { Reaction } from '../model/records';
 import { emptyInterner, type Interner } from './interner';
-import type { UserRows } from './rows';
+import { RowTable } from './row-table';
 import type { IdList } from './idlist';
 
 /**
@@ -38,7 +38,7 @@ export interface MessageStore {
   readonly conversations: Interner;
   readonly reactions: IntMap<readonly Reaction[]>;
   /** user id → that user's UserMessage rows. */
-  readonly rows: IntMap<UserRows>;
+  readonly rows: RowTable;
   /** Lower-cased topics (ids start at 1), the keys of `byTopic` and the `topicKey` column. */
   readonly foldedTopics: Interner;
   /** stream id → ids of its messages. */
@@ -82,7 +82,7 @@ export const EMPTY_STORE: MessageStore = {
   topics: emptyInterner,
   conversations: emptyInterner,
   reactions: IntMap.empty(),
-  rows: IntMap.empty(),
+  rows: RowTable.empty(),
   foldedTopics: emptyInterner,
   byChannel: IntMap.empty(),
   byTopic: IntMap.empty(),

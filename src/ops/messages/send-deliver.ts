@@ -32,6 +32,7 @@ import {
   isUserAccessRestricted,
 } from '../../core/permissions/user-access';
 import { accessGainedEvents } from './send-access-events';
+import { withMessages } from '../../core/with-messages';
 
 /** A checked addressee: a channel and (truncated) topic, or a conversation's sorted participants. */
 export type Addressee =
@@ -155,7 +156,7 @@ export function deliverMessage(
     },
     rows,
   );
-  let next: RealmState = Object.freeze({ ...state, messages: store });
+  let next: RealmState = withMessages(state, store);
   const events: AddressedEvent[] = [];
   let automatic: 2 | 3 | null = null;
 
@@ -278,12 +279,23 @@ function messageEvents(
     }
   const out: AddressedEvent[] = [];
   const markdown = record.content;
+  // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues: the
+  // first event says so. Every event is built as one literal (a spread of an event costs V8's slow
+  // copy), its keys in the order they always had: event, users, forQueue, markdown, allPublicStreams.
+  const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
+  // The recipients' list is itself ascending and never changed: shared, not copied.
+  const everyone =
+    channel !== undefined && !channel.invite_only
+      ? { except: ascending ? userIds : [...userIds].sort((a, b) => a - b) }
+      : undefined;
   if (senderFlags !== undefined) {
-    out.push({
-      ...to([senderId], { type: 'message', message, flags: flagNames(senderFlags) }),
-      forQueue: { queueId: opts.queueId!, fields: { local_message_id: opts.localId! } },
-      markdown,
-    });
+    const event: ZulipEvent = { type: 'message', message, flags: flagNames(senderFlags) };
+    const forQueue = { queueId: opts.queueId!, fields: { local_message_id: opts.localId! } };
+    out.push(
+      everyone === undefined
+        ? { event, users: [senderId], forQueue, markdown }
+        : { event, users: [senderId], forQueue, markdown, allPublicStreams: everyone },
+    );
   }
   // The sender's group first, then by flags.
   const groups: Array<readonly [number, readonly number[]]> =
@@ -293,32 +305,25 @@ function messageEvents(
   let anonymous: Record<string, unknown> | undefined;
   for (const [key, users] of groups) {
     const names = flagNames(key & ~HIDDEN);
-    if ((key & HIDDEN) === 0)
-      out.push({ ...addressed(ascending, users, { type: 'message', message, flags: names }), markdown });
-    else {
-      anonymous ??= withInaccessibleSender(state, message);
-      out.push({
-        ...addressed(ascending, users, { type: 'message', message: anonymous, flags: names }),
-        markdown,
-      });
-    }
+    const shown = (key & HIDDEN) === 0 ? message : (anonymous ??= withInaccessibleSender(state, message));
+    const event: ZulipEvent = { type: 'message', message: shown, flags: names };
+    const list = ascending ? users : to(users, event).users;
+    out.push(
+      everyone === undefined || out.length > 0
+        ? { event, users: list, markdown }
+        : { event, users: list, markdown, allPublicStreams: everyone },
+    );
   }
-  // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues.
-  const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
-  if (channel !== undefined && !channel.invite_only) {
-    // The recipients' list is itself ascending and never changed: shared, not copied.
-    const except = ascending ? userIds : [...userIds].sort((a, b) => a - b);
-    // A channel without subscribers gives no one a row, but Tornado still offers the message to
-    // every `all_public_streams` queue: an event for those queues alone (no direct recipient).
-    if (out.length === 0) out.push({ ...to([], { type: 'message', message, flags: [] }), markdown });
-    out[0] = { ...out[0]!, allPublicStreams: { except } };
-  }
+  // A channel without subscribers gives no one a row, but Tornado still offers the message to
+  // every `all_public_streams` queue: an event for those queues alone (no direct recipient).
+  if (everyone !== undefined && out.length === 0)
+    out.push({
+      event: { type: 'message', message, flags: [] },
+      users: [],
+      markdown,
+      allPublicStreams: everyone,
+    });
   return out;
-}
-
-/** Lists built in ascending order need no sorting by `to`. */
-function addressed(ascending: boolean, users: readonly number[], event: ZulipEvent): AddressedEvent {
-  return ascending ? { event, users } : to(users, event);
 }
 
 function sameFlags(flags: ArrayLike<number>, n: number): boolean {

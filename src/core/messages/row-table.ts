@@ -1,0 +1,155 @@
+import { IntMap } from '../collections/int-map';
+import type { UserRows } from './rows';
+import { RowTail, TailRows, tailAfter } from './row-tail';
+
+/**
+ * Users per chunk of row lengths: a send copies the chunks of its recipients. Plain arrays of small
+ * integers, not typed arrays: copying one is a plain allocation, where a 256-byte typed array gets a
+ * separately allocated buffer (several times slower to copy, and to collect).
+ */
+const LEN_BITS = 6;
+const LEN_CHUNK = 1 << LEN_BITS;
+const LEN_MASK = LEN_CHUNK - 1;
+/** A chunk of lengths no state has written: shared, never written (copied first like any other). */
+const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
+
+/**
+ * Every user's UserMessage rows in one state of the store (`MessageStore.rows`), read like an
+ * `IntMap<UserRows>` (user id → rows).
+ *
+ * The rows appends leave are a prefix of a user's shared tail buffer (`RowTail`): the map holds the
+ * tail, and the prefix's length lives here, in per-state chunks of 64 users' lengths copied on
+ * write. So a send changes no map value (the tail is the same object before and after) and builds
+ * no object per recipient: per recipient it writes two typed-array slots in the tail and one length
+ * in a chunk it copied for the whole send, as a floor that keeps older states valid must. Rows made
+ * any other way (built, flag changes, deletions) are held as they are; their next append moves them
+ * into a tail. `get` answers a tail's rows with a view (`TailRows`) cached on the tail.
+ */
+export class RowTable implements Iterable<[number, UserRows]> {
+  private static readonly EMPTY = new RowTable(IntMap.empty(), []);
+
+  private constructor(
+    /** user id → their rows, or the tail buffer whose first `lengths` rows are theirs. */
+    private readonly byUser: IntMap<UserRows | RowTail>,
+    /** user id → how many rows of their tail are theirs (`user >> 6`, then `user & 63`). */
+    private readonly lengths: ReadonlyArray<readonly number[]>,
+  ) {}
+
+  static empty(): RowTable {
+    return RowTable.EMPTY;
+  }
+
+  /** The table of these rows (a map built elsewhere, e.g. from a snapshot). */
+  static of(rows: IntMap<UserRows>): RowTable {
+    return rows.size === 0 ? RowTable.EMPTY : new RowTable(rows, []);
+  }
+
+  /** Users with rows. */
+  get size(): number {
+    return this.byUser.size;
+  }
+
+  get(userId: number): UserRows | undefined {
+    const held = this.byUser.get(userId);
+    return held instanceof RowTail ? held.rowsAt(this.lengthOf(userId)) : held;
+  }
+
+  has(userId: number): boolean {
+    return this.byUser.has(userId);
+  }
+
+  /** The table with the user's rows replaced: the same table when they are the rows it holds. */
+  set(userId: number, rows: UserRows): RowTable {
+    const held = this.byUser.get(userId);
+    if (rows instanceof TailRows) {
+      if (held === rows.tail && this.lengthOf(userId) === rows.length) return this;
+      const lengths = this.lengths.slice();
+      own(lengths, this.lengths, userId >>> LEN_BITS)[userId & LEN_MASK] = rows.length;
+      return new RowTable(held === rows.tail ? this.byUser : this.byUser.set(userId, rows.tail), lengths);
+    }
+    if (held === rows) return this;
+    return new RowTable(this.byUser.set(userId, rows), this.lengths);
+  }
+
+  delete(userId: number): RowTable {
+    const byUser = this.byUser.delete(userId);
+    return byUser === this.byUser ? this : new RowTable(byUser, this.lengths);
+  }
+
+  /**
+   * The table with a row (id, flags[k]) appended for each user `userIds[k]` (distinct users; `id`
+   * larger than each of their ids). Copies the length chunks of the recipients once each; the map
+   * changes only for users whose rows move to a new tail (a full, forked or first buffer).
+   */
+  appendAll(userIds: ArrayLike<number>, id: number, flags: ArrayLike<number>): RowTable {
+    const n = userIds.length;
+    if (n === 0) return this;
+    const before = this.lengths;
+    const lengths = before.slice();
+    const byUser = this.byUser;
+    // Users whose rows moved to another tail (rare after their first append): set in the map at the end.
+    let moved: Map<number, RowTail> | undefined;
+    for (let k = 0; k < n; k++) {
+      const userId = userIds[k]!;
+      const ci = userId >>> LEN_BITS;
+      let chunk = lengths[ci] as number[] | undefined;
+      if (chunk === undefined || chunk === before[ci] || chunk === NO_LENGTHS)
+        chunk = own(lengths, before, ci);
+      const at = userId & LEN_MASK;
+      // A user listed twice (never by a send) appends onto what their first entry left.
+      const held = moved?.get(userId) ?? byUser.get(userId);
+      let tail: RowTail;
+      if (held instanceof RowTail) {
+        tail = held.append(chunk[at]!, id, flags[k]!);
+        if (tail !== held) (moved ??= new Map()).set(userId, tail);
+      } else {
+        tail = tailAfter(held, id, flags[k]!);
+        (moved ??= new Map()).set(userId, tail);
+      }
+      chunk[at] = tail.frontier;
+    }
+    if (moved === undefined) return new RowTable(byUser, lengths);
+    const keys = [...moved.keys()];
+    const tails = [...moved.values()];
+    return new RowTable(
+      byUser.updateMany(keys, (k) => tails[k]!),
+      lengths,
+    );
+  }
+
+  *entries(): IterableIterator<[number, UserRows]> {
+    for (const [userId, held] of this.byUser.entries())
+      yield [userId, held instanceof RowTail ? held.rowsAt(this.lengthOf(userId)) : held];
+  }
+
+  [Symbol.iterator](): IterableIterator<[number, UserRows]> {
+    return this.entries();
+  }
+
+  *values(): IterableIterator<UserRows> {
+    for (const [, rows] of this.entries()) yield rows;
+  }
+
+  keys(): IterableIterator<number> {
+    return this.byUser.keys();
+  }
+
+  private lengthOf(userId: number): number {
+    return this.lengths[userId >>> LEN_BITS]?.[userId & LEN_MASK] ?? 0;
+  }
+}
+
+/**
+ * Chunk `ci` of `lengths` (a copy of `before`), made this call's own: a copy of the chunk `before`
+ * had (zeros past its end; missing chunks before it filled with the shared zero chunk).
+ */
+function own(
+  lengths: Array<readonly number[]>,
+  before: ReadonlyArray<readonly number[]>,
+  ci: number,
+): number[] {
+  while (lengths.length <= ci) lengths.push(NO_LENGTHS);
+  const copy = (before[ci] ?? NO_LENGTHS).slice();
+  lengths[ci] = copy;
+  return copy;
+}

@@ -1,0 +1,127 @@
+import { ROW_CHUNK, type RowChunk, type UserRows } from './rows';
+
+/**
+ * The buffer behind the newest chunk of one user's rows as appends leave them, with the full chunks
+ * before it: shared by every state descending from the one that created it. Slots below `frontier`
+ * have been written by some state; a state sees only its own prefix (its length is kept by the
+ * state, in `RowTable`), so an append writes in place only when that state ends at the frontier,
+ * and a second state appending onto the same parent copies instead.
+ */
+export class RowTail {
+  /** The rows of the last length asked for (`rowsAt`): a state's reads ask for the same one again. */
+  #view: TailRows | undefined;
+
+  constructor(
+    readonly sealed: readonly RowChunk[],
+    /** Rows in `sealed`. */
+    readonly sealedCount: number,
+    readonly ids: Int32Array,
+    readonly flags: Uint16Array,
+    public frontier: number,
+  ) {}
+
+  /** The rows of a state that sees the first `length` rows of this tail's buffer. */
+  rowsAt(length: number): TailRows {
+    const view = this.#view;
+    if (view !== undefined && view.length === length) return view;
+    return (this.#view = new TailRows(this, length));
+  }
+
+  /**
+   * (id, flags) appended to the first `length` rows of this buffer (`id` larger than each): written
+   * in place when that prefix ends at the frontier and there is room (then this tail is returned);
+   * otherwise the rows go to a new tail. Either way the rows after the append are the returned
+   * tail's first `frontier` rows (read it at once: a later append moves it).
+   */
+  append(length: number, id: number, flags: number): RowTail {
+    if (length === this.frontier && length < this.ids.length) {
+      this.ids[length] = id;
+      this.flags[length] = flags;
+      this.frontier = length + 1;
+      return this;
+    }
+    if (length === ROW_CHUNK) {
+      const full = { ids: this.ids.subarray(0, length), flags: this.flags.subarray(0, length) };
+      return newTail([...this.sealed, full], this.sealedCount + length, id, flags, 0);
+    }
+    // A fork, or a buffer without room: a fresh buffer (twice as large, up to a chunk) holds the prefix.
+    const grown = newTail(this.sealed, this.sealedCount, id, flags, length);
+    grown.ids.set(this.ids.subarray(0, length));
+    grown.flags.set(this.flags.subarray(0, length));
+    return grown;
+  }
+}
+
+/**
+ * A user's rows read from a tail: its sealed chunks and a prefix of its buffer. `chunks` is
+ * materialized when first read and cached in a private field (invisible to deep equality).
+ */
+export class TailRows implements UserRows {
+  #chunks: readonly RowChunk[] | undefined;
+  constructor(
+    readonly tail: RowTail,
+    readonly length: number,
+  ) {}
+
+  get count(): number {
+    return this.tail.sealedCount + this.length;
+  }
+
+  get chunks(): readonly RowChunk[] {
+    if (this.#chunks === undefined) {
+      const { tail, length } = this;
+      const out = tail.sealed.slice();
+      if (length > 0) out.push({ ids: tail.ids.subarray(0, length), flags: tail.flags.subarray(0, length) });
+      this.#chunks = out;
+    }
+    return this.#chunks;
+  }
+}
+
+/** A tail buffer after `sealed` with room for `before` rows, then (id, flags), and about as many again. */
+function newTail(
+  sealed: readonly RowChunk[],
+  sealedCount: number,
+  id: number,
+  flags: number,
+  before: number,
+): RowTail {
+  const capacity = Math.min(ROW_CHUNK, Math.max(8, 2 * (before + 1)));
+  const tail = new RowTail(
+    sealed,
+    sealedCount,
+    new Int32Array(capacity),
+    new Uint16Array(capacity),
+    before + 1,
+  );
+  tail.ids[before] = id;
+  tail.flags[before] = flags;
+  return tail;
+}
+
+/**
+ * A tail holding `rows` (built or changed any other way than by appends: plain chunks) with (id,
+ * flags) appended, `id` larger than each of theirs: their last chunk, when not full, is copied into
+ * the tail's buffer once; the full chunks are shared. Its rows are its first `frontier`.
+ */
+export function tailAfter(rows: UserRows | undefined, id: number, flags: number): RowTail {
+  if (rows instanceof TailRows) return rows.tail.append(rows.length, id, flags);
+  if (rows === undefined || rows.count === 0) return newTail([], 0, id, flags, 0);
+  const last = rows.chunks[rows.chunks.length - 1]!;
+  const n = last.ids.length;
+  if (n >= ROW_CHUNK) return newTail(rows.chunks, rows.count, id, flags, 0);
+  const tail = newTail(rows.chunks.slice(0, -1), rows.count - n, id, flags, n);
+  tail.ids.set(last.ids);
+  tail.flags.set(last.flags);
+  return tail;
+}
+
+/**
+ * `rows` with a row (id, flags) appended, `id` larger than every id of theirs: O(1) for rows that
+ * came from appends (one small object, the rows' view); other rows are converted once (`tailAfter`).
+ * The store appends through `RowTable.appendAll` instead, which needs no object per row.
+ */
+export function appendRow(rows: UserRows | undefined, id: number, flags: number): UserRows {
+  const tail = tailAfter(rows, id, flags);
+  return tail.rowsAt(tail.frontier);
+}

@@ -1,0 +1,114 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IntMap } from '../../src/core/collections/int-map';
+import { RowTable } from '../../src/core/messages/row-table';
+import { buildRows, ROW_CHUNK, toArrays, updateRowFlags, type UserRows } from '../../src/core/messages/rows';
+
+type Model = ReadonlyMap<number, ReadonlyArray<readonly [number, number]>>;
+
+function contents(table: RowTable): Model {
+  const out = new Map<number, Array<readonly [number, number]>>();
+  for (const [userId, rows] of table) {
+    const { ids, flags } = toArrays(rows);
+    out.set(
+      userId,
+      [...ids].map((id, i) => [id, flags[i]!] as const),
+    );
+  }
+  return out;
+}
+
+function tableOf(model: Model): RowTable {
+  return RowTable.of(
+    IntMap.from(
+      [...model].map(
+        ([u, list]) =>
+          [
+            u,
+            buildRows(
+              list.map(([id]) => id),
+              list.map(([, f]) => f),
+            ),
+          ] as const,
+      ),
+    ),
+  );
+}
+
+describe('RowTable', () => {
+  // The store's rows (store-append.ts): sends append onto shared tail buffers with per-state
+  // lengths; every older version must stay exactly as it was, through forks (two versions
+  // appending onto one parent), full buffers, flag changes, deletions and rows set back from
+  // another version.
+  it('keeps every version as it was, whatever is done to it later', () => {
+    const users = fc.uniqueArray(fc.integer({ min: 0, max: 200 }), { minLength: 1, maxLength: 12 });
+    const step = fc.record({
+      back: fc.nat({ max: 5 }),
+      kind: fc.nat({ max: 9 }),
+      users,
+      flags: fc.nat({ max: 255 }),
+      other: fc.nat({ max: 5 }),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), fc.nat({ max: ROW_CHUNK + 40 }), (steps, prefill) => {
+        const start = new Map<number, Array<readonly [number, number]>>();
+        if (prefill > 0)
+          start.set(
+            7,
+            Array.from({ length: prefill }, (_, i) => [i + 1, 0] as const),
+          );
+        const versions: Array<{ table: RowTable; model: Model }> = [{ table: tableOf(start), model: start }];
+        let next = prefill + 1;
+        for (const s of steps) {
+          const from = versions[Math.max(0, versions.length - 1 - s.back)]!;
+          const model = new Map(from.model);
+          let table: RowTable;
+          const u = s.users[0]!;
+          if (s.kind === 7 && from.model.has(u)) {
+            // A flag change: the user's rows become plain chunks.
+            const id = from.model.get(u)![s.flags % from.model.get(u)!.length]![0];
+            table = from.table.set(u, updateRowFlags(from.table.get(u)!, [id], 2, 0));
+            model.set(
+              u,
+              from.model.get(u)!.map(([i, f]) => [i, i === id ? f | 2 : f] as const),
+            );
+          } else if (s.kind === 8 && from.model.has(u)) {
+            table = from.table.delete(u);
+            model.delete(u);
+          } else if (s.kind === 9) {
+            // Rows read from another version and set into this one.
+            const other = versions[Math.max(0, versions.length - 1 - s.other)]!;
+            const rows: UserRows | undefined = other.table.get(u);
+            if (rows === undefined) continue;
+            table = from.table.set(u, rows);
+            model.set(u, other.model.get(u)!);
+          } else {
+            // Big steps now and then, to fill buffers in few steps.
+            const id = next + (s.kind === 6 ? ROW_CHUNK : 0);
+            next = id + 1;
+            const flags = s.users.map((_, k) => (s.flags + k) & 0xff);
+            table = from.table.appendAll(s.users, id, flags);
+            s.users.forEach((user, k) =>
+              model.set(user, [...(model.get(user) ?? []), [id, flags[k]!] as const]),
+            );
+          }
+          versions.push({ table, model });
+        }
+        for (const v of versions) {
+          expect(contents(v.table)).toEqual(v.model);
+          expect(v.table.size).toBe(v.model.size);
+          for (const [user, list] of v.model) expect(v.table.get(user)!.count).toBe(list.length);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('answers the same table for the rows it holds', () => {
+    let table = RowTable.empty().appendAll([1, 2, 3], 1, [0, 0, 0]);
+    for (let id = 2; id < 100; id++) table = table.appendAll([1, 2, 3], id, [0, 1, 2]);
+    expect(table.get(2)!.count).toBe(99);
+    expect(table.set(2, table.get(2)!)).toBe(table);
+    expect([...table.keys()]).toEqual([1, 2, 3]);
+  });
+});

@@ -13,6 +13,7 @@ import { createHttpCore } from '../../src/server/http';
 import { pureRealm } from '../../src/server/pure';
 import { memoryStore } from '../../src/stores/memory/index';
 import { basicAuthHeader } from '../../src/wire/auth';
+import { settleWithTime } from '../support/fair-clock';
 import { cast, devRealm, testCtx } from '../support/realm';
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -172,17 +173,7 @@ describe('fair scheduling with groups', () => {
               return i;
             }),
           );
-          let settled = false;
-          const all = Promise.all(answers).then((v) => {
-            settled = true;
-            return v;
-          });
-          for (let round = 0; !settled && round < 1000; round++) {
-            await flush();
-            clock.now += 10_000;
-            for (const fire of timers.splice(0)) fire();
-          }
-          expect(await all).toEqual(arrivals.map((_, i) => i));
+          expect(await settleWithTime(answers, clock, timers)).toEqual(arrivals.map((_, i) => i));
           for (const [user, order] of Object.entries(started))
             expect(order).toEqual(arrivals.flatMap((a, i) => (a.user === Number(user) ? [i] : [])));
           expect(scheduler.waiting).toBe(0);

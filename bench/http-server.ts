@@ -21,6 +21,8 @@ import { createFetchHandler } from '../src/server/fetch';
 import { serveNode } from '../src/server/node';
 import { memoryStore } from '../src/stores/memory/index';
 import { readRealm } from '../src/cli/transfer';
+import { seededRandom } from '../src/core/context';
+import { handleApiRequest } from '../src/wire/handle';
 
 const FIXTURE = new URL('../test/fixtures/dev-realm.json', import.meta.url).pathname;
 const mode = process.argv[2];
@@ -42,6 +44,38 @@ if (mode === 'floor') {
     req.on('end', () => {
       Buffer.concat(chunks);
       answer(`${before}${id++}${after}`);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
+  });
+} else if (mode === 'op') {
+  // The ceiling of any host: node:http plus the wire layer and the operation on a state held in a
+  // variable. Nothing is recorded, no event queue is fed, no limit or scheduling applies.
+  let state = await readRealm(FIXTURE);
+  const random = seededRandom(1);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const authorization = req.headers.authorization;
+      const r = handleApiRequest(
+        state,
+        {
+          method: req.method ?? 'GET',
+          url: req.url ?? '/',
+          ...(authorization === undefined ? {} : { headers: { authorization } }),
+          ...(req.method === 'GET' ? {} : { body: Buffer.concat(chunks).toString() }),
+        },
+        { now: Math.floor(Date.now() / 1000), random },
+      );
+      state = r.state;
+      const body = JSON.stringify(r.body);
+      res.writeHead(r.status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
+      res.end(body);
     });
   });
   server.listen(0, '127.0.0.1', () => {

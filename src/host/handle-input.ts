@@ -6,6 +6,7 @@ import type { OpContext } from '../core/context';
 import { runDecoded, type Actor, type AnyOperation } from '../core/operation';
 import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
+import type { User } from '../core/model/records';
 import { basicAuthHeader } from '../wire/auth';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { matchRoute } from '../wire/routes';
@@ -41,10 +42,23 @@ export function applyInput(
     if (user)
       request = {
         ...request,
-        headers: { authorization: basicAuthHeader(user.delivery_email, user.api_key) },
+        headers: { authorization: authorizationOf(user) },
       };
   }
   return handleApiRequest(state, request, ctx);
+}
+
+/**
+ * A user's Basic credentials, by user record: records are immutable, so a changed email or key is a
+ * new record and a new header. Every stored request of a user rebuilds the same header, and the
+ * wire layer's decoder then finds it by the same string.
+ */
+const authorizations = new WeakMap<User, string>();
+function authorizationOf(user: User): string {
+  let header = authorizations.get(user);
+  if (header === undefined)
+    authorizations.set(user, (header = basicAuthHeader(user.delivery_email, user.api_key)));
+  return header;
 }
 
 /**

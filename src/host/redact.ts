@@ -40,8 +40,12 @@ export function redactInput(input: ChangeInput): { input: ChangeInput; redacted:
 /** A copy of a params/fields object with secret values replaced, or undefined when it has none. */
 function redactRecord<T>(value: T): T | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  // Nearly every request has no secret: look at the names before copying anything.
+  const keys = Object.keys(value);
+  let found = false;
+  for (let i = 0; i < keys.length && !found; i++) found = isSecretName(keys[i]!);
+  if (!found) return undefined;
   const entries = Object.entries(value);
-  if (!entries.some(([k]) => isSecretName(k))) return undefined;
   return Object.fromEntries(entries.map(([k, v]) => [k, isSecretName(k) ? REDACTED : v])) as T;
 }
 

@@ -280,6 +280,8 @@ type Form =
   | { readonly kind: 'aborted' }
   | { readonly kind: 'malformed'; readonly reason: string };
 
+/** One decoder for every form body: `decode` without `stream` keeps no state between calls. */
+const FORM_TEXT = new TextDecoder();
 const NO_FORM: Form = { kind: 'none' };
 
 /** Reads the body (bounded) and decodes it as form fields, as Django fills `request.POST`. */
@@ -298,7 +300,7 @@ async function readForm(
   const contentType = headers['content-type'] ?? '';
   const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
   if (mediaType === 'application/x-www-form-urlencoded') {
-    return { kind: 'form', value: new TextDecoder().decode(bytes) };
+    return { kind: 'form', value: FORM_TEXT.decode(bytes) };
   }
   if (mediaType === 'multipart/form-data') {
     // zulip-js (form-data) streams nothing at all, not even the closing boundary, for no fields.

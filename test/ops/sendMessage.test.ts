@@ -102,7 +102,9 @@ describe('sendMessage: a channel message', () => {
       [dm, '_dm_'],
     ] as const) {
       const id = ok(r).id;
-      const message = r.events.find((e) => e.event.type === 'message')!.event['message'];
+      const message = (r.events.find((e) => e.event.type === 'message')!.event as Record<string, unknown>)[
+        'message'
+      ];
       expect(message).toEqual(
         messageDict(r.state, readMessage(r.state.messages, id)!, {
           applyMarkdown: true,

@@ -19,7 +19,10 @@ const oneOf = z.pipe(
 );
 const stripped = z.pipe(z.string(), z.transform(stripUnicodeWhitespace));
 // Not taken by the fast path (a check on the string step): zod parses it, as a reference.
-const checked = z.pipe(z.string().check(z.maxLength(3)), z.transform((v: string) => v.length));
+const checked = z.pipe(
+  z.string().check(z.maxLength(3)),
+  z.transform((v: string) => v.length),
+);
 
 const specs = [rawParam('kind', oneOf), rawParam('topic', stripped), rawParam('short', checked)];
 
@@ -46,13 +49,10 @@ const value = fc.oneof(
 describe('parseParams: string piped to a transform', () => {
   it('answers as zod does, in decoded and wire mode', () => {
     fc.assert(
-      fc.property(
-        fc.record({ kind: value, topic: value, short: value }, { requiredKeys: [] }),
-        (input) => {
-          expect(parseParams(specs, input, 'decoded')).toEqual(byZod(input));
-          expect(parseParams(specs, input, 'wire')).toEqual(byZod(input));
-        },
-      ),
+      fc.property(fc.record({ kind: value, topic: value, short: value }, { requiredKeys: [] }), (input) => {
+        expect(parseParams(specs, input, 'decoded')).toEqual(byZod(input));
+        expect(parseParams(specs, input, 'wire')).toEqual(byZod(input));
+      }),
     );
   });
 

@@ -157,7 +157,7 @@ export function parseParams(
   pathParams: readonly string[] = [],
 ): ParseResult {
   const values: Record<string, unknown> = {};
-  const { known, plain } = specInfo(specs);
+  const { known, plain, pipes } = specInfo(specs);
   for (let k = 0; k < specs.length; k++) {
     const spec = specs[k]!;
     let name = spec.name;
@@ -175,9 +175,22 @@ export function parseParams(
       continue;
     }
     // A string for a bare `z.string()` is its own parse: zod's machinery skipped.
-    if (plain[k] === true && typeof raw === 'string') {
-      values[spec.name] = raw;
-      continue;
+    if (typeof raw === 'string') {
+      if (plain[k] === true) {
+        values[spec.name] = raw;
+        continue;
+      }
+      // A string into a bare string piped to a transform: the transform on zod's own payload
+      // shape. Only a clean answer is taken; an issue (or a promise) re-runs zod for its error.
+      const transform = pipes[k];
+      if (transform !== undefined) {
+        const payload: z.core.ParsePayload<unknown> = { value: raw, issues: [] };
+        const out = transform(raw, payload);
+        if (payload.issues.length === 0 && !(out instanceof Promise)) {
+          values[spec.name] = out;
+          continue;
+        }
+      }
     }
     let value = raw;
     if (mode === 'wire' && spec.json) {
@@ -208,6 +221,25 @@ interface SpecInfo {
   readonly known: ReadonlySet<string>;
   /** By spec: its schema is a bare `z.string()` (no checks), whose parse of a string is the string. */
   readonly plain: readonly boolean[];
+  /**
+   * By spec: for a raw `z.pipe(z.string(), z.transform(fn))` (no checks on either), `fn`, which is
+   * what parsing a string through it amounts to (the string step passes a string unchanged).
+   */
+  readonly pipes: ReadonlyArray<PipeTransform | undefined>;
+}
+
+type PipeTransform = (value: string, payload: z.core.ParsePayload<unknown>) => unknown;
+
+/** `fn` of a raw spec whose schema is `z.pipe(z.string(), z.transform(fn))`, both without checks. */
+function pipeTransform(spec: ParamSpec): PipeTransform | undefined {
+  const def: z.core.$ZodTypeDef = spec.schema._zod.def;
+  if (spec.json || def.type !== 'pipe' || (def.checks?.length ?? 0) > 0) return undefined;
+  const { in: from, out: into } = def as z.core.$ZodPipeDef;
+  const fromDef: z.core.$ZodTypeDef = from._zod.def;
+  const intoDef: z.core.$ZodTypeDef = into._zod.def;
+  if (fromDef.type !== 'string' || (fromDef.checks?.length ?? 0) > 0 || 'coerce' in fromDef) return undefined;
+  if (intoDef.type !== 'transform' || (intoDef.checks?.length ?? 0) > 0) return undefined;
+  return (intoDef as z.core.$ZodTransformDef).transform as PipeTransform;
 }
 
 /** Per spec list (each operation's is built once): what parsing asks of it on every call. */
@@ -225,7 +257,7 @@ function specInfo(specs: readonly ParamSpec[]): SpecInfo {
       const def: z.core.$ZodTypeDef = spec.schema._zod.def;
       return !spec.json && def.type === 'string' && (def.checks?.length ?? 0) === 0 && !('coerce' in def);
     });
-    specInfos.set(specs, (info = { known, plain }));
+    specInfos.set(specs, (info = { known, plain, pipes: specs.map(pipeTransform) }));
   }
   return info;
 }

@@ -8,6 +8,8 @@ import { snapshotRealm } from '../../src/core/snapshot/export';
 import type { OpResult } from '../../src/core/result';
 import type { RealmState } from '../../src/core/state';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
+import { messageDict } from '../../src/ops/messages/message-dict';
+import { renderMarkdown } from '../../src/core/markdown';
 import { unsubscribe } from '../../src/ops/channels/unsubscribe';
 import { expectRefused } from '../support/expect-result';
 import { loose } from '../support/loose';
@@ -84,6 +86,34 @@ describe('sendMessage: a channel message', () => {
     // The old state is untouched.
     expect(readMessage(dev.messages, body.id)).toBeUndefined();
     expect(rowOf(dev, hamlet, body.id)).toBeUndefined();
+  });
+
+  it("gives the event the stored message's dict: its HTML rendered once, forks each their own", () => {
+    // The event's dict is built from what was appended and its HTML rendered into the stored
+    // chunk's column (not looked up again): it must equal what a read of the new state decodes.
+    const first = send(dev, 'hamlet', toVerona({ content: '**one** https://example.com' }));
+    const left = send(first.state, 'hamlet', toVerona({ content: '*left*' }));
+    const right = send(first.state, 'hamlet', toVerona({ content: '`right`' }));
+    const dm = send(dev, 'hamlet', { type: 'direct', to: [cordelia], content: '_dm_' });
+    for (const [r, content] of [
+      [first, '**one** https://example.com'],
+      [left, '*left*'],
+      [right, '`right`'],
+      [dm, '_dm_'],
+    ] as const) {
+      const id = ok(r).id;
+      const message = (r.events.find((e) => e.event.type === 'message')!.event as Record<string, unknown>)[
+        'message'
+      ];
+      expect(message).toEqual(
+        messageDict(r.state, readMessage(r.state.messages, id)!, {
+          applyMarkdown: true,
+          clientGravatar: false,
+          allowEmptyTopicName: true,
+        }),
+      );
+      expect((message as { content: string }).content).toBe(renderMarkdown(content));
+    }
   });
 
   it('addresses the channel by id, JSON-encoded name or one-element list (library and wire)', () => {

@@ -38,9 +38,17 @@ interface Derived {
 const COLUMNS_KEPT = 16;
 const columns = new Map<readonly string[], Derived>();
 
+/** The most recently used column: sends and fetches of recent messages ask for it again and again. */
+let lastContent: readonly string[] | undefined;
+let lastColumn: Derived | undefined;
+
 function derivedColumn(content: readonly string[]): Derived {
+  // Already the most recently used (the map's last entry): nothing to reorder.
+  if (content === lastContent) return lastColumn!;
   let column = columns.get(content);
+  lastContent = content;
   if (column !== undefined) {
+    lastColumn = column;
     // Most recently used last (a fetch switches columns only a few times).
     columns.delete(content);
     columns.set(content, column);
@@ -52,8 +60,28 @@ function derivedColumn(content: readonly string[]): Derived {
   const size = Math.max(content.length, MESSAGE_CHUNK);
   column = { html: new Array<string | undefined>(size), me: new Uint8Array(size) };
   columns.set(content, column);
+  lastColumn = column;
   return column;
 }
+
+/**
+ * The HTML of the message being stored at `index` of the newest chunk's `content` column, rendered
+ * once into that column's derived HTML (Zulip renders on send and stores `rendered_content`), where
+ * reads of recent messages look first. Not into the text-keyed memo: hashing each new message's
+ * text into a 32k-entry map cost a send more than rendering a short message does.
+ */
+export function renderStored(content: readonly string[], index: number): string {
+  const column = derivedColumn(content);
+  let html = column.html[index];
+  if (html === undefined) {
+    html = renderMarkdown(content[index]!);
+    column.html[index] = html;
+  }
+  return html;
+}
+
+/** A reader's column before its first switch (never written: every read switches first). */
+const NO_COLUMN: Derived = { html: [], me: new Uint8Array(0) };
 
 /**
  * Reads what `channelDictAt` derives from stored contents, one column lookup per chunk switch.
@@ -63,7 +91,7 @@ function derivedColumn(content: readonly string[]): Derived {
  */
 export class ContentReader {
   private content: readonly string[] | undefined;
-  private column: Derived = { html: [], me: new Uint8Array(0) };
+  private column: Derived = NO_COLUMN;
   /** Messages with a larger id use the columns. */
   private readonly columnsFrom: number;
 

@@ -16,7 +16,7 @@ import { isUserInSettingValue } from '../permissions/groups';
 import { isGuest } from '../permissions/roles';
 import { CHANNEL_SETTING_RULES, hasPermission, hasRealmPermission } from '../permissions/setting-rules';
 import type { RealmState } from '../state';
-import { pythonStrip } from '../text/whitespace';
+import { isVisibleAscii, pythonStrip } from '../text/whitespace';
 import { conversationKey } from './interner';
 
 /** Python's `str.isspace` characters (JS `\s` also strips U+FEFF, which Python keeps). */
@@ -25,7 +25,8 @@ const PY_SPACE =
 const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`, 'u');
 
 /** Python's `str.rstrip()` without arguments (`text/whitespace.ts` has the two-sided strips). */
-export const pyRstrip = (s: string): string => s.replace(TRAILING_SPACE, '');
+export const pyRstrip = (s: string): string =>
+  isVisibleAscii(s.charCodeAt(s.length - 1)) ? s : s.replace(TRAILING_SPACE, '');
 
 /** Zulip's `truncate_content`: cut to `max` code points, the last ones replaced by `suffix`. */
 export function truncateCodePoints(text: string, max: number, suffix: string): string {
@@ -41,7 +42,8 @@ export function truncateTopic(state: RealmState, topic: string): string {
 
 /** `normalize_body`: trailing whitespace and leading newlines dropped; empty or NUL refused; truncated. */
 export function normalizeMessageContent(state: RealmState, raw: string): string | ZulipError {
-  const body = pyRstrip(raw).replace(/^\n+/, '');
+  const stripped = pyRstrip(raw);
+  const body = stripped.charCodeAt(0) === 0x0a ? stripped.replace(/^\n+/, '') : stripped;
   if (body.length === 0) return errors.badRequest('Message must not be empty');
   if (body.includes('\x00')) return errors.badRequest('Message must not contain null bytes');
   return truncateCodePoints(body, state.server.max_message_length, '\n[message truncated]');
@@ -52,6 +54,13 @@ const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Cn}]/u;
 
 /** `check_stream_topic`: the 1-based code-point position of the first unprintable character. */
 export function checkTopicPrintable(topic: string): ZulipError | undefined {
+  // Printable ASCII (space included) is never Cc, Cs or Cn: most topics need no regex per character.
+  let k = 0;
+  for (; k < topic.length; k++) {
+    const code = topic.charCodeAt(k);
+    if (code < 0x20 || code > 0x7e) break;
+  }
+  if (k === topic.length) return undefined;
   let position = 0;
   for (const ch of topic) {
     position++;

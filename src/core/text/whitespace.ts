@@ -17,14 +17,27 @@ const PYTHON_WHITESPACE = `${UNICODE_WHITE_SPACE}\\u001c-\\u001f`;
 const unicodeEdges = new RegExp(`^[${UNICODE_WHITE_SPACE}]+|[${UNICODE_WHITE_SPACE}]+$`, 'gu');
 const pythonEdges = new RegExp(`^[${PYTHON_WHITESPACE}]+|[${PYTHON_WHITESPACE}]+$`, 'gu');
 
+/**
+ * Whether `code` (a UTF-16 unit) is a visible ASCII character, which no notion of whitespace here
+ * includes: a string that starts and ends with one has nothing to strip, and skips the regex (a
+ * global regex anchored at the end tries every position of the string).
+ */
+export function isVisibleAscii(code: number): boolean {
+  return code > 0x20 && code < 0x7f;
+}
+
+function plainEdges(s: string): boolean {
+  return isVisibleAscii(s.charCodeAt(0)) && isVisibleAscii(s.charCodeAt(s.length - 1));
+}
+
 /** pydantic's `strip_whitespace=True`. */
 export function stripUnicodeWhitespace(s: string): string {
-  return s.replace(unicodeEdges, '');
+  return plainEdges(s) ? s : s.replace(unicodeEdges, '');
 }
 
 /** Python's `str.strip()` without arguments. */
 export function pythonStrip(s: string): string {
-  return s.replace(pythonEdges, '');
+  return plainEdges(s) ? s : s.replace(pythonEdges, '');
 }
 
 const pythonRuns = new RegExp(`[${PYTHON_WHITESPACE}]+`, 'u');

@@ -28,6 +28,11 @@ export interface DictOptions {
    * user" (Zulip's `can_access_sender` in `messages_for_ids`). Absent: every sender as they are.
    */
   readonly viewer?: User | null;
+  /**
+   * For one message's dict: the HTML of its content when the caller already has it (a send,
+   * which renders its message once as it stores it). Absent: rendered (or found) here.
+   */
+  readonly rendered?: string;
 }
 
 /** Flag names by bit pattern: a read names the same few patterns for thousands of rows. */
@@ -89,9 +94,10 @@ function conversationNumber(participants: readonly number[]): number {
  * few senders computes each once.
  */
 export class DictCache {
-  private readonly senders = new Map<number, { full_name: string; email: string; avatar: string | null }>();
-  private readonly recipients = new Map<string, unknown>();
-  private readonly channelNames = new Map<number, string>();
+  // Made on first use: a send's one dict needs none of them, and four maps were a fifth of its dict's cost.
+  private senders: Map<number, { full_name: string; email: string; avatar: string | null }> | undefined;
+  private recipients: Map<string, unknown> | undefined;
+  private channelNames: Map<number, string> | undefined;
 
   /** Set for a restricted guest: senders are checked against what GET /users shows them. */
   private readonly restricted: User | undefined;
@@ -112,7 +118,7 @@ export class DictCache {
   sender(id: number): { full_name: string; email: string; avatar: string | null } {
     // Runs of one sender are common in a conversation: the last answer is checked before the map.
     if (id === this.lastSenderId) return this.lastSender!;
-    let s = this.senders.get(id);
+    let s = this.senders?.get(id);
     if (s === undefined) {
       const u = this.state.users.get(id);
       const hidden =
@@ -123,7 +129,7 @@ export class DictCache {
         : u
           ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
           : { full_name: '', email: '', avatar: null };
-      this.senders.set(id, s);
+      (this.senders ??= new Map()).set(id, s);
     }
     this.lastSenderId = id;
     this.lastSender = s;
@@ -154,7 +160,7 @@ export class DictCache {
   private lastTopicId = -1;
   private lastTopic = '';
 
-  private readonly topicNames = new Map<number, string>();
+  private topicNames: Map<number, string> | undefined;
 
   /**
    * An interned topic's name: the last one while the topic stays the same, else this request's
@@ -162,10 +168,10 @@ export class DictCache {
    */
   topicName(topicId: number): string {
     if (topicId !== this.lastTopicId) {
-      let name = this.topicNames.get(topicId);
+      let name = this.topicNames?.get(topicId);
       if (name === undefined) {
         name = nameOf(this.state.messages.topics, topicId);
-        this.topicNames.set(topicId, name);
+        (this.topicNames ??= new Map()).set(topicId, name);
       }
       this.lastTopic = name;
       this.lastTopicId = topicId;
@@ -177,10 +183,10 @@ export class DictCache {
   channelName(streamId: number): string {
     // A fetch is mostly one channel: the last answer is checked before the map.
     if (streamId === this.lastChannelId) return this.lastChannel;
-    let name = this.channelNames.get(streamId);
+    let name = this.channelNames?.get(streamId);
     if (name === undefined) {
       name = this.state.channels.get(streamId)?.name ?? '';
-      this.channelNames.set(streamId, name);
+      (this.channelNames ??= new Map()).set(streamId, name);
     }
     this.lastChannelId = streamId;
     this.lastChannel = name;
@@ -190,13 +196,13 @@ export class DictCache {
   displayRecipient(m: MessageRecord): unknown {
     if (m.stream_id !== null) return this.channelName(m.stream_id);
     const key = (m.participants ?? []).join(',');
-    let r = this.recipients.get(key);
+    let r = this.recipients?.get(key);
     if (r === undefined) {
       r = (m.participants ?? []).map((id) => {
         const u = this.state.users.get(id);
         return { id, email: u?.email ?? '', full_name: u?.full_name ?? '', is_mirror_dummy: false };
       });
-      this.recipients.set(key, r);
+      (this.recipients ??= new Map()).set(key, r);
     }
     // Each message gets its own copy of a conversation's list (callers may edit their dicts).
     return Array.isArray(r) ? r.map((x: object) => ({ ...x })) : r;
@@ -214,7 +220,7 @@ export function messageDict(
   const isStream = m.stream_id !== null;
   const topic = isStream && m.topic === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
   const displayRecipient = cache.displayRecipient(m);
-  const content = opts.applyMarkdown ? renderedContent(m.content) : m.content;
+  const content = opts.applyMarkdown ? (opts.rendered ?? renderedContent(m.content)) : m.content;
   const contentType = opts.applyMarkdown ? 'text/html' : 'text/x-markdown';
   const isMe = isMeMessage(m.content);
   const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));

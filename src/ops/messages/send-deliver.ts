@@ -5,7 +5,8 @@ import { addPersonalFlags } from '../../core/messages/personal-flags';
 import { findMentions, mayMention, type Mentions } from '../../core/messages/mentions';
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
-import { getMessage, locateMessage } from '../../core/messages/store';
+import { locateMessage, type MessageRecord } from '../../core/messages/store';
+import { renderStored } from '../../core/messages/rendered';
 import { appendMessage, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
@@ -142,13 +143,14 @@ export function deliverMessage(
   const id = nextMessageId(state.messages);
   const timestamp = Math.floor(opts.now);
   const wasActive = isStream && recentlyActiveBefore(state, target.channel.stream_id, timestamp);
+  const bits = linkBits(content);
   const store = appendMessage(
     state.messages,
     {
       id,
       sender: sender.user_id,
       timestamp,
-      bits: linkBits(content),
+      bits,
       content,
       streamId: isStream ? target.channel.stream_id : null,
       topic: isStream ? target.topic : '',
@@ -218,7 +220,25 @@ export function deliverMessage(
     const others = target.participants.filter((u) => u !== sender.user_id);
     events.push(...accessGainedEvents(state, sender, others.length > 0 ? others : [sender.user_id]));
   }
-  events.push(...messageEvents(next, id, sender.user_id, rows, opts));
+  // The record as the store now decodes it, built from what was appended (not looked up again).
+  const record: MessageRecord = {
+    id,
+    sender_id: sender.user_id,
+    stream_id: isStream ? target.channel.stream_id : null,
+    topic: isStream ? target.topic : '',
+    participants: isStream ? null : target.participants,
+    content,
+    timestamp,
+    has_link: (bits & MESSAGE_BITS.has_link) !== 0,
+    has_attachment: false,
+    has_image: false,
+    reactions: next.messages.reactions.get(id) ?? [],
+  };
+  // A channel message's HTML is rendered once into its stored chunk's derived column, where reads
+  // of recent messages find it (a direct message's dict reads the text-keyed memo, as before).
+  const last = isStream ? store.chunks[store.chunks.length - 1]! : undefined;
+  const html = last === undefined ? undefined : renderStored(last.content, last.ids.length - 1);
+  events.push(...messageEvents(next, record, html, rows, opts));
   return success(next, {
     ignored: opts.ignored,
     data: automatic === null ? { id } : { id, automatic_new_visibility_policy: automatic },
@@ -232,17 +252,19 @@ export function deliverMessage(
  */
 function messageEvents(
   state: RealmState,
-  id: number,
-  senderId: number,
+  record: MessageRecord,
+  html: string | undefined,
   rows: RowBatch & { readonly userIds: readonly number[] },
   opts: DeliverOptions,
 ): AddressedEvent[] {
-  const record = getMessage(state.messages, id)!;
-  const message = messageDict(state, record, {
-    applyMarkdown: true,
-    clientGravatar: false,
-    allowEmptyTopicName: true,
-  });
+  const senderId = record.sender_id;
+  const message = messageDict(
+    state,
+    record,
+    html === undefined
+      ? { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true }
+      : { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, rendered: html },
+  );
   const { userIds, flags } = rows;
   const ascending = isAscending(userIds);
   const byFlags = new Map<number, number[]>();

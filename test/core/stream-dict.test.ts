@@ -42,6 +42,16 @@ describe('streamToDict templates', () => {
     a['name'] = 'changed';
     expect(streamToDict(realm, channel, 0)['name']).toBe(channel.name);
   });
+  it('serves plain objects, as a literal would be: Object.prototype, the template keys in order', () => {
+    const a = streamToDict(realm, channel, 0);
+    expect(Object.getPrototypeOf(a)).toBe(Object.prototype);
+    expect(a).toStrictEqual(JSON.parse(JSON.stringify(a)));
+    // Register adds subscription fields to its copies: they reach neither the template nor the next copy.
+    a['color'] = '#000000';
+    const b = streamToDict(realm, channel, 0);
+    expect(b).not.toHaveProperty('color');
+    expect(Object.keys(b)).toEqual(Object.keys(a).filter((k) => k !== 'color'));
+  });
   it('follows `now` both ways and a new message of the channel', () => {
     const far = 4_000_000_000;
     expect(streamToDict(realm, channel, far)['is_recently_active']).toBe(false);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { FLAG_BITS } from '../../src/core/messages/flags';
 import { forEachRow } from '../../src/core/messages/rows';
 import { MAX_UNREAD_MESSAGES, unreadMsgs } from '../../src/core/register/unread';
@@ -43,5 +44,29 @@ describe('unread_msgs past MAX_UNREAD_MESSAGES', () => {
     expect(u.old_unreads_missing).toBe(false);
     const n = [...u.streams, ...u.pms, ...u.huddles].reduce((a, b) => a + b.unread_message_ids.length, 0);
     expect(n).toBe(unreadOf(light).length);
+  });
+});
+
+// The channel buckets are ordered by channel id, then topic in code-point order (Zulip sorts the
+// (stream_id, topic) keys); each channel's buckets are insertion-sorted, which this pins for
+// realms of many topics per channel.
+describe('unread_msgs channel buckets', () => {
+  it('are in (stream_id, topic) order, with and without empty_topic_name', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.boolean(), (seed, emptyTopicName) => {
+        const state = simulateRealm({ users: 4, channels: 3, messages: 600, seed });
+        for (const userId of state.users.keys()) {
+          const { streams } = unreadMsgs(state, userId, emptyTopicName);
+          for (let i = 1; i < streams.length; i++) {
+            const a = streams[i - 1]!;
+            const b = streams[i]!;
+            expect(a.stream_id < b.stream_id || (a.stream_id === b.stream_id && a.topic < b.topic)).toBe(
+              true,
+            );
+          }
+        }
+      }),
+      { numRuns: 25 },
+    );
   });
 });

@@ -264,7 +264,7 @@ function streamBuckets(
   const ordered: Tally[] = [];
   for (const streamId of [...channels.keys()].sort((a, b) => a - b)) {
     const buckets = channels.get(streamId)!.buckets;
-    if (buckets.length > 1) buckets.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+    sortByTopic(buckets);
     for (const b of buckets) ordered.push(b);
   }
   // start[b]: where bucket b's ids begin in `placed`; `next` advances as they are placed.
@@ -287,6 +287,23 @@ function streamBuckets(
     out.push({ stream_id: b.streamId, topic: b.topic, unread_message_ids: ids });
   }
   return out;
+}
+
+/**
+ * Sorts one channel's buckets by topic (code-point order; stable, though topics are distinct). An
+ * insertion sort: a channel has a handful of buckets, and `Array.prototype.sort` with a comparator
+ * closure per channel cost more than the comparisons (a tenth of a register listing 10,000 buckets).
+ */
+function sortByTopic(buckets: Tally[]): void {
+  for (let i = 1; i < buckets.length; i++) {
+    const b = buckets[i]!;
+    let j = i - 1;
+    while (j >= 0 && buckets[j]!.topic > b.topic) {
+      buckets[j + 1] = buckets[j]!;
+      j--;
+    }
+    buckets[j + 1] = b;
+  }
 }
 
 /**

@@ -130,6 +130,24 @@ export class DictCache {
     return s;
   }
 
+  /** The chunk `edited` last looked at, and whether any message in its id range has edits. */
+  private editsChunk: MessageChunk | undefined;
+  private editsInChunk = false;
+
+  /**
+   * Whether message `id` of `chunk` was ever edited or moved (it then takes `messageDict`). The
+   * edits trie is asked once per chunk whether any key falls in the chunk's id range, and per
+   * message only in a chunk that holds an edited message.
+   */
+  edited(chunk: MessageChunk, id: number): boolean {
+    if (chunk !== this.editsChunk) {
+      const ids = chunk.ids;
+      this.editsChunk = chunk;
+      this.editsInChunk = ids.length > 0 && this.state.messages.edits.hasKeyIn(ids[0]!, ids[ids.length - 1]!);
+    }
+    return this.editsInChunk && this.state.messages.edits.has(id);
+  }
+
   private lastFlagBits = -1;
   private lastFlags: readonly string[] = HISTORICAL_FLAGS;
 
@@ -247,7 +265,8 @@ export function messageDict(
 }
 
 /**
- * `messageDict` of the channel message at `index` of `chunk` with `flags`, read straight from the
+ * `messageDict` of the channel message `id` (at `index` of `chunk`: the caller has found it, so
+ * its id is not read again from the column) with `flags`, read straight from the
  * columns (no decoded record: a window of 1000 messages allocated one per message for nothing), or
  * undefined for a direct message or an edited one (those take `messageDict`). The same keys in the
  * same order as `messageDict`'s, built in one literal: one allocation with the final shape.
@@ -256,14 +275,14 @@ export function channelDictAt(
   state: RealmState,
   chunk: MessageChunk,
   index: number,
+  id: number,
   opts: DictOptions,
   flags: readonly string[],
   cache: DictCache,
 ): Record<string, unknown> | undefined {
   const streamId = chunk.recipient[index]!;
-  const id = chunk.ids[index]!;
   const store = state.messages;
-  if (streamId <= 0 || store.edits.has(id)) return undefined;
+  if (streamId <= 0 || cache.edited(chunk, id)) return undefined;
   const senderId = chunk.sender[index]!;
   const sender = cache.sender(senderId);
   const raw = chunk.content[index]!;

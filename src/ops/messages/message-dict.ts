@@ -1,3 +1,4 @@
+import { DirectMapped } from '../../core/collections/direct-mapped';
 import { ContentReader, isMeMessage, renderedContent } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
 import { nameOf } from '../../core/messages/interner';
@@ -56,6 +57,10 @@ export function flagNames(bits: number): string[] {
   return sharedFlagNames(bits).slice();
 }
 
+/** Distinct senders (or topics) a request meets before it gets a `DirectMapped` front, and its size. */
+const FRONT_AFTER = 4;
+const FRONT_BITS = 8;
+
 /** The flags of a message the reader has no row for (Zulip's `read` + `historical`), shared and frozen. */
 const HISTORICAL_FLAGS: readonly string[] = Object.freeze(['read', 'historical']);
 
@@ -109,10 +114,17 @@ export class DictCache {
   private lastSenderId = -1;
   private lastSender: { full_name: string; email: string; avatar: string | null } | undefined;
 
+  /**
+   * Fronts for `senders` and `topicNames` (`DirectMapped`), made once a request has met a few
+   * distinct keys: a single message's dict (an event) allocates none.
+   */
+  private senderFront: DirectMapped<{ full_name: string; email: string; avatar: string | null }> | undefined;
+  private topicFront: DirectMapped<string> | undefined;
+
   sender(id: number): { full_name: string; email: string; avatar: string | null } {
     // Runs of one sender are common in a conversation: the last answer is checked before the map.
     if (id === this.lastSenderId) return this.lastSender!;
-    let s = this.senders.get(id);
+    let s = this.senderFront?.get(id) ?? this.senders.get(id);
     if (s === undefined) {
       const u = this.state.users.get(id);
       const hidden =
@@ -124,7 +136,10 @@ export class DictCache {
           ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
           : { full_name: '', email: '', avatar: null };
       this.senders.set(id, s);
+      if (this.senderFront === undefined && this.senders.size >= FRONT_AFTER)
+        this.senderFront = new DirectMapped(FRONT_BITS);
     }
+    this.senderFront?.set(id, s);
     this.lastSenderId = id;
     this.lastSender = s;
     return s;
@@ -180,11 +195,14 @@ export class DictCache {
    */
   topicName(topicId: number): string {
     if (topicId !== this.lastTopicId) {
-      let name = this.topicNames.get(topicId);
+      let name = this.topicFront?.get(topicId) ?? this.topicNames.get(topicId);
       if (name === undefined) {
         name = nameOf(this.state.messages.topics, topicId);
         this.topicNames.set(topicId, name);
+        if (this.topicFront === undefined && this.topicNames.size >= FRONT_AFTER)
+          this.topicFront = new DirectMapped(FRONT_BITS);
       }
+      this.topicFront?.set(topicId, name);
       this.lastTopic = name;
       this.lastTopicId = topicId;
     }

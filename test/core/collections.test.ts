@@ -37,6 +37,37 @@ describe('IntMap', () => {
     );
   });
 
+  it('hasKeyIn answers whether any key lies in the range, after sets and deletes', () => {
+    // Keys near each other and far apart (deep tries), ranges that straddle node boundaries.
+    const key = fc.oneof(fc.nat(100), fc.nat(5000), fc.integer({ min: 0, max: 0x7fffffff }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), key), { maxLength: 40 }),
+        fc.array(fc.tuple(key, fc.nat(4200)), { minLength: 1, maxLength: 20 }),
+        (ops, ranges) => {
+          let map = IntMap.empty<true>();
+          const keys = new Set<number>();
+          for (const [add, k] of ops) {
+            if (add) {
+              map = map.set(k, true);
+              keys.add(k);
+            } else {
+              map = map.delete(k);
+              keys.delete(k);
+            }
+          }
+          for (const [lo, width] of ranges) {
+            const hi = Math.min(lo + width, 0x7fffffff);
+            const expected = [...keys].some((k) => k >= lo && k <= hi);
+            expect(map.hasKeyIn(lo, hi)).toBe(expected);
+            for (const k of keys) expect(map.hasKeyIn(k, k)).toBe(true);
+          }
+          expect(map.hasKeyIn(5, 4)).toBe(false);
+        },
+      ),
+    );
+  });
+
   it('setAll equals one set per entry and leaves the older version alone', () => {
     fc.assert(
       fc.property(

@@ -25,7 +25,15 @@ describe('channelDictAt', () => {
         for (const id of ids) {
           expect(cursor.seek(id)).toBe(true);
           const chunk = cursor.chunk!;
-          const dict = channelDictAt(state, chunk, cursor.index, opts, flags, cache);
+          const dict = channelDictAt(
+            state,
+            chunk,
+            cursor.index,
+            chunk.ids[cursor.index]!,
+            opts,
+            flags,
+            cache,
+          );
           const general = messageDict(state, decode(state.messages, chunk, cursor.index), opts, flags, cache);
           if (dict === undefined) {
             expect(general['type'] === 'private' || state.messages.edits.has(id)).toBe(true);
@@ -36,4 +44,22 @@ describe('channelDictAt', () => {
         }
         expect(fast).toBeGreaterThan(0);
       });
+});
+
+describe('DictCache.edited', () => {
+  it('answers edits.has for every message, asked chunk by chunk in any order, after edits anywhere', () => {
+    const base = devRealm();
+    const ids = base.messages.chunks.flatMap((c) => Array.from(c.ids));
+    // Edit records on a spread of messages (first, last, middle of the store), none, or all.
+    for (const picked of [[], [ids[0]!], [ids[ids.length - 1]!], ids.filter((_, i) => i % 7 === 3), ids]) {
+      const edits = base.messages.edits.setAll(picked.map((id) => [id, { history: [] }] as const));
+      const state = { ...base, messages: { ...base.messages, edits } };
+      const cache = new DictCache(state, true, undefined);
+      const cursor = new MessageCursor(state.messages);
+      for (const id of [...ids, ...ids.slice().reverse()]) {
+        expect(cursor.seek(id)).toBe(true);
+        expect(cache.edited(cursor.chunk!, id)).toBe(edits.has(id));
+      }
+    }
+  });
 });

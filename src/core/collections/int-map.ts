@@ -206,6 +206,16 @@ export class IntMap<V> {
     return new IntMap(newRoot, this.shift, this.size - 1);
   }
 
+  /**
+   * Whether any key lies in `[lo, hi]`: a walk down the trie that stops at the first value found
+   * in range, so a reader can ask once per block of keys (a message chunk's ids) instead of once
+   * per key.
+   */
+  hasKeyIn(lo: number, hi: number): boolean {
+    if (this.root === undefined || hi < lo) return false;
+    return anyKeyIn(this.root, this.shift, 0, lo, hi);
+  }
+
   /** Values in ascending key order. */
   *values(): IterableIterator<V> {
     if (this.root !== undefined) yield* walkValues(this.root, this.shift);
@@ -273,6 +283,25 @@ function deleteIn<V>(node: Node<V>, shift: number, key: number): Node<V> | undef
     copy[i] = deleteIn(node[i] as Node<V>, shift - BITS, key);
   }
   return copy.some((x) => x !== undefined) ? copy : undefined;
+}
+
+/**
+ * Whether `node` (its first key `base`, each slot spanning 2^shift keys) holds a key in
+ * `[lo, hi]`. Spans are computed with multiplication: a root's span can reach 2^35, past what
+ * 32-bit shifts express.
+ */
+function anyKeyIn<V>(node: Node<V>, shift: number, base: number, lo: number, hi: number): boolean {
+  const span = 2 ** shift;
+  const first = Math.max(0, Math.floor((lo - base) / span));
+  for (let i = first; i < node.length; i++) {
+    const childLo = base + i * span;
+    if (childLo > hi) return false;
+    const child = node[i];
+    if (child === undefined) continue;
+    if (shift === 0) return true;
+    if (anyKeyIn(child as Node<V>, shift - BITS, childLo, lo, hi)) return true;
+  }
+  return false;
 }
 
 function* walkValues<V>(node: Node<V>, shift: number): IterableIterator<V> {

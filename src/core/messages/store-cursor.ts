@@ -16,20 +16,47 @@ export class MessageCursor {
 
   constructor(private readonly store: MessageStore) {}
 
+  /**
+   * The current chunk's first and last ids, and whether its ids are consecutive (no message of
+   * its range deleted): then a message's index is its offset from the first id, found without
+   * reading the id column at all (one cache miss fewer per message on a large heap). Starts as
+   * an empty range, so the first seek finds its chunk.
+   */
+  private first = 1;
+  private last = 0;
+  private dense = false;
+
   seek(id: number): boolean {
     const chunks = this.store.chunks;
     let c = chunks[this.ci];
     if (c === undefined) return false;
-    if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
-      // Not in the current chunk: chunks is non-empty here, so the index is never -1.
-      this.ci = chunkIndexOf(chunks, id);
-      c = chunks[this.ci]!;
-      const dense = id - c.ids[0]!;
+    if (id < this.first || id > this.last) {
+      if (id < c.ids[0]! || id > c.ids[c.ids.length - 1]!) {
+        // Not in the current chunk: chunks is non-empty here, so the index is never -1.
+        this.ci = chunkIndexOf(chunks, id);
+        c = chunks[this.ci]!;
+      }
+      this.first = c.ids[0]!;
+      this.last = c.ids[c.ids.length - 1]!;
+      this.dense = this.last - this.first === c.ids.length - 1;
+      this.chunk = c;
+      if (this.dense && id >= this.first && id <= this.last) {
+        this.index = id - this.first;
+        return true;
+      }
+      const dense = id - this.first;
       this.index = c.ids[dense] === id ? dense : lowerBound(c.ids, id);
-    } else if (c.ids[this.index] !== id) {
+      return c.ids[this.index] === id;
+    }
+    this.chunk = c;
+    if (this.dense) {
+      this.index = id - this.first;
+      return true;
+    }
+    if (c.ids[this.index] !== id) {
       // A chunk's ids are usually consecutive (gaps only where messages were deleted), so `id`'s
       // offset from the chunk's first id is tried before galloping from the previous position.
-      const dense = id - c.ids[0]!;
+      const dense = id - this.first;
       this.index =
         c.ids[this.index + 1] === id
           ? this.index + 1
@@ -37,7 +64,6 @@ export class MessageCursor {
             ? dense
             : lowerBoundFrom(c.ids, id, this.index);
     }
-    this.chunk = c;
     return c.ids[this.index] === id;
   }
 

@@ -181,7 +181,7 @@ function dictFor(
   // Shared frozen flag lists: the answer's dicts are read-only (see the operation's doc comment).
   const flags = cache.flagNames(rowFlags);
   const dict =
-    channelDictAt(state, chunk, index, opts, flags, cache) ??
+    channelDictAt(state, chunk, index, id, opts, flags, cache) ??
     messageDict(state, decode(state.messages, chunk, index), opts, flags, cache);
   if (search !== null) {
     const html = opts.applyMarkdown ? String(dict['content']) : renderMarkdown(chunk.content[index]!);

@@ -1,3 +1,4 @@
+import { DirectMapped } from '../../core/collections/direct-mapped';
 import { ContentReader, isMeMessage, renderedContent } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
 import { nameOf } from '../../core/messages/interner';
@@ -61,6 +62,10 @@ export function flagNames(bits: number): string[] {
   return sharedFlagNames(bits).slice();
 }
 
+/** Distinct senders (or topics) a request meets before it gets a `DirectMapped` front, and its size. */
+const FRONT_AFTER = 4;
+const FRONT_BITS = 8;
+
 /** The flags of a message the reader has no row for (Zulip's `read` + `historical`), shared and frozen. */
 const HISTORICAL_FLAGS: readonly string[] = Object.freeze(['read', 'historical']);
 
@@ -115,10 +120,17 @@ export class DictCache {
   private lastSenderId = -1;
   private lastSender: { full_name: string; email: string; avatar: string | null } | undefined;
 
+  /**
+   * Fronts for `senders` and `topicNames` (`DirectMapped`), made once a request has met a few
+   * distinct keys: a single message's dict (an event) allocates none.
+   */
+  private senderFront: DirectMapped<{ full_name: string; email: string; avatar: string | null }> | undefined;
+  private topicFront: DirectMapped<string> | undefined;
+
   sender(id: number): { full_name: string; email: string; avatar: string | null } {
     // Runs of one sender are common in a conversation: the last answer is checked before the map.
     if (id === this.lastSenderId) return this.lastSender!;
-    let s = this.senders?.get(id);
+    let s = this.senderFront?.get(id) ?? this.senders?.get(id);
     if (s === undefined) {
       const u = this.state.users.get(id);
       const hidden =
@@ -129,11 +141,33 @@ export class DictCache {
         : u
           ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
           : { full_name: '', email: '', avatar: null };
-      (this.senders ??= new Map()).set(id, s);
+      const senders = (this.senders ??= new Map());
+      senders.set(id, s);
+      if (this.senderFront === undefined && senders.size >= FRONT_AFTER)
+        this.senderFront = new DirectMapped(FRONT_BITS);
     }
+    this.senderFront?.set(id, s);
     this.lastSenderId = id;
     this.lastSender = s;
     return s;
+  }
+
+  /** The chunk `edited` last looked at, and whether any message in its id range has edits. */
+  private editsChunk: MessageChunk | undefined;
+  private editsInChunk = false;
+
+  /**
+   * Whether message `id` of `chunk` was ever edited or moved (it then takes `messageDict`). The
+   * edits trie is asked once per chunk whether any key falls in the chunk's id range, and per
+   * message only in a chunk that holds an edited message.
+   */
+  edited(chunk: MessageChunk, id: number): boolean {
+    if (chunk !== this.editsChunk) {
+      const ids = chunk.ids;
+      this.editsChunk = chunk;
+      this.editsInChunk = ids.length > 0 && this.state.messages.edits.hasKeyIn(ids[0]!, ids[ids.length - 1]!);
+    }
+    return this.editsInChunk && this.state.messages.edits.has(id);
   }
 
   private lastFlagBits = -1;
@@ -168,11 +202,15 @@ export class DictCache {
    */
   topicName(topicId: number): string {
     if (topicId !== this.lastTopicId) {
-      let name = this.topicNames?.get(topicId);
+      let name = this.topicFront?.get(topicId) ?? this.topicNames?.get(topicId);
       if (name === undefined) {
         name = nameOf(this.state.messages.topics, topicId);
-        (this.topicNames ??= new Map()).set(topicId, name);
+        const names = (this.topicNames ??= new Map());
+        names.set(topicId, name);
+        if (this.topicFront === undefined && names.size >= FRONT_AFTER)
+          this.topicFront = new DirectMapped(FRONT_BITS);
       }
+      this.topicFront?.set(topicId, name);
       this.lastTopic = name;
       this.lastTopicId = topicId;
     }
@@ -253,7 +291,8 @@ export function messageDict(
 }
 
 /**
- * `messageDict` of the channel message at `index` of `chunk` with `flags`, read straight from the
+ * `messageDict` of the channel message `id` (at `index` of `chunk`: the caller has found it, so
+ * its id is not read again from the column) with `flags`, read straight from the
  * columns (no decoded record: a window of 1000 messages allocated one per message for nothing), or
  * undefined for a direct message or an edited one (those take `messageDict`). The same keys in the
  * same order as `messageDict`'s, built in one literal: one allocation with the final shape.
@@ -262,14 +301,14 @@ export function channelDictAt(
   state: RealmState,
   chunk: MessageChunk,
   index: number,
+  id: number,
   opts: DictOptions,
   flags: readonly string[],
   cache: DictCache,
 ): Record<string, unknown> | undefined {
   const streamId = chunk.recipient[index]!;
-  const id = chunk.ids[index]!;
   const store = state.messages;
-  if (streamId <= 0 || store.edits.has(id)) return undefined;
+  if (streamId <= 0 || cache.edited(chunk, id)) return undefined;
   const senderId = chunk.sender[index]!;
   const sender = cache.sender(senderId);
   const raw = chunk.content[index]!;

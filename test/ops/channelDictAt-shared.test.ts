@@ -39,15 +39,7 @@ describe('channelDictAt with one cache over a random sequence of messages and fl
             expect(cursor.seek(id)).toBe(true);
             const chunk = cursor.chunk!;
             const fresh = b < 0 ? ['read', 'historical'] : flagNames(b);
-            const dict = channelDictAt(
-              state,
-              chunk,
-              cursor.index,
-              chunk.ids[cursor.index]!,
-              opts,
-              cache.flagNames(b),
-              cache,
-            );
+            const dict = channelDictAt(state, chunk, cursor.index, id, opts, cache.flagNames(b), cache);
             if (dict === undefined) continue;
             const expected = messageDict(
               state,

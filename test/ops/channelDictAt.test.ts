@@ -25,15 +25,7 @@ describe('channelDictAt', () => {
         for (const id of ids) {
           expect(cursor.seek(id)).toBe(true);
           const chunk = cursor.chunk!;
-          const dict = channelDictAt(
-            state,
-            chunk,
-            cursor.index,
-            chunk.ids[cursor.index]!,
-            opts,
-            flags,
-            cache,
-          );
+          const dict = channelDictAt(state, chunk, cursor.index, id, opts, flags, cache);
           const general = messageDict(state, decode(state.messages, chunk, cursor.index), opts, flags, cache);
           if (dict === undefined) {
             expect(general['type'] === 'private' || state.messages.edits.has(id)).toBe(true);

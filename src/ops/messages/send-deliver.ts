@@ -5,7 +5,7 @@ import { addPersonalFlags } from '../../core/messages/personal-flags';
 import { findMentions, mayMention, type Mentions } from '../../core/messages/mentions';
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
-import { locateMessage, type MessageRecord } from '../../core/messages/store';
+import { decode, locateMessage, type MessageRecord } from '../../core/messages/store';
 import { renderStored } from '../../core/messages/rendered';
 import { appendMessage, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
@@ -143,14 +143,13 @@ export function deliverMessage(
   const id = nextMessageId(state.messages);
   const timestamp = Math.floor(opts.now);
   const wasActive = isStream && recentlyActiveBefore(state, target.channel.stream_id, timestamp);
-  const bits = linkBits(content);
   const store = appendMessage(
     state.messages,
     {
       id,
       sender: sender.user_id,
       timestamp,
-      bits,
+      bits: linkBits(content),
       content,
       streamId: isStream ? target.channel.stream_id : null,
       topic: isStream ? target.topic : '',
@@ -220,24 +219,13 @@ export function deliverMessage(
     const others = target.participants.filter((u) => u !== sender.user_id);
     events.push(...accessGainedEvents(state, sender, others.length > 0 ? others : [sender.user_id]));
   }
-  // The record as the store now decodes it, built from what was appended (not looked up again).
-  const record: MessageRecord = {
-    id,
-    sender_id: sender.user_id,
-    stream_id: isStream ? target.channel.stream_id : null,
-    topic: isStream ? target.topic : '',
-    participants: isStream ? null : target.participants,
-    content,
-    timestamp,
-    has_link: (bits & MESSAGE_BITS.has_link) !== 0,
-    has_attachment: false,
-    has_image: false,
-    reactions: next.messages.reactions.get(id) ?? [],
-  };
-  // A channel message's HTML is rendered once into its stored chunk's derived column, where reads
-  // of recent messages find it (a direct message's dict reads the text-keyed memo, as before).
-  const last = isStream ? store.chunks[store.chunks.length - 1]! : undefined;
-  const html = last === undefined ? undefined : renderStored(last.content, last.ids.length - 1);
+  // The message just appended is the newest chunk's last: decoded there (no lookup by id), and a
+  // channel message's HTML rendered once into that chunk's derived column, where reads of recent
+  // messages find it (a direct message's dict reads the text-keyed memo, as before).
+  const last = store.chunks[store.chunks.length - 1]!;
+  const newest = last.ids.length - 1;
+  const record = decode(store, last, newest);
+  const html = isStream ? renderStored(last.content, newest) : undefined;
   events.push(...messageEvents(next, record, html, rows, opts));
   return success(next, {
     ignored: opts.ignored,

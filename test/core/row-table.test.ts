@@ -104,6 +104,52 @@ describe('RowTable', () => {
     );
   });
 
+  // The table's index of users' tails (what a send reads instead of the map) must follow the map:
+  // a user whose tail was replaced by plain rows, or deleted, must not be appended onto that tail,
+  // which an older version still reads.
+  it('appends onto the rows a version holds, not onto a tail it dropped', () => {
+    let a = RowTable.empty();
+    for (let id = 1; id <= 20; id++) a = a.appendAll([3, 70], id, [0, 0]);
+    const flagged = a.set(3, updateRowFlags(a.get(3)!, [5], 2, 0));
+    const afterFlag = flagged.appendAll([3, 70], 21, [1, 1]);
+    const afterDelete = a.delete(3).appendAll([3], 22, [4]);
+    const afterBoth = a.appendAll([3], 23, [8]);
+    const ids = (t: RowTable, u: number) => [...toArrays(t.get(u)!).ids];
+    const flags = (t: RowTable, u: number) => [...toArrays(t.get(u)!).flags];
+    const first20 = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(ids(a, 3)).toEqual(first20);
+    expect(flags(a, 3)).toEqual(first20.map(() => 0));
+    expect(ids(afterFlag, 3)).toEqual([...first20, 21]);
+    expect(flags(afterFlag, 3)).toEqual([...first20.map((id) => (id === 5 ? 2 : 0)), 1]);
+    expect(ids(afterDelete, 3)).toEqual([22]);
+    expect(ids(afterBoth, 3)).toEqual([...first20, 23]);
+    expect(ids(afterFlag, 70)).toEqual([...first20, 21]);
+    // Rows of one version set into another go back to being appended in place.
+    const back = afterDelete.set(3, afterBoth.get(3)!).appendAll([3], 24, [0]);
+    expect(ids(back, 3)).toEqual([...first20, 23, 24]);
+    expect(ids(afterBoth, 3)).toEqual([...first20, 23]);
+  });
+
+  // Tail buffers double from 8 rows to a chunk (two columns, one backing store past 16 rows).
+  it('reads every row back across each growth of the tail and the chunk boundary', () => {
+    let t = RowTable.empty();
+    const versions: RowTable[] = [];
+    for (let id = 1; id <= ROW_CHUNK + 300; id++) {
+      t = t.appendAll([9], id, [id & 0xff]);
+      if ((id & (id - 1)) === 0 || id % 257 === 0) versions.push(t);
+    }
+    const { ids, flags } = toArrays(t.get(9)!);
+    expect(ids.length).toBe(ROW_CHUNK + 300);
+    for (let i = 0; i < ids.length; i++) {
+      expect(ids[i]).toBe(i + 1);
+      expect(flags[i]).toBe((i + 1) & 0xff);
+    }
+    for (const v of versions) {
+      const rows = toArrays(v.get(9)!);
+      expect([...rows.ids]).toEqual(Array.from({ length: rows.ids.length }, (_, i) => i + 1));
+    }
+  });
+
   it('answers the same table for the rows it holds', () => {
     let table = RowTable.empty().appendAll([1, 2, 3], 1, [0, 0, 0]);
     for (let id = 2; id < 100; id++) table = table.appendAll([1, 2, 3], id, [0, 1, 2]);

@@ -12,6 +12,10 @@ const LEN_CHUNK = 1 << LEN_BITS;
 const LEN_MASK = LEN_CHUNK - 1;
 /** A chunk of lengths no state has written: shared, never written (copied first like any other). */
 const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
+/** A chunk of the tail index with no tail: shared, never written. */
+const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(LEN_CHUNK).fill(
+  undefined,
+);
 
 /**
  * Every user's UserMessage rows in one state of the store (`MessageStore.rows`), read like an
@@ -26,13 +30,19 @@ const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
  * into a tail. `get` answers a tail's rows with a view (`TailRows`) cached on the tail.
  */
 export class RowTable implements Iterable<[number, UserRows]> {
-  private static readonly EMPTY = new RowTable(IntMap.empty(), []);
+  private static readonly EMPTY = new RowTable(IntMap.empty(), [], []);
 
   private constructor(
     /** user id → their rows, or the tail buffer whose first `lengths` rows are theirs. */
     private readonly byUser: IntMap<UserRows | RowTail>,
     /** user id → how many rows of their tail are theirs (`user >> 6`, then `user & 63`). */
     private readonly lengths: ReadonlyArray<readonly number[]>,
+    /**
+     * user id → the `RowTail` `byUser` holds for them, or undefined when it holds rows (or nothing),
+     * in chunks like `lengths` but copied only when a tail moves (a few sends in 2,048 per user):
+     * a send finds each recipient's tail with two array reads instead of a walk down the map.
+     */
+    private readonly tails: ReadonlyArray<ReadonlyArray<RowTail | undefined>>,
   ) {}
 
   static empty(): RowTable {
@@ -41,7 +51,7 @@ export class RowTable implements Iterable<[number, UserRows]> {
 
   /** The table of these rows (a map built elsewhere, e.g. from a snapshot). */
   static of(rows: IntMap<UserRows>): RowTable {
-    return rows.size === 0 ? RowTable.EMPTY : new RowTable(rows, []);
+    return rows.size === 0 ? RowTable.EMPTY : new RowTable(rows, [], []);
   }
 
   /** Users with rows. */
@@ -65,15 +75,23 @@ export class RowTable implements Iterable<[number, UserRows]> {
       if (held === rows.tail && this.lengthOf(userId) === rows.length) return this;
       const lengths = this.lengths.slice();
       own(lengths, this.lengths, userId >>> LEN_BITS)[userId & LEN_MASK] = rows.length;
-      return new RowTable(held === rows.tail ? this.byUser : this.byUser.set(userId, rows.tail), lengths);
+      if (held === rows.tail) return new RowTable(this.byUser, lengths, this.tails);
+      return new RowTable(
+        this.byUser.set(userId, rows.tail),
+        lengths,
+        withTail(this.tails, userId, rows.tail),
+      );
     }
     if (held === rows) return this;
-    return new RowTable(this.byUser.set(userId, rows), this.lengths);
+    const tails = held instanceof RowTail ? withTail(this.tails, userId, undefined) : this.tails;
+    return new RowTable(this.byUser.set(userId, rows), this.lengths, tails);
   }
 
   delete(userId: number): RowTable {
-    const byUser = this.byUser.delete(userId);
-    return byUser === this.byUser ? this : new RowTable(byUser, this.lengths);
+    const held = this.byUser.get(userId);
+    if (held === undefined) return this;
+    const tails = held instanceof RowTail ? withTail(this.tails, userId, undefined) : this.tails;
+    return new RowTable(this.byUser.delete(userId), this.lengths, tails);
   }
 
   /**
@@ -87,6 +105,7 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const before = this.lengths;
     const lengths = before.slice();
     const byUser = this.byUser;
+    const index = this.tails;
     // Users whose rows moved to another tail (rare after their first append): set in the map at the end.
     let moved: Map<number, RowTail> | undefined;
     for (let k = 0; k < n; k++) {
@@ -97,7 +116,7 @@ export class RowTable implements Iterable<[number, UserRows]> {
         chunk = own(lengths, before, ci);
       const at = userId & LEN_MASK;
       // A user listed twice (never by a send) appends onto what their first entry left.
-      const held = moved?.get(userId) ?? byUser.get(userId);
+      const held = moved?.get(userId) ?? index[ci]?.[at] ?? byUser.get(userId);
       let tail: RowTail;
       if (held instanceof RowTail) {
         tail = held.append(chunk[at]!, id, flags[k]!);
@@ -108,12 +127,16 @@ export class RowTable implements Iterable<[number, UserRows]> {
       }
       chunk[at] = tail.frontier;
     }
-    if (moved === undefined) return new RowTable(byUser, lengths);
+    if (moved === undefined) return new RowTable(byUser, lengths, index);
     const keys = [...moved.keys()];
     const tails = [...moved.values()];
+    const nextIndex = index.slice();
+    for (const [userId, tail] of moved)
+      ownTails(nextIndex, index, userId >>> LEN_BITS)[userId & LEN_MASK] = tail;
     return new RowTable(
       byUser.updateMany(keys, (k) => tails[k]!),
       lengths,
+      nextIndex,
     );
   }
 
@@ -151,5 +174,33 @@ function own(
   while (lengths.length <= ci) lengths.push(NO_LENGTHS);
   const copy = (before[ci] ?? NO_LENGTHS).slice();
   lengths[ci] = copy;
+  return copy;
+}
+
+/** `tails` with the user's entry set to `tail` (copies the top array and the user's chunk). */
+function withTail(
+  tails: ReadonlyArray<ReadonlyArray<RowTail | undefined>>,
+  userId: number,
+  tail: RowTail | undefined,
+): ReadonlyArray<ReadonlyArray<RowTail | undefined>> {
+  const ci = userId >>> LEN_BITS;
+  if (tails[ci]?.[userId & LEN_MASK] === tail) return tails;
+  const next = tails.slice();
+  ownTails(next, tails, ci)[userId & LEN_MASK] = tail;
+  return next;
+}
+
+/** Chunk `ci` of `next` (a copy of `before`), made this call's own, as `own` does for lengths. */
+function ownTails(
+  next: Array<ReadonlyArray<RowTail | undefined>>,
+  before: ReadonlyArray<ReadonlyArray<RowTail | undefined>>,
+  ci: number,
+): Array<RowTail | undefined> {
+  const have = next[ci];
+  if (have !== undefined && have !== before[ci] && have !== NO_TAILS)
+    return have as Array<RowTail | undefined>;
+  while (next.length <= ci) next.push(NO_TAILS);
+  const copy = (before[ci] ?? NO_TAILS).slice();
+  next[ci] = copy;
   return copy;
 }

@@ -1,5 +1,8 @@
 import { ROW_CHUNK, type RowChunk, type UserRows } from './rows';
 
+/** The smallest tail buffer, in rows. */
+const SMALL = 8;
+
 /**
  * The buffer behind the newest chunk of one user's rows as appends leave them, with the full chunks
  * before it: shared by every state descending from the one that created it. Slots below `frontier`
@@ -78,7 +81,11 @@ export class TailRows implements UserRows {
   }
 }
 
-/** A tail buffer after `sealed` with room for `before` rows, then (id, flags), and about as many again. */
+/**
+ * A tail buffer after `sealed` holding `before` rows (copied in by the caller), then (id, flags): its
+ * capacity the next power of two from 8 to a chunk, so a buffer filled by appends doubles, 8 times
+ * per chunk, the first two times on V8's heap (a typed array of at most 64 bytes lives there).
+ */
 function newTail(
   sealed: readonly RowChunk[],
   sealedCount: number,
@@ -86,14 +93,21 @@ function newTail(
   flags: number,
   before: number,
 ): RowTail {
-  const capacity = Math.min(ROW_CHUNK, Math.max(8, 2 * (before + 1)));
-  const tail = new RowTail(
-    sealed,
-    sealedCount,
-    new Int32Array(capacity),
-    new Uint16Array(capacity),
-    before + 1,
-  );
+  const capacity = Math.min(ROW_CHUNK, Math.max(SMALL, 2 ** Math.ceil(Math.log2(before + 1))));
+  let ids: Int32Array;
+  let flagColumn: Uint16Array;
+  if (capacity <= 2 * SMALL) {
+    ids = new Int32Array(capacity);
+    flagColumn = new Uint16Array(capacity);
+  } else {
+    // One backing store for both columns (ids, then flags), not two: an off-heap buffer costs a
+    // microsecond or more to allocate and free whatever its size, and a send to 1,000 users grows
+    // about 4 tails.
+    const buffer = new ArrayBuffer(6 * capacity);
+    ids = new Int32Array(buffer, 0, capacity);
+    flagColumn = new Uint16Array(buffer, 4 * capacity, capacity);
+  }
+  const tail = new RowTail(sealed, sealedCount, ids, flagColumn, before + 1);
   tail.ids[before] = id;
   tail.flags[before] = flags;
   return tail;

@@ -6,14 +6,17 @@
  * it still answers, so the front never changes what is found.
  */
 export class DirectMapped<V> {
-  private readonly keys: Int32Array;
+  // A plain array of small integers, not an `Int32Array`: a request makes its fronts anew, and a
+  // typed array of this size gets a separately allocated backing store (slower to make than
+  // the whole front is to use for a short request, and counted as external memory by the GC).
+  private readonly keys: number[];
   private readonly values: Array<V | undefined>;
   private readonly mask: number;
 
   /** `2^bits` slots. */
   constructor(bits: number) {
     const size = 1 << bits;
-    this.keys = new Int32Array(size).fill(-1);
+    this.keys = new Array<number>(size).fill(-1);
     this.values = new Array<V | undefined>(size).fill(undefined);
     this.mask = size - 1;
   }

@@ -3,6 +3,7 @@ import { StrMap } from '../collections/str-map';
 import type { Reaction } from '../model/records';
 import { emptyInterner, type Interner } from './interner';
 import { MESSAGE_BITS } from './flags';
+import { frozenReactions } from './frozen-reactions';
 import { buildRows } from './rows';
 import { RowTable } from './row-table';
 import { buildIdList, type IdList } from './idlist';
@@ -57,7 +58,8 @@ export function buildMessageStoreFromColumns(
   let reactions = IntMap.empty<readonly Reaction[]>();
   for (const [id, list] of reactionList) {
     if (list.length === 0) continue;
-    reactions = reactions.set(id, list);
+    // Stored frozen (frozen-reactions.ts): reads share the stored list instead of copying it.
+    reactions = reactions.set(id, frozenReactions(list));
     reactionIds.add(id);
   }
   const chunks: MessageChunk[] = [];

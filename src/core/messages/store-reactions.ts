@@ -1,5 +1,6 @@
 import type { Reaction } from '../model/records';
 import { MESSAGE_BITS } from './flags';
+import { frozenReactions } from './frozen-reactions';
 import { lowerBound } from './rows';
 import { chunkIndexOf } from './store-chunks';
 import { messagesChanged } from './store-hooks';
@@ -16,7 +17,9 @@ export function setReactions(store: MessageStore, id: number, reactions: readonl
   const c = store.chunks[ci]!;
   const i = lowerBound(c.ids, id);
   if (c.ids[i] !== id) return store;
-  const map = reactions.length === 0 ? store.reactions.delete(id) : store.reactions.set(id, reactions);
+  // Stored frozen (frozen-reactions.ts): reads share the stored list instead of copying it.
+  const map =
+    reactions.length === 0 ? store.reactions.delete(id) : store.reactions.set(id, frozenReactions(reactions));
   const had = (c.bits[i]! & MESSAGE_BITS.has_reaction) !== 0;
   if (had === reactions.length > 0) return Object.freeze({ ...store, reactions: map });
   const bits = new Uint8Array(c.bits);

@@ -44,7 +44,8 @@ const narrowSchema = accepts<readonly NarrowInput[] | null>()(
  *
  * The answer is read-only: arrays that are the same for many messages (the `flags` of one bit
  * pattern, an empty `topic_links`, `submessages` or `reactions`) are one frozen array shared by
- * every dict and every answer, so a caller that wants to change a dict copies it first.
+ * every dict and every answer, and a message's reactions are the store's own frozen list (the
+ * same for every answer until they change), so a caller that wants to change a dict copies it first.
  *
  * Differences (docs/differences/messages.md): spectators (web-public access without a login) are
  * not served; `history_limited` is always false (no plan limits). Search results carry

@@ -315,8 +315,9 @@ export function channelDictAt(
   const stored = cache.topicName(chunk.topic[index]!);
   const topic = stored === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : stored;
   // The has_reaction bit is kept with the reactions (store-reactions.ts): no map lookup without it.
+  // The stored list is frozen, reactions and all (frozen-reactions.ts): shared, not copied.
   const reacted = (chunk.bits[index]! & MESSAGE_BITS.has_reaction) !== 0;
-  const storedReactions = reacted ? (store.reactions.get(id) ?? NONE) : NONE;
+  const reactions = reacted ? (store.reactions.get(id) ?? NONE) : NONE;
   return {
     id,
     sender_id: senderId,
@@ -327,7 +328,7 @@ export function channelDictAt(
     subject: topic,
     topic_links: NONE,
     is_me_message: cache.content.isMe(chunk.content, index, id),
-    reactions: storedReactions.length === 0 ? NONE : storedReactions.map((r) => ({ ...r })),
+    reactions,
     submessages: NONE,
     sender_full_name: sender.full_name,
     sender_email: sender.email,

@@ -1,6 +1,7 @@
 import { FLAG_BITS } from '../messages/flags';
 import { conversationParticipants, nameOf } from '../messages/interner';
 import { locateMessage } from '../messages/store';
+import { someRowHas } from '../messages/row-summary';
 import type { RealmState } from '../state';
 
 /** Zulip's `RECENT_CONVERSATIONS_LIMIT`: the conversations of the user's newest 1000 direct message rows. */
@@ -16,7 +17,7 @@ export interface RecentConversation {
  * `post_process_state` sort): the direct-message conversations among the user's newest
  * `RECENT_CONVERSATIONS_LIMIT` direct-message rows, each with its newest message id there and the
  * other participants by id (none for messages to oneself), the newest conversation first.
- * O(the rows visited · log messages).
+ * O(the rows visited · log messages), chunks without direct messages skipped.
  */
 export function recentPrivateConversations(state: RealmState, userId: number): RecentConversation[] {
   const rows = state.messages.rows.get(userId);
@@ -24,6 +25,8 @@ export function recentPrivateConversations(state: RealmState, userId: number): R
   let seen = 0;
   if (rows)
     for (let c = rows.chunks.length - 1; c >= 0 && seen < RECENT_CONVERSATIONS_LIMIT; c--) {
+      // Chunks without a direct-message row are skipped unread (most users have few DMs).
+      if (!someRowHas(rows.chunks, c, FLAG_BITS.is_private)) continue;
       const chunk = rows.chunks[c]!;
       for (let i = chunk.ids.length - 1; i >= 0 && seen < RECENT_CONVERSATIONS_LIMIT; i--) {
         if ((chunk.flags[i]! & FLAG_BITS.is_private) === 0) continue;

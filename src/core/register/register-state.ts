@@ -1,6 +1,7 @@
 import { groupForApi } from '../../ops/groups/format';
 import { scheduledMessageForApi } from '../../ops/scheduled/format';
 import { FLAG_BITS } from '../messages/flags';
+import { someRowHas } from '../messages/row-summary';
 import { USER_SETTING_NAMES } from '../model/user-settings';
 import type { User } from '../model/records';
 import { SYSTEM_GROUP_RANK, systemGroupRank, isGuest } from '../permissions/roles';
@@ -241,10 +242,12 @@ function starred(state: RealmState, userId: number): number[] {
   const rows = state.messages.rows.get(userId);
   if (rows === undefined) return out;
   // A plain loop over the flag columns: a callback per row was a visible share of a register for
-  // users with a million rows.
+  // users with a million rows. Chunks without a starred row are skipped unread.
   const STARRED = FLAG_BITS.starred;
-  for (const c of rows.chunks) {
-    const { ids, flags } = c;
+  const chunks = rows.chunks;
+  for (let c = 0; c < chunks.length; c++) {
+    if (!someRowHas(chunks, c, STARRED)) continue;
+    const { ids, flags } = chunks[c]!;
     for (let i = 0; i < ids.length; i++) if ((flags[i]! & STARRED) !== 0) out.push(ids[i]!);
   }
   return out;

@@ -1,6 +1,7 @@
 import { FLAG_BITS } from '../messages/flags';
 import { chunkIndexOf } from '../messages/store-chunks';
 import { lowerBoundFrom } from '../messages/rows';
+import { everyRowHas } from '../messages/row-summary';
 import { conversationParticipants, nameOf } from '../messages/interner';
 import type { UserRows } from '../messages/rows';
 import { mutedByPolicy, policyAmong } from '../messages/unread-muting';
@@ -22,24 +23,11 @@ export interface UnreadMsgs {
 
 type StreamBucket = { stream_id: number; topic: string; unread_message_ids: number[] };
 
-/** A (channel, topic) bucket while rows are counted: its rows are gathered once all are counted. */
+/** A (channel, topic) bucket: its key, and where its rows go (`index` into the per-bucket counts). */
 interface Tally {
   readonly index: number;
   readonly streamId: number;
   readonly topic: string;
-  count: number;
-}
-
-/**
- * One (channel, topic) met among the unread rows: its bucket (null when the user left the channel:
- * Zulip's inactive recipient, whose unreads are not listed), its muting, and the next entry with the
- * same topic id in another channel.
- */
-interface TopicEntry {
-  readonly streamId: number;
-  readonly bucket: Tally | null;
-  readonly muted: boolean;
-  readonly next: TopicEntry | undefined;
 }
 
 /** A channel met among the unread rows: whether the user left it or muted it, their settings for its topics, its buckets. */
@@ -51,28 +39,62 @@ interface ChannelEntry {
 }
 
 /**
- * Topic id → the first entry of that topic id (the others chained by `next`). A plain array indexed
- * by topic id when the rows are many against the realm's topics (one load per row; a `Map` lookup
- * per row was the largest cost of a register with 50,000 unreads), a `Map` otherwise (a user with
- * few unreads allocates nothing in proportion to the realm's topics).
+ * The (channel, topic id) pairs met among the unread rows, in parallel typed arrays indexed by entry
+ * number: an entry's channel, its bucket (-1 when the user left the channel: Zulip's inactive
+ * recipient, whose unreads are not listed), its muting, and the next entry with the same topic id in
+ * another channel. Typed arrays and not an object per entry: the row loop reads an entry per row,
+ * and chasing thousands of small heap objects (entry, then bucket) was most of its time.
+ *
+ * Topic id → first entry is a plain array indexed by topic id when the rows are many against the
+ * realm's topics (one load per row), a `Map` otherwise (a user with few unreads allocates nothing in
+ * proportion to the realm's topics).
  */
-class TopicIndex {
-  private readonly dense: Array<TopicEntry | undefined> | undefined;
-  private readonly sparse = new Map<number, TopicEntry>();
+class Entries {
+  private readonly dense: Int32Array | undefined;
+  private readonly sparse = new Map<number, number>();
+  stream = new Int32Array(64);
+  bucket = new Int32Array(64);
+  muted = new Uint8Array(64);
+  next = new Int32Array(64);
+  size = 0;
 
   constructor(topicIds: number, rows: number) {
-    this.dense =
-      topicIds <= 4 * rows ? new Array<TopicEntry | undefined>(topicIds).fill(undefined) : undefined;
+    this.dense = topicIds <= 4 * rows ? new Int32Array(topicIds).fill(-1) : undefined;
   }
 
-  get(topicId: number): TopicEntry | undefined {
+  /** The first entry of a topic id, or -1. */
+  first(topicId: number): number {
     const dense = this.dense;
-    return dense !== undefined && topicId < dense.length ? dense[topicId] : this.sparse.get(topicId);
+    return dense !== undefined && topicId < dense.length ? dense[topicId]! : (this.sparse.get(topicId) ?? -1);
   }
 
-  set(topicId: number, entry: TopicEntry): void {
-    if (this.dense !== undefined && topicId < this.dense.length) this.dense[topicId] = entry;
-    else this.sparse.set(topicId, entry);
+  /** The entry of (channel, topic id), or -1. */
+  find(streamId: number, topicId: number): number {
+    let e = this.first(topicId);
+    while (e >= 0 && this.stream[e] !== streamId) e = this.next[e]!;
+    return e;
+  }
+
+  /** A new entry, put ahead of the topic id's entries in other channels. */
+  add(streamId: number, topicId: number, bucket: number, muted: boolean): number {
+    const e = this.size++;
+    if (e === this.stream.length) this.grow();
+    this.stream[e] = streamId;
+    this.bucket[e] = bucket;
+    this.muted[e] = muted ? 1 : 0;
+    this.next[e] = this.first(topicId);
+    if (this.dense !== undefined && topicId < this.dense.length) this.dense[topicId] = e;
+    else this.sparse.set(topicId, e);
+    return e;
+  }
+
+  private grow(): void {
+    const n = this.stream.length * 2;
+    const widen = <T extends Int32Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
+    this.stream = widen(this.stream, new Int32Array(n));
+    this.bucket = widen(this.bucket, new Int32Array(n));
+    this.muted = widen(this.muted, new Uint8Array(n));
+    this.next = widen(this.next, new Int32Array(n));
   }
 }
 
@@ -97,7 +119,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const sharing = emptyTopicName
     ? undefined
     : { emptyId: topics.ids.get(''), displayId: topics.ids.get(EMPTY_TOPIC_DISPLAY_NAME) };
-  const byTopic = new TopicIndex(topics.names.maxKey() + 1, unreadIds.length);
+  const entries = new Entries(topics.names.maxKey() + 1, unreadIds.length);
   const channels = new Map<number, ChannelEntry>();
   const myTopics = state.userTopics.get(userId) ?? [];
   const pms = new Map<number, number[]>();
@@ -107,6 +129,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   // Each row's bucket (-1: none), counted first and filled afterwards (see `streamBuckets`).
   const rowBucket = new Int32Array(unreadIds.length).fill(-1);
   const tallies: Tally[] = [];
+  const context: EntryContext = { entries, channels, myTopics, sharing, tallies };
   let count = 0;
   const chunks = state.messages.chunks;
   let ci = -1;
@@ -135,23 +158,13 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     let muted = false;
     if (recipient > 0) {
       const topicId = chunk.topic[index]!;
-      const first = byTopic.get(topicId);
-      let entry = first;
-      while (entry !== undefined && entry.streamId !== recipient) entry = entry.next;
-      if (entry === undefined) {
-        entry = newTopicEntry(state, userId, recipient, topicId, {
-          byTopic,
-          channels,
-          myTopics,
-          sharing,
-          tallies,
-        });
-        byTopic.set(topicId, entry);
-      }
-      if (entry.bucket === null) continue;
-      muted = entry.muted;
-      entry.bucket.count++;
-      rowBucket[k] = entry.bucket.index;
+      let e = entries.first(topicId);
+      while (e >= 0 && entries.stream[e] !== recipient) e = entries.next[e]!;
+      if (e < 0) e = newTopicEntry(state, userId, recipient, topicId, context);
+      const bucket = entries.bucket[e]!;
+      if (bucket < 0) continue;
+      muted = entries.muted[e] === 1;
+      rowBucket[k] = bucket;
       if (!muted) count++;
     } else {
       // The conversation's list, found once per conversation (not a key split per message).
@@ -181,7 +194,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     pms: [...pms.entries()]
       .sort(byKey)
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: streamBuckets(channels, tallies, unreadIds, rowBucket),
+    streams: streamBuckets(channels, tallies.length, unreadIds, rowBucket),
     huddles: [...huddles.entries()]
       .sort(byKey)
       .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
@@ -192,7 +205,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
 }
 
 interface EntryContext {
-  readonly byTopic: TopicIndex;
+  readonly entries: Entries;
   readonly channels: Map<number, ChannelEntry>;
   readonly myTopics: readonly UserTopic[];
   /** Without `empty_topic_name`: the ids of the empty topic and of its display name, which share a bucket. */
@@ -202,18 +215,17 @@ interface EntryContext {
 }
 
 /**
- * The entry of a (channel, topic id) met for the first time, put ahead of the topic id's entries in
- * other channels: the channel's subscription and the user's topic settings are read once per
- * channel, muting once per exact topic (`isUnreadMuted`'s rule, on the stored topic).
+ * The entry of a (channel, topic id) met for the first time: the channel's subscription and the
+ * user's topic settings are read once per channel, muting once per exact topic (`isUnreadMuted`'s
+ * rule, on the stored topic).
  */
 function newTopicEntry(
   state: RealmState,
   userId: number,
   streamId: number,
   topicId: number,
-  { byTopic, channels, myTopics, sharing, tallies }: EntryContext,
-): TopicEntry {
-  const next = byTopic.get(topicId);
+  { entries, channels, myTopics, sharing, tallies }: EntryContext,
+): number {
   let channel = channels.get(streamId);
   if (channel === undefined) {
     const sub = state.subscriptions.get(streamId)?.get(userId);
@@ -225,7 +237,7 @@ function newTopicEntry(
     };
     channels.set(streamId, channel);
   }
-  if (channel.left) return { streamId, bucket: null, muted: false, next };
+  if (channel.left) return entries.add(streamId, topicId, -1, false);
   const name = nameOf(state.messages.topics, topicId);
   const muted = mutedByPolicy(channel.muted, policyAmong(channel.policies, streamId, name));
   let partner: number | undefined;
@@ -237,30 +249,35 @@ function newTopicEntry(
           ? sharing.emptyId
           : undefined;
   if (partner !== undefined) {
-    let other = byTopic.get(partner);
-    while (other !== undefined && other.streamId !== streamId) other = other.next;
-    if (other?.bucket) return { streamId, bucket: other.bucket, muted, next };
+    const other = entries.find(streamId, partner);
+    if (other >= 0 && entries.bucket[other]! >= 0)
+      return entries.add(streamId, topicId, entries.bucket[other]!, muted);
   }
   const topic = sharing !== undefined && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name;
-  const bucket: Tally = { index: tallies.length, streamId, topic, count: 0 };
+  const bucket: Tally = { index: tallies.length, streamId, topic };
   tallies.push(bucket);
   channel.buckets.push(bucket);
-  return { streamId, bucket, muted, next };
+  return entries.add(streamId, topicId, bucket.index, muted);
 }
 
 /**
  * The `streams` list, sorted by (channel, topic): the channels by id, then each channel's few
- * buckets by topic. Rows were only counted per bucket; here they are placed by a counting sort
+ * buckets by topic. Rows were only given a bucket; here they are placed by a counting sort
  * (stable, so each bucket's ids stay ascending) and each bucket's id list is built in one go, right
  * before its dict: lists grown row by row across thousands of buckets lay the answer out scattered
  * in the heap, and serializing it took twice as long.
  */
 function streamBuckets(
   channels: Map<number, ChannelEntry>,
-  tallies: readonly Tally[],
+  bucketCount: number,
   unreadIds: Int32Array,
   rowBucket: Int32Array,
 ): StreamBucket[] {
+  const counts = new Int32Array(bucketCount);
+  for (let k = 0; k < rowBucket.length; k++) {
+    const b = rowBucket[k]!;
+    if (b >= 0) counts[b]!++;
+  }
   const ordered: Tally[] = [];
   for (const streamId of [...channels.keys()].sort((a, b) => a - b)) {
     const buckets = channels.get(streamId)!.buckets;
@@ -268,11 +285,11 @@ function streamBuckets(
     for (const b of buckets) ordered.push(b);
   }
   // start[b]: where bucket b's ids begin in `placed`; `next` advances as they are placed.
-  const start = new Int32Array(tallies.length);
+  const start = new Int32Array(bucketCount);
   let at = 0;
   for (const b of ordered) {
     start[b.index] = at;
-    at += b.count;
+    at += counts[b.index]!;
   }
   const placed = new Int32Array(at);
   const next = start.slice();
@@ -280,11 +297,19 @@ function streamBuckets(
     const b = rowBucket[k]!;
     if (b >= 0) placed[next[b]!++] = unreadIds[k]!;
   }
+  // The ids again as one packed array of small integers, in the same order, and each bucket's list
+  // a `slice` of it: exactly as long as the list (a list grown by `push` keeps room for 17) and
+  // still packed, which `JSON.stringify` walks fastest. A tenth of the answer's memory went to room.
+  const all: number[] = [];
+  for (let j = 0; j < at; j++) all.push(placed[j]!);
   const out: StreamBucket[] = [];
   for (const b of ordered) {
-    const ids: number[] = [];
-    for (let j = start[b.index]!, end = j + b.count; j < end; j++) ids.push(placed[j]!);
-    out.push({ stream_id: b.streamId, topic: b.topic, unread_message_ids: ids });
+    const from = start[b.index]!;
+    out.push({
+      stream_id: b.streamId,
+      topic: b.topic,
+      unread_message_ids: all.slice(from, from + counts[b.index]!),
+    });
   }
   return out;
 }
@@ -320,6 +345,8 @@ function newestUnread(rows: UserRows | undefined): { ids: Int32Array; bits: Uint
   let missing = false;
   const chunks = rows?.chunks ?? [];
   outer: for (let c = chunks.length - 1; c >= 0; c--) {
+    // A chunk whose every row is read holds nothing here.
+    if (everyRowHas(chunks, c, READ)) continue;
     const chunk = chunks[c]!;
     const cIds = chunk.ids;
     const cFlags = chunk.flags;

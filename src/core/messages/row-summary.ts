@@ -1,0 +1,43 @@
+import type { RowChunk } from './rows';
+
+/**
+ * Which flag bits some row of a chunk has, and which every row has, so that a walk over a user's
+ * rows can skip chunks holding nothing for it (register's `starred_messages` and
+ * `recent_private_conversations` walked all ~900,000 rows of a heavy user for a few thousand stars
+ * and no direct message at all).
+ *
+ * Derived lazily and remembered by the chunk's flag column, as rendered.ts remembers HTML: a chunk's
+ * flags are never written once it is readable (a change copies the chunk, an append writes past
+ * every existing view of a tail buffer), so a summary can never go stale, needs no upkeep in any
+ * operation, and every older state keeps its own. The newest chunk is not remembered: it may be a
+ * short-lived view of a tail buffer that appends replace. One number per chunk of 2048 rows.
+ */
+const summaries = new WeakMap<Uint16Array, number>();
+
+/** OR of the flags of chunk `c` of `chunks` (bits 0–15) and their AND (bits 16–31, as a multiple of 65536). */
+function summary(chunks: readonly RowChunk[], c: number): number {
+  const flags = chunks[c]!.flags;
+  const last = c === chunks.length - 1;
+  const known = last ? undefined : summaries.get(flags);
+  if (known !== undefined) return known;
+  let any = 0;
+  let every = 0xffff;
+  for (let i = 0; i < flags.length; i++) {
+    const f = flags[i]!;
+    any |= f;
+    every &= f;
+  }
+  const value = any + every * 65536;
+  if (!last) summaries.set(flags, value);
+  return value;
+}
+
+/** Whether some row of chunk `c` has a bit of `bits`. */
+export function someRowHas(chunks: readonly RowChunk[], c: number, bits: number): boolean {
+  return (summary(chunks, c) & 0xffff & bits) !== 0;
+}
+
+/** Whether every row of chunk `c` has all of `bits` (true for an empty chunk). */
+export function everyRowHas(chunks: readonly RowChunk[], c: number, bits: number): boolean {
+  return (Math.floor(summary(chunks, c) / 65536) & bits) === bits;
+}

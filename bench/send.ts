@@ -14,11 +14,20 @@
  * Method: both sides run in one process on the same realm, interleaved batch by batch (op, floor,
  * op, floor, …), warmed until their medians settle; each figure is the median over batches of
  * wall time and of process CPU time (`process.cpuUsage`: user + system, every thread, so GC helper
- * threads count). Every ratio comes from the one run. Memory: the heap a row costs, measured by
+ * threads count). Every ratio comes from the one run. GC is paid by the side whose garbage it is:
+ * before every batch, outside the timing, a minor GC (`gc({ type: 'minor' })`, --expose-gc) empties
+ * the young generation, so no batch inherits the other side's garbage; and each side's batch is
+ * sized from its own trial batches to last at least BATCH_MIN_MS and to allocate at least
+ * SCAVENGES_PER_BATCH young generations (so it pays its own scavenges several times per batch, in
+ * proportion to what it allocates; at most one young generation's worth, the batch's tail, goes
+ * unpaid, on both sides alike), capped at BATCH_MAX_MS. The two sides may therefore make different
+ * numbers of calls per batch; figures are per call. Old-generation (major) GC is not reset: it
+ * lands where it lands, and the medians over rounds absorb it. Memory: the heap a row costs, measured by
  * sending into the ~1,000-subscriber channel with nothing but the last state alive (run node with
  * --expose-gc).
  */
 import { loadavg } from 'node:os';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { RealmState } from '../src/core/state';
 import { sendMessage } from '../src/ops/index';
 import { simulateRealm } from '../src/simulate/simulate';
@@ -157,7 +166,20 @@ interface Sample {
   readonly cpuUs: number;
 }
 
+/** `gc({ type: 'minor' })` under --expose-gc (a scavenge of the young generation only). */
+type MinorGc = (opts: { type: 'minor' }) => void;
+const exposedGc = (globalThis as { gc?: MinorGc }).gc;
+
+/**
+ * Empties the young generation, outside any timed region, so that a batch starts without the
+ * other side's garbage and pays only for its own scavenges. Without --expose-gc: nothing.
+ */
+function emptyYoung(): void {
+  exposedGc?.({ type: 'minor' });
+}
+
 function batch(fn: () => void, per: number): Sample {
+  emptyYoung();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < per; i++) fn();
@@ -166,18 +188,90 @@ function batch(fn: () => void, per: number): Sample {
   return { wallUs: (wall * 1000) / per, cpuUs: (c.user + c.system) / per };
 }
 
+/** Each batch lasts at least this long … */
+const BATCH_MIN_MS = 40;
+/** … and allocates at least this many young generations' worth, so it pays its own scavenges. */
+const SCAVENGES_PER_BATCH = 4;
+/** A batch never lasts longer than this (the 10,000-recipient sends, whatever they allocate). */
+const BATCH_MAX_MS = 250;
+
+/** The young generation's current semi-space: what one scavenge collects at most. */
+function semiSpaceBytes(): number {
+  const young = getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space');
+  // new_space is two semi-spaces; 16 MB is V8's default maximum semi-space on 64-bit.
+  return young === undefined ? 16 << 20 : young.space_size / 2;
+}
+
 /**
- * Interleaves batches of `a` and `b` until both wall medians over the last 9 batches move less
- * than 5% between checks (at most `maxWarm` rounds), then times `rounds` more interleaved rounds.
+ * Bytes one call allocates: heap (and array-buffer) growth over a few calls that start on an empty
+ * young generation and are too few to fill it; the median of several tries, negative deltas (a
+ * scavenge after all) skipped.
  */
-function interleaved(a: () => void, b: () => void, per: number, rounds: number, maxWarm: number) {
+function bytesPerCall(fn: () => void, usPerCall: number): number {
+  const n = Math.max(1, Math.min(200, Math.floor(2000 / Math.max(usPerCall, 1))));
+  const used = () => {
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  const tries: number[] = [];
+  for (let t = 0; t < 9; t++) {
+    emptyYoung();
+    const h0 = used();
+    for (let i = 0; i < n; i++) fn();
+    const d = used() - h0;
+    if (d > 0) tries.push(d / n);
+  }
+  return tries.length > 0 ? median(tries) : 0;
+}
+
+/**
+ * How many calls a batch of `fn` makes: enough for BATCH_MIN_MS and for SCAVENGES_PER_BATCH
+ * young generations of its own allocation, at most BATCH_MAX_MS (from a few trial batches).
+ */
+function callsPerBatch(fn: () => void): { per: number; bytes: number } {
+  let per = 2;
+  let us = 0;
+  // Grow a trial batch until it lasts ~5 ms, then take the median of a few such batches.
+  for (;;) {
+    us = batch(fn, per).wallUs;
+    if (us * per >= 5000 || per >= 1 << 20) break;
+    per *= 2;
+  }
+  const trial: number[] = [];
+  for (let i = 0; i < 5; i++) trial.push(batch(fn, per).wallUs);
+  us = median(trial);
+  const bytes = bytesPerCall(fn, us);
+  const byTime = (BATCH_MIN_MS * 1000) / us;
+  const byAlloc = bytes > 0 ? (SCAVENGES_PER_BATCH * semiSpaceBytes()) / bytes : 0;
+  const cap = (BATCH_MAX_MS * 1000) / us;
+  return { per: Math.max(2, Math.ceil(Math.min(cap, Math.max(byTime, byAlloc)))), bytes };
+}
+
+interface Sized {
+  readonly per: number;
+  readonly bytes: number;
+}
+
+/**
+ * Interleaves batches of `a` and `b` (each sized by `callsPerBatch`, so the two may make different
+ * numbers of calls) until both wall medians over the last 9 batches move less than 5% between
+ * checks (at most `maxWarm` rounds), then times `rounds` more interleaved rounds.
+ */
+function interleaved(a: () => void, b: () => void, rounds: number, maxWarm: number) {
+  // Warm each side a little before sizing it (the first calls are interpreted / baseline code).
+  for (let i = 0; i < 3; i++) {
+    batch(a, 8);
+    batch(b, 8);
+  }
+  const za: Sized = callsPerBatch(a);
+  const zb: Sized = callsPerBatch(b);
   const wa: number[] = [];
   const wb: number[] = [];
   let lastA = 0;
   let lastB = 0;
   for (let r = 0; r < maxWarm; r++) {
-    wa.push(batch(a, per).wallUs);
-    wb.push(batch(b, per).wallUs);
+    wa.push(batch(a, za.per).wallUs);
+    wb.push(batch(b, zb.per).wallUs);
     if (r >= 9 && r % 3 === 0) {
       const ma = median(wa.slice(-9));
       const mb = median(wb.slice(-9));
@@ -188,13 +282,14 @@ function interleaved(a: () => void, b: () => void, per: number, rounds: number, 
   const sa: Sample[] = [];
   const sb: Sample[] = [];
   for (let r = 0; r < rounds; r++) {
-    sa.push(batch(a, per));
-    sb.push(batch(b, per));
+    sa.push(batch(a, za.per));
+    sb.push(batch(b, zb.per));
   }
   const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
   return {
     op: { wallUs: med(sa, 'wallUs'), cpuUs: med(sa, 'cpuUs') },
     floor: { wallUs: med(sb, 'wallUs'), cpuUs: med(sb, 'cpuUs') },
+    sizing: { op: za, floor: zb },
   };
 }
 
@@ -202,6 +297,8 @@ export interface SendFigures {
   readonly recipients: number;
   readonly op: Sample;
   readonly floor: Sample;
+  /** Calls per batch and bytes allocated per call, each side. */
+  readonly sizing: { readonly op: Sized; readonly floor: Sized };
 }
 
 function pickSender(state: RealmState, t: Target): number {
@@ -235,9 +332,8 @@ function measure(state: RealmState, t: Target, quick: boolean): SendFigures {
     id++;
     f = floor.send(f, id, sender, `Message ${id}`, t.subscribers);
   };
-  const per = Math.max(2, Math.min(400, Math.ceil(40_000 / t.subscribers.length)));
-  const { op: o, floor: fo } = interleaved(op, fl, per, quick ? 15 : 31, quick ? 30 : 90);
-  return { recipients: t.subscribers.length, op: o, floor: fo };
+  const { op: o, floor: fo, sizing } = interleaved(op, fl, quick ? 11 : 21, quick ? 24 : 45);
+  return { recipients: t.subscribers.length, op: o, floor: fo, sizing };
 }
 
 /**
@@ -277,7 +373,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), so each side pays for its own scavenges and not the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive.',
     '',
     '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | load (1, 5, 15 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -302,7 +398,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
         .map((x) => x.toFixed(2))
         .join(' ');
       opts.log(
-        `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, load ${load}`,
+        `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, load ${load}; per batch op ${r.sizing.op.per} × ${(r.sizing.op.bytes / 1024).toFixed(1)} KB, floor ${r.sizing.floor.per} × ${(r.sizing.floor.bytes / 1024).toFixed(1)} KB`,
       );
       lines.push(
         `| ${preset} | ${r.recipients.toLocaleString('en')}${note} | ${f(r.op.wallUs)} | ${f(r.floor.wallUs)} | ${(r.op.wallUs / r.floor.wallUs).toFixed(2)}× | ${f(r.op.cpuUs)} | ${f(r.floor.cpuUs)} | ${(r.op.cpuUs / r.floor.cpuUs).toFixed(2)}× | ${load} |`,

@@ -19,8 +19,8 @@
  * the young generation, so no batch inherits the other side's garbage; and each side's batch is
  * sized from its own trial batches to last at least BATCH_MIN_MS and to allocate at least
  * SCAVENGES_PER_BATCH young generations (so it pays its own scavenges several times per batch, in
- * proportion to what it allocates; at most one young generation's worth, the batch's tail, goes
- * unpaid, on both sides alike), capped at BATCH_MAX_MS. The two sides may therefore make different
+ * proportion to what it allocates; the batch's tail, under one young generation, is collected by a
+ * minor GC inside the timing, so nothing goes unpaid), capped at BATCH_MAX_MS. The two sides may therefore make different
  * numbers of calls per batch; figures are per call. Old-generation (major) GC is not reset: it
  * lands where it lands, and the medians over rounds absorb it. Memory: the heap a row costs, measured by
  * sending into the ~1,000-subscriber channel with nothing but the last state alive (run node with
@@ -183,6 +183,9 @@ function batch(fn: () => void, per: number): Sample {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < per; i++) fn();
+  // The batch's own tail of garbage (under one young generation) is collected inside the timing:
+  // each side pays for exactly the garbage it made, and the next batch starts empty.
+  emptyYoung();
   const wall = performance.now() - t0;
   const c = process.cpuUsage(c0);
   return { wallUs: (wall * 1000) / per, cpuUs: (c.user + c.system) / per };
@@ -373,7 +376,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), so each side pays for its own scavenges and not the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive.',
     '',
     '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | load (1, 5, 15 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -96,7 +96,8 @@ interface FloorBuffer {
 /** A state of the floor: the message column's visible length and every user's visible row count. */
 interface FloorState {
   readonly messages: number;
-  readonly lens: readonly Int32Array[];
+  /** Plain arrays of small integers, as the store keeps them: a 64-slot typed array would have its own off-heap buffer to allocate per copy. */
+  readonly lens: readonly (readonly number[])[];
 }
 
 class Floor {
@@ -112,8 +113,8 @@ class Floor {
   }
 
   initial(users: number): FloorState {
-    const lens: Int32Array[] = [];
-    for (let i = 0; i < users; i += LEN_CHUNK) lens.push(new Int32Array(LEN_CHUNK));
+    const lens: number[][] = [];
+    for (let i = 0; i < users; i += LEN_CHUNK) lens.push(new Array<number>(LEN_CHUNK).fill(0));
     return { messages: 0, lens };
   }
 
@@ -132,7 +133,7 @@ class Floor {
     this.frontier = m + 1;
     const lens = s.lens.slice();
     let copied = -1;
-    let chunk: Int32Array | undefined;
+    let chunk: number[] | undefined;
     for (let k = 0; k < users.length; k++) {
       const u = users[k]!;
       const ci = (u / LEN_CHUNK) | 0;

@@ -29,6 +29,9 @@ describe('IntMap', () => {
         }
         for (const [version, entries] of history) {
           expect([...version.entries()]).toEqual(entries);
+          const visited: number[] = [];
+          version.forEachValue((v) => visited.push(v));
+          expect(visited).toEqual([...version.values()]);
           expect(version.size).toBe(entries.length);
           expect(version.maxKey()).toBe(entries.length ? entries[entries.length - 1]![0] : 0);
           for (const [k, v] of entries) expect(version.get(k)).toBe(v);

@@ -221,6 +221,15 @@ export class IntMap<V> {
     if (this.root !== undefined) yield* walkValues(this.root, this.shift);
   }
 
+  /**
+   * Calls `visit` with each value in ascending key order, as `values()` yields them, without an
+   * iterator result per value (two nested generators allocate ~48 bytes per value: half a megabyte
+   * for a register's walk of 10,000 users).
+   */
+  forEachValue(visit: (value: V) => void): void {
+    if (this.root !== undefined) visitValues(this.root, this.shift, visit);
+  }
+
   *keys(): IterableIterator<number> {
     for (const [k] of this.entries()) yield k;
   }
@@ -310,6 +319,15 @@ function* walkValues<V>(node: Node<V>, shift: number): IterableIterator<V> {
     if (child === undefined) continue;
     if (shift === 0) yield child as V;
     else yield* walkValues(child as Node<V>, shift - BITS);
+  }
+}
+
+function visitValues<V>(node: Node<V>, shift: number, visit: (value: V) => void): void {
+  for (let i = 0; i < node.length; i++) {
+    const child = node[i];
+    if (child === undefined) continue;
+    if (shift === 0) visit(child as V);
+    else visitValues(child as Node<V>, shift - BITS, visit);
   }
 }
 

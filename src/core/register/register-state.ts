@@ -1,11 +1,9 @@
-import { groupForApi } from '../../ops/groups/format';
 import { scheduledMessageForApi } from '../../ops/scheduled/format';
 import { FLAG_BITS } from '../messages/flags';
 import { someRowHas } from '../messages/row-summary';
 import { USER_SETTING_NAMES } from '../model/user-settings';
 import type { User } from '../model/records';
-import { SYSTEM_GROUP_RANK, systemGroupRank, isGuest } from '../permissions/roles';
-import type { SystemGroupName } from '../model/group-setting';
+import { isGuest } from '../permissions/roles';
 import type { RealmState } from '../state';
 import { fieldsInOrder, formatCustomProfileField } from '../users/custom-profile-fields';
 import { canonicalizeTimezone } from '../users/timezones';
@@ -14,6 +12,7 @@ import { subscriptionLists, streamsFor } from './channels';
 import { capabilities, wantFunction, type RegisterOptions } from './options';
 import { realmSection } from './realm';
 import { unreadMsgs } from './unread';
+import { userGroups } from './user-groups';
 import { realmBots, realmUserSection } from './users';
 import { ENGINE_FEATURE_LEVEL } from '../model/realm';
 import { ENGINE_MERGE_BASE, ENGINE_VERSION } from './version';
@@ -260,29 +259,6 @@ function mutedTopics(state: RealmState, userId: number): Array<[string, string, 
     const channel = state.channels.get(t.stream_id);
     if (t.visibility_policy === 1 && channel && !channel.is_archived)
       out.push([channel.name, t.topic_name, t.last_updated]);
-  }
-  return out;
-}
-
-/**
- * Zulip's `user_groups_in_realm_serialized`: groups by id, deactivated ones only with the
- * capability; a system group's members are the active users whose role puts them directly in it.
- */
-function userGroups(state: RealmState, includeDeactivated: boolean): Dict[] {
-  const byRank = new Map<number, number[]>();
-  for (const u of state.users.values())
-    if (u.is_active) {
-      const r = systemGroupRank(u);
-      let list = byRank.get(r);
-      if (list === undefined) byRank.set(r, (list = []));
-      list.push(u.user_id);
-    }
-  const out: Dict[] = [];
-  for (const g of state.groups.values()) {
-    if (g.deactivated && !includeDeactivated) continue;
-    const dict = groupForApi(state, g);
-    if (g.is_system_group) dict['members'] = byRank.get(SYSTEM_GROUP_RANK[g.name as SystemGroupName]) ?? [];
-    out.push(dict);
   }
   return out;
 }

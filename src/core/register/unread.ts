@@ -23,19 +23,46 @@ export interface UnreadMsgs {
 
 type StreamBucket = { stream_id: number; topic: string; unread_message_ids: number[] };
 
-/** A (channel, topic) bucket: its key, and where its rows go (`index` into the per-bucket counts). */
-interface Tally {
-  readonly index: number;
-  readonly streamId: number;
-  readonly topic: string;
-}
-
 /** A channel met among the unread rows: whether the user left it or muted it, their settings for its topics, its buckets. */
 interface ChannelEntry {
   readonly left: boolean;
   readonly muted: boolean;
   readonly policies: readonly UserTopic[];
-  readonly buckets: Tally[];
+  /** Its newest bucket (-1: none yet); older ones follow `Buckets.prior`. */
+  last: number;
+  /** How many buckets it has. */
+  count: number;
+}
+
+/**
+ * The (channel, topic) buckets, numbered in the order met: each one's channel, topic and the
+ * channel's previous bucket, in columns and not an object per bucket (and a list of them per
+ * channel), which were a fifth of what `unread_msgs` allocated besides its answer.
+ */
+class Buckets {
+  stream = new Int32Array(64);
+  prior = new Int32Array(64);
+  readonly topic: string[] = [];
+  size = 0;
+
+  add(channel: ChannelEntry, streamId: number, topic: string): number {
+    const b = this.size++;
+    if (b === this.stream.length) {
+      const grown = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
+        const wider = new Int32Array(a.length * 2);
+        wider.set(a);
+        return wider;
+      };
+      this.stream = grown(this.stream);
+      this.prior = grown(this.prior);
+    }
+    this.stream[b] = streamId;
+    this.prior[b] = channel.last;
+    this.topic.push(topic);
+    channel.last = b;
+    channel.count++;
+    return b;
+  }
 }
 
 /**
@@ -128,8 +155,8 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const mentions: number[] = [];
   // Each row's bucket (-1: none), counted first and filled afterwards (see `streamBuckets`).
   const rowBucket = new Int32Array(unreadIds.length).fill(-1);
-  const tallies: Tally[] = [];
-  const context: EntryContext = { entries, channels, myTopics, sharing, tallies };
+  const buckets = new Buckets();
+  const context: EntryContext = { entries, channels, myTopics, sharing, buckets };
   let count = 0;
   const chunks = state.messages.chunks;
   let ci = -1;
@@ -194,7 +221,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     pms: [...pms.entries()]
       .sort(byKey)
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: streamBuckets(channels, tallies.length, unreadIds, rowBucket),
+    streams: streamBuckets(channels, buckets, unreadIds, rowBucket),
     huddles: [...huddles.entries()]
       .sort(byKey)
       .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
@@ -211,7 +238,7 @@ interface EntryContext {
   /** Without `empty_topic_name`: the ids of the empty topic and of its display name, which share a bucket. */
   readonly sharing:
     { readonly emptyId: number | undefined; readonly displayId: number | undefined } | undefined;
-  readonly tallies: Tally[];
+  readonly buckets: Buckets;
 }
 
 /**
@@ -224,7 +251,7 @@ function newTopicEntry(
   userId: number,
   streamId: number,
   topicId: number,
-  { entries, channels, myTopics, sharing, tallies }: EntryContext,
+  { entries, channels, myTopics, sharing, buckets }: EntryContext,
 ): number {
   let channel = channels.get(streamId);
   if (channel === undefined) {
@@ -233,7 +260,8 @@ function newTopicEntry(
       left: sub !== undefined && !sub.active,
       muted: sub?.active === true && sub.is_muted,
       policies: myTopics.filter((t) => t.stream_id === streamId),
-      buckets: [],
+      last: -1,
+      count: 0,
     };
     channels.set(streamId, channel);
   }
@@ -254,10 +282,7 @@ function newTopicEntry(
       return entries.add(streamId, topicId, entries.bucket[other]!, muted);
   }
   const topic = sharing !== undefined && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name;
-  const bucket: Tally = { index: tallies.length, streamId, topic };
-  tallies.push(bucket);
-  channel.buckets.push(bucket);
-  return entries.add(streamId, topicId, bucket.index, muted);
+  return entries.add(streamId, topicId, buckets.add(channel, streamId, topic), muted);
 }
 
 /**
@@ -269,27 +294,34 @@ function newTopicEntry(
  */
 function streamBuckets(
   channels: Map<number, ChannelEntry>,
-  bucketCount: number,
+  buckets: Buckets,
   unreadIds: Int32Array,
   rowBucket: Int32Array,
 ): StreamBucket[] {
+  const bucketCount = buckets.size;
   const counts = new Int32Array(bucketCount);
   for (let k = 0; k < rowBucket.length; k++) {
     const b = rowBucket[k]!;
     if (b >= 0) counts[b]!++;
   }
-  const ordered: Tally[] = [];
+  // The buckets in answer order: each channel's as a run, filled from its end along the `prior`
+  // chain (so in the order met), then sorted by topic.
+  const ordered = new Int32Array(bucketCount);
+  let filled = 0;
   for (const streamId of [...channels.keys()].sort((a, b) => a - b)) {
-    const buckets = channels.get(streamId)!.buckets;
-    sortByTopic(buckets);
-    for (const b of buckets) ordered.push(b);
+    const channel = channels.get(streamId)!;
+    let at = filled + channel.count;
+    for (let b = channel.last; b >= 0; b = buckets.prior[b]!) ordered[--at] = b;
+    sortByTopic(ordered, filled, filled + channel.count, buckets.topic);
+    filled += channel.count;
   }
   // start[b]: where bucket b's ids begin in `placed`; `next` advances as they are placed.
   const start = new Int32Array(bucketCount);
   let at = 0;
-  for (const b of ordered) {
-    start[b.index] = at;
-    at += counts[b.index]!;
+  for (let j = 0; j < filled; j++) {
+    const b = ordered[j]!;
+    start[b] = at;
+    at += counts[b]!;
   }
   const placed = new Int32Array(at);
   const next = start.slice();
@@ -297,37 +329,66 @@ function streamBuckets(
     const b = rowBucket[k]!;
     if (b >= 0) placed[next[b]!++] = unreadIds[k]!;
   }
-  // The ids again as one packed array of small integers, in the same order, and each bucket's list
-  // a `slice` of it: exactly as long as the list (a list grown by `push` keeps room for 17) and
-  // still packed, which `JSON.stringify` walks fastest. A tenth of the answer's memory went to room.
-  const all: number[] = [];
-  for (let j = 0; j < at; j++) all.push(placed[j]!);
   const out: StreamBucket[] = [];
-  for (const b of ordered) {
-    const from = start[b.index]!;
+  for (let j = 0; j < filled; j++) {
+    const b = ordered[j]!;
     out.push({
-      stream_id: b.streamId,
-      topic: b.topic,
-      unread_message_ids: all.slice(from, from + counts[b.index]!),
+      stream_id: buckets.stream[b]!,
+      topic: buckets.topic[b]!,
+      unread_message_ids: idList(placed, start[b]!, counts[b]!),
     });
   }
   return out;
 }
 
 /**
- * Sorts one channel's buckets by topic (code-point order; stable, though topics are distinct). An
- * insertion sort: a channel has a handful of buckets, and `Array.prototype.sort` with a comparator
- * closure per channel cost more than the comparisons (a tenth of a register listing 10,000 buckets).
+ * `placed[from, from + n)` as a list exactly as long as it is and packed (which `JSON.stringify`
+ * walks fastest): short lists, most of them, as array literals; longer ones grown from the first
+ * eight. A list grown by `push` from empty keeps room for 17 ids, and slicing one packed array of
+ * every id cost its growth (three times its size, a quarter of what `unread_msgs` allocated).
  */
-function sortByTopic(buckets: Tally[]): void {
-  for (let i = 1; i < buckets.length; i++) {
-    const b = buckets[i]!;
+function idList(placed: Int32Array, from: number, n: number): number[] {
+  const p = placed;
+  const f = from;
+  switch (n) {
+    case 1:
+      return [p[f]!];
+    case 2:
+      return [p[f]!, p[f + 1]!];
+    case 3:
+      return [p[f]!, p[f + 1]!, p[f + 2]!];
+    case 4:
+      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!];
+    case 5:
+      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!];
+    case 6:
+      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!, p[f + 5]!];
+    case 7:
+      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!, p[f + 5]!, p[f + 6]!];
+    default: {
+      const list = [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!, p[f + 5]!, p[f + 6]!, p[f + 7]!];
+      for (let k = f + 8; k < f + n; k++) list.push(p[k]!);
+      return list;
+    }
+  }
+}
+
+/**
+ * Sorts `order[from, to)`, one channel's buckets, by topic (code-point order; stable, though topics
+ * are distinct). An insertion sort: a channel has a handful of buckets, and `Array.prototype.sort`
+ * with a comparator closure per channel cost more than the comparisons (a tenth of a register
+ * listing 10,000 buckets).
+ */
+function sortByTopic(order: Int32Array, from: number, to: number, topic: readonly string[]): void {
+  for (let i = from + 1; i < to; i++) {
+    const b = order[i]!;
+    const t = topic[b]!;
     let j = i - 1;
-    while (j >= 0 && buckets[j]!.topic > b.topic) {
-      buckets[j + 1] = buckets[j]!;
+    while (j >= from && topic[order[j]!]! > t) {
+      order[j + 1] = order[j]!;
       j--;
     }
-    buckets[j + 1] = b;
+    order[j + 1] = b;
   }
 }
 

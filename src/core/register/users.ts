@@ -24,15 +24,16 @@ export function realmUserSection(
   const active: object[] = [];
   const inactive: object[] = [];
   const restricted = isUserAccessRestricted(state, me);
-  for (const u of state.users.values()) {
+  // A callback walk, not `values()`: no iterator result per user.
+  state.users.forEachValue((u) => {
     if (restricted && !canAccessUser(state, me, u)) {
-      if (opts.userListIncomplete) continue;
+      if (opts.userListIncomplete) return;
       // "Unknown user" placeholders are always active ones.
       active.push(inaccessibleListedUser(state, u.user_id));
-      continue;
+      return;
     }
     (u.is_active ? active : inactive).push(registerUserDict(state, me, u, opts.clientGravatar));
-  }
+  });
   const canCreatePrivate = hasRealmPermission(state, me, 'can_create_private_channel_group');
   const canCreatePublic = hasRealmPermission(state, me, 'can_create_public_channel_group');
   const canCreateWebPublic = hasRealmPermission(state, me, 'can_create_web_public_channel_group');

@@ -1,0 +1,36 @@
+/**
+ * `realm_user_groups` as register builds it (one literal per group) against the `user_group/add`
+ * event's dict (`groupForApi`) with a system group's members recomputed from the users' roles:
+ * same values, same keys in the same order.
+ */
+import { describe, expect, it } from 'vitest';
+import { SYSTEM_GROUP_RANK, systemGroupRank } from '../../src/core/permissions/roles';
+import type { SystemGroupName } from '../../src/core/model/group-setting';
+import { userGroups } from '../../src/core/register/user-groups';
+import type { RealmState } from '../../src/core/state';
+import { groupForApi } from '../../src/ops/groups/format';
+import { simulateRealm } from '../../src/simulate/simulate';
+
+function expected(state: RealmState, includeDeactivated: boolean): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const g of state.groups.values()) {
+    if (g.deactivated && !includeDeactivated) continue;
+    const dict = groupForApi(state, g);
+    if (g.is_system_group) {
+      const rank = SYSTEM_GROUP_RANK[g.name as SystemGroupName];
+      dict['members'] = [...state.users.values()]
+        .filter((u) => u.is_active && systemGroupRank(u) === rank)
+        .map((u) => u.user_id);
+    }
+    out.push(dict);
+  }
+  return out;
+}
+
+describe('register realm_user_groups', () => {
+  it.each([1, 2, 3])('matches groupForApi with recomputed system members (seed %i)', (seed) => {
+    const state = simulateRealm({ preset: 'small', seed, messages: 50 });
+    for (const incl of [false, true])
+      expect(JSON.stringify(userGroups(state, incl))).toBe(JSON.stringify(expected(state, incl)));
+  });
+});

@@ -31,3 +31,52 @@ export function interleaved(
   }
   return fns.map((_, k) => ({ wall: median(wall[k]!), cpu: median(cpu[k]!) }));
 }
+
+/** `gc({ type: 'minor' })` under --expose-gc (a scavenge of the young generation only). */
+const exposedGc = (globalThis as { gc?: (opts: { type: 'minor' }) => void }).gc;
+
+/**
+ * Like `interleaved`, but each side's batch is sized to last at least `minBatchMs` (so a cheap
+ * side is not timed over a handful of microseconds), and every batch starts with an empty young
+ * generation (a minor GC outside the timing) and ends with one inside it. Each side then pays for
+ * exactly the garbage it made, and a scavenge that the previous side's garbage made due does not
+ * land (with its parallel helper threads' CPU time) in the next side's batch. Without --expose-gc
+ * the minor GCs are skipped.
+ */
+export function interleavedSized(
+  fns: ReadonlyArray<() => unknown>,
+  { minBatchMs = 40, batches = 21, warm = 3 }: { minBatchMs?: number; batches?: number; warm?: number } = {},
+): Timing[] {
+  // Warm-up batches of growing size until one lasts minBatchMs: that size is the side's batch.
+  const per = fns.map((fn) => {
+    let n = 1;
+    for (;;) {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) fn();
+      const ms = performance.now() - t0;
+      if (ms >= minBatchMs) return n;
+      n = Math.max(n * 2, Math.ceil((n * minBatchMs) / Math.max(ms, 0.001)));
+    }
+  });
+  for (let w = 0; w < warm; w++)
+    fns.forEach((fn, k) => {
+      for (let i = 0; i < per[k]!; i++) fn();
+    });
+  const wall: number[][] = fns.map(() => []);
+  const cpu: number[][] = fns.map(() => []);
+  for (let b = 0; b < batches; b++) {
+    fns.forEach((fn, k) => {
+      const n = per[k]!;
+      exposedGc?.({ type: 'minor' });
+      const c0 = process.cpuUsage();
+      const w0 = performance.now();
+      for (let i = 0; i < n; i++) fn();
+      exposedGc?.({ type: 'minor' });
+      const w = ((performance.now() - w0) / n) * 1000;
+      const c = process.cpuUsage(c0);
+      wall[k]!.push(w);
+      cpu[k]!.push((c.user + c.system) / n);
+    });
+  }
+  return fns.map((_, k) => ({ wall: median(wall[k]!), cpu: median(cpu[k]!) }));
+}

@@ -122,8 +122,7 @@ export function deliverMessage(
   const eligible: readonly number[] = bots.length === 0 ? recipients : [...recipients, ...bots];
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
-  const flags = new Uint16Array(eligible.length);
-  if (base !== 0) flags.fill(base);
+  const flags = flagScratch(eligible.length, base);
   const at = recipients.length;
   if (opts.readBySender) markFlag(flags, eligible, at, sender.user_id, FLAG_BITS.read);
   for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
@@ -334,6 +333,19 @@ function messageEvents(
       allPublicStreams: everyone,
     });
   return out;
+}
+
+/**
+ * The send's flag column: one buffer reused by every send (only its first `n` entries count, set to
+ * `base`). The store copies the flags into its rows and the events read them before the send
+ * returns, so nothing keeps it; a new `Uint16Array` per send was an off-heap allocation for any
+ * channel over 32 recipients.
+ */
+let scratch = new Uint16Array(64);
+function flagScratch(n: number, base: number): Uint16Array {
+  if (scratch.length < n) scratch = new Uint16Array(2 ** Math.ceil(Math.log2(n)));
+  scratch.fill(base, 0, n);
+  return scratch;
 }
 
 function sameFlags(flags: ArrayLike<number>, n: number): boolean {

@@ -20,8 +20,12 @@ export class RowTail {
     readonly sealed: readonly RowChunk[],
     /** Rows in `sealed`. */
     readonly sealedCount: number,
-    readonly ids: Int32Array,
-    readonly flags: Uint16Array,
+    /**
+     * The buffer: replaced by a larger copy when an append at the frontier finds it full (every
+     * state sees the same rows below the frontier in either; views already taken keep the old one).
+     */
+    public ids: Int32Array,
+    public flags: Uint16Array,
     public frontier: number,
   ) {}
 
@@ -34,12 +38,23 @@ export class RowTail {
 
   /**
    * (id, flags) appended to the first `length` rows of this buffer (`id` larger than each): written
-   * in place when that prefix ends at the frontier and there is room (then this tail is returned);
-   * otherwise the rows go to a new tail. Either way the rows after the append are the returned
-   * tail's first `frontier` rows (read it at once: a later append moves it).
+   * in place when that prefix ends at the frontier (into a larger copy of the buffer when it is
+   * full; then this tail is returned); otherwise the rows go to a new tail. Either way the rows
+   * after the append are the returned tail's first `frontier` rows (read it at once: a later append
+   * moves it).
    */
   append(length: number, id: number, flags: number): RowTail {
-    if (length === this.frontier && length < this.ids.length) {
+    if (length === this.frontier && length < ROW_CHUNK) {
+      // Growing in place keeps the tail, so the table's map and tail index need no change: a new
+      // tail per growth copied a map path and a 64-user index chunk that lived long enough to be
+      // promoted, and a large channel's sends grew dozens of tails each.
+      if (length === this.ids.length) {
+        const [ids, flagColumn] = columns(capacityFor(length));
+        ids.set(this.ids);
+        flagColumn.set(this.flags);
+        this.ids = ids;
+        this.flags = flagColumn;
+      }
       this.ids[length] = id;
       this.flags[length] = flags;
       this.frontier = length + 1;
@@ -49,7 +64,7 @@ export class RowTail {
       const full = { ids: this.ids.subarray(0, length), flags: this.flags.subarray(0, length) };
       return newTail([...this.sealed, full], this.sealedCount + length, id, flags, 0);
     }
-    // A fork, or a buffer without room: a fresh buffer (twice as large, up to a chunk) holds the prefix.
+    // A fork: a fresh buffer holds the prefix.
     const grown = newTail(this.sealed, this.sealedCount, id, flags, length);
     grown.ids.set(this.ids.subarray(0, length));
     grown.flags.set(this.flags.subarray(0, length));
@@ -98,26 +113,27 @@ function newTail(
   flags: number,
   before: number,
 ): RowTail {
-  let capacity = SMALL;
-  while (capacity <= before && capacity < ROW_CHUNK) capacity *= GROWTH;
-  if (capacity > ROW_CHUNK) capacity = ROW_CHUNK;
-  let ids: Int32Array;
-  let flagColumn: Uint16Array;
-  if (capacity <= SMALL) {
-    ids = new Int32Array(capacity);
-    flagColumn = new Uint16Array(capacity);
-  } else {
-    // One backing store for both columns (ids, then flags), not two: an off-heap buffer costs a
-    // microsecond or more to allocate and free whatever its size, and a send to 1,000 users grows
-    // about 4 tails.
-    const buffer = new ArrayBuffer(6 * capacity);
-    ids = new Int32Array(buffer, 0, capacity);
-    flagColumn = new Uint16Array(buffer, 4 * capacity, capacity);
-  }
+  const [ids, flagColumn] = columns(capacityFor(before));
   const tail = new RowTail(sealed, sealedCount, ids, flagColumn, before + 1);
   tail.ids[before] = id;
   tail.flags[before] = flags;
   return tail;
+}
+
+/** The capacity of a buffer for `before` rows and one more. */
+function capacityFor(before: number): number {
+  let capacity = SMALL;
+  while (capacity <= before && capacity < ROW_CHUNK) capacity *= GROWTH;
+  return capacity > ROW_CHUNK ? ROW_CHUNK : capacity;
+}
+
+/** An id column and a flag column of `capacity` rows. */
+function columns(capacity: number): [Int32Array, Uint16Array] {
+  if (capacity <= SMALL) return [new Int32Array(capacity), new Uint16Array(capacity)];
+  // One backing store for both columns (ids, then flags), not two: an off-heap buffer costs a
+  // microsecond or more to allocate and free whatever its size.
+  const buffer = new ArrayBuffer(6 * capacity);
+  return [new Int32Array(buffer, 0, capacity), new Uint16Array(buffer, 4 * capacity, capacity)];
 }
 
 /**

@@ -133,7 +133,10 @@ export class RowTable implements Iterable<[number, UserRows]> {
         // The usual case, inline: this state's rows end at the tail's frontier and there is room.
         if (length === held.frontier && length < held.ids.length) {
           held.ids[length] = id;
-          held.flags[length] = flags[k]!;
+          // Slots at and past the frontier were never written (zeros): most new rows have no
+          // flags, and skipping their write spares a large channel a cache miss per recipient.
+          const f = flags[k]!;
+          if (f !== 0) held.flags[length] = f;
           held.frontier = chunk[at] = length + 1;
           continue;
         }

@@ -86,7 +86,8 @@ describe('RowTable', () => {
             // Big steps now and then, to fill buffers in few steps.
             const id = next + (s.kind === 6 ? ROW_CHUNK : 0);
             next = id + 1;
-            const flags = s.users.map((_, k) => (s.flags + k) & 0xff);
+            // Half the steps append rows without flags (most sends): their write is skipped.
+            const flags = s.users.map((_, k) => (s.flags % 2 === 0 ? 0 : (s.flags + k) & 0xff));
             table = from.table.appendAll(s.users, id, flags);
             s.users.forEach((user, k) =>
               model.set(user, [...(model.get(user) ?? []), [id, flags[k]!] as const]),
@@ -130,7 +131,7 @@ describe('RowTable', () => {
     expect(ids(afterBoth, 3)).toEqual([...first20, 23]);
   });
 
-  // Tail buffers double from 8 rows to a chunk (two columns, one backing store past 16 rows).
+  // Tail buffers grow fourfold from 8 rows to a chunk (two columns, one backing store past 8 rows).
   it('reads every row back across each growth of the tail and the chunk boundary', () => {
     let t = RowTable.empty();
     const versions: RowTable[] = [];
@@ -148,6 +149,29 @@ describe('RowTable', () => {
       const rows = toArrays(v.get(9)!);
       expect([...rows.ids]).toEqual(Array.from({ length: rows.ids.length }, (_, i) => i + 1));
     }
+  });
+
+  // A tail grows in place (a larger copy of its buffer, the same tail): a version read before the
+  // growth keeps its rows, and a fork of it, or of a version in the middle of the buffer, writes
+  // into its own buffer, where a row without flags reads 0 whatever the other branch wrote there.
+  it('keeps versions read before their tail grew in place, and their forks', () => {
+    let t = RowTable.empty();
+    const at: RowTable[] = [t];
+    for (let id = 1; id <= 40; id++) at.push((t = t.appendAll([9], id, [id & 0xff])));
+    const rows = (v: RowTable) => {
+      const { ids, flags } = toArrays(v.get(9)!);
+      return [...ids].map((id, i) => [id, flags[i]!]);
+    };
+    const upTo = (n: number) => Array.from({ length: n }, (_, i) => [i + 1, (i + 1) & 0xff]);
+    const read8 = at[8]!.get(9)!;
+    expect(toArrays(read8).ids.length).toBe(8);
+    t = t.appendAll([9], 41, [0]);
+    expect(rows(at[8]!)).toEqual(upTo(8));
+    expect([...toArrays(read8).ids]).toEqual(upTo(8).map(([id]) => id));
+    expect(rows(at[8]!.appendAll([9], 1000, [3]))).toEqual([...upTo(8), [1000, 3]]);
+    expect(rows(at[20]!.appendAll([9], 1001, [0]))).toEqual([...upTo(20), [1001, 0]]);
+    expect(rows(t)).toEqual([...upTo(40), [41, 0]]);
+    expect(rows(at[40]!)).toEqual(upTo(40));
   });
 
   it('answers the same table for the rows it holds', () => {

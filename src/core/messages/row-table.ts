@@ -106,26 +106,48 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const lengths = before.slice();
     const byUser = this.byUser;
     const index = this.tails;
+    // Read once: an imported binding is a getter call per read once compiled to CommonJS.
+    const Tail = RowTail;
     // Users whose rows moved to another tail (rare after their first append): set in the map at the end.
     let moved: Map<number, RowTail> | undefined;
+    // The chunk of lengths (this call's copy) and of tails of the previous recipient's 64 users:
+    // recipients come mostly in ascending order, so a chunk is looked up once per run of users.
+    let ci = -1;
+    let chunk: number[] = [];
+    let tailChunk: ReadonlyArray<RowTail | undefined> | undefined;
     for (let k = 0; k < n; k++) {
       const userId = userIds[k]!;
-      const ci = userId >>> LEN_BITS;
-      let chunk = lengths[ci] as number[] | undefined;
-      if (chunk === undefined || chunk === before[ci] || chunk === NO_LENGTHS)
-        chunk = own(lengths, before, ci);
-      const at = userId & LEN_MASK;
-      // A user listed twice (never by a send) appends onto what their first entry left.
-      const held = moved?.get(userId) ?? index[ci]?.[at] ?? byUser.get(userId);
-      let tail: RowTail;
-      if (held instanceof RowTail) {
-        tail = held.append(chunk[at]!, id, flags[k]!);
-        if (tail !== held) (moved ??= new Map()).set(userId, tail);
-      } else {
-        tail = tailAfter(held, id, flags[k]!);
-        (moved ??= new Map()).set(userId, tail);
+      if (userId >>> LEN_BITS !== ci) {
+        ci = userId >>> LEN_BITS;
+        const have = lengths[ci] as number[] | undefined;
+        chunk =
+          have === undefined || have === before[ci] || have === NO_LENGTHS ? own(lengths, before, ci) : have;
+        tailChunk = index[ci];
       }
-      chunk[at] = tail.frontier;
+      const at = userId & LEN_MASK;
+      const length = chunk[at]!;
+      // A user listed twice (never by a send) appends onto what their first entry left.
+      const held =
+        (moved === undefined ? undefined : moved.get(userId)) ?? tailChunk?.[at] ?? byUser.get(userId);
+      if (held instanceof Tail) {
+        // The usual case, inline: this state's rows end at the tail's frontier and there is room.
+        if (length === held.frontier && length < held.ids.length) {
+          held.ids[length] = id;
+          // Slots at and past the frontier were never written (zeros): most new rows have no
+          // flags, and skipping their write spares a large channel a cache miss per recipient.
+          const f = flags[k]!;
+          if (f !== 0) held.flags[length] = f;
+          held.frontier = chunk[at] = length + 1;
+          continue;
+        }
+        const tail = held.append(length, id, flags[k]!);
+        if (tail !== held) (moved ??= new Map()).set(userId, tail);
+        chunk[at] = tail.frontier;
+      } else {
+        const tail = tailAfter(held, id, flags[k]!);
+        (moved ??= new Map()).set(userId, tail);
+        chunk[at] = tail.frontier;
+      }
     }
     if (moved === undefined) return new RowTable(byUser, lengths, index);
     const keys = [...moved.keys()];

@@ -2,6 +2,8 @@ import { ROW_CHUNK, type RowChunk, type UserRows } from './rows';
 
 /** The smallest tail buffer, in rows. */
 const SMALL = 8;
+/** How much larger a full tail's next buffer is (8 · 4⁴ is a chunk). */
+const GROWTH = 4;
 
 /**
  * The buffer behind the newest chunk of one user's rows as appends leave them, with the full chunks
@@ -18,8 +20,12 @@ export class RowTail {
     readonly sealed: readonly RowChunk[],
     /** Rows in `sealed`. */
     readonly sealedCount: number,
-    readonly ids: Int32Array,
-    readonly flags: Uint16Array,
+    /**
+     * The buffer: replaced by a larger copy when an append at the frontier finds it full (every
+     * state sees the same rows below the frontier in either; views already taken keep the old one).
+     */
+    public ids: Int32Array,
+    public flags: Uint16Array,
     public frontier: number,
   ) {}
 
@@ -32,12 +38,23 @@ export class RowTail {
 
   /**
    * (id, flags) appended to the first `length` rows of this buffer (`id` larger than each): written
-   * in place when that prefix ends at the frontier and there is room (then this tail is returned);
-   * otherwise the rows go to a new tail. Either way the rows after the append are the returned
-   * tail's first `frontier` rows (read it at once: a later append moves it).
+   * in place when that prefix ends at the frontier (into a larger copy of the buffer when it is
+   * full; then this tail is returned); otherwise the rows go to a new tail. Either way the rows
+   * after the append are the returned tail's first `frontier` rows (read it at once: a later append
+   * moves it).
    */
   append(length: number, id: number, flags: number): RowTail {
-    if (length === this.frontier && length < this.ids.length) {
+    if (length === this.frontier && length < ROW_CHUNK) {
+      // Growing in place keeps the tail, so the table's map and tail index need no change: a new
+      // tail per growth copied a map path and a 64-user index chunk that lived long enough to be
+      // promoted, and a large channel's sends grew dozens of tails each.
+      if (length === this.ids.length) {
+        const [ids, flagColumn] = columns(capacityFor(length));
+        ids.set(this.ids);
+        flagColumn.set(this.flags);
+        this.ids = ids;
+        this.flags = flagColumn;
+      }
       this.ids[length] = id;
       this.flags[length] = flags;
       this.frontier = length + 1;
@@ -47,7 +64,7 @@ export class RowTail {
       const full = { ids: this.ids.subarray(0, length), flags: this.flags.subarray(0, length) };
       return newTail([...this.sealed, full], this.sealedCount + length, id, flags, 0);
     }
-    // A fork, or a buffer without room: a fresh buffer (twice as large, up to a chunk) holds the prefix.
+    // A fork: a fresh buffer holds the prefix.
     const grown = newTail(this.sealed, this.sealedCount, id, flags, length);
     grown.ids.set(this.ids.subarray(0, length));
     grown.flags.set(this.flags.subarray(0, length));
@@ -83,8 +100,11 @@ export class TailRows implements UserRows {
 
 /**
  * A tail buffer after `sealed` holding `before` rows (copied in by the caller), then (id, flags): its
- * capacity the next power of two from 8 to a chunk, so a buffer filled by appends doubles, 8 times
- * per chunk, the first two times on V8's heap (a typed array of at most 64 bytes lives there).
+ * capacity the next of 8, 32, 128, 512 and a chunk (2,048) to hold them, so a buffer filled by
+ * appends grows fourfold, 4 times per chunk, the first buffer on V8's heap (a typed array of at most
+ * 64 bytes lives there). Fourfold rather than twofold: each growth is an off-heap allocation (a
+ * microsecond or more, and as much again to free) and a copy, and a send to 10,000 users grew about
+ * 40 tails; a chunk's rows, once it is full, take the same 6 bytes each either way.
  */
 function newTail(
   sealed: readonly RowChunk[],
@@ -93,24 +113,27 @@ function newTail(
   flags: number,
   before: number,
 ): RowTail {
-  const capacity = Math.min(ROW_CHUNK, Math.max(SMALL, 2 ** Math.ceil(Math.log2(before + 1))));
-  let ids: Int32Array;
-  let flagColumn: Uint16Array;
-  if (capacity <= 2 * SMALL) {
-    ids = new Int32Array(capacity);
-    flagColumn = new Uint16Array(capacity);
-  } else {
-    // One backing store for both columns (ids, then flags), not two: an off-heap buffer costs a
-    // microsecond or more to allocate and free whatever its size, and a send to 1,000 users grows
-    // about 4 tails.
-    const buffer = new ArrayBuffer(6 * capacity);
-    ids = new Int32Array(buffer, 0, capacity);
-    flagColumn = new Uint16Array(buffer, 4 * capacity, capacity);
-  }
+  const [ids, flagColumn] = columns(capacityFor(before));
   const tail = new RowTail(sealed, sealedCount, ids, flagColumn, before + 1);
   tail.ids[before] = id;
   tail.flags[before] = flags;
   return tail;
+}
+
+/** The capacity of a buffer for `before` rows and one more. */
+function capacityFor(before: number): number {
+  let capacity = SMALL;
+  while (capacity <= before && capacity < ROW_CHUNK) capacity *= GROWTH;
+  return capacity > ROW_CHUNK ? ROW_CHUNK : capacity;
+}
+
+/** An id column and a flag column of `capacity` rows. */
+function columns(capacity: number): [Int32Array, Uint16Array] {
+  if (capacity <= SMALL) return [new Int32Array(capacity), new Uint16Array(capacity)];
+  // One backing store for both columns (ids, then flags), not two: an off-heap buffer costs a
+  // microsecond or more to allocate and free whatever its size.
+  const buffer = new ArrayBuffer(6 * capacity);
+  return [new Int32Array(buffer, 0, capacity), new Uint16Array(buffer, 4 * capacity, capacity)];
 }
 
 /**

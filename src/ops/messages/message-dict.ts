@@ -59,7 +59,8 @@ function sharedFlagNames(bits: number): readonly string[] {
 
 /** `sharedFlagNames` as a fresh array the caller owns (events: their flags are built per recipient group). */
 export function flagNames(bits: number): string[] {
-  return sharedFlagNames(bits).slice();
+  // A message event's usual flags are none: a new array, not a copy of the frozen shared one.
+  return bits === 0 ? [] : sharedFlagNames(bits).slice();
 }
 
 /** Distinct senders (or topics) a request meets before it gets a `DirectMapped` front, and its size. */

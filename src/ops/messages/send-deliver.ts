@@ -51,8 +51,10 @@ export interface DeliverOptions {
 /** Zulip's Realm.WILDCARD_MENTION_THRESHOLD. */
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
+const NO_USERS: ReadonlySet<number> = new Set();
+
 const NO_MENTIONS: Mentions = {
-  userIds: new Set(),
+  userIds: NO_USERS,
   groupIds: [],
   streamWildcard: false,
   topicWildcard: false,
@@ -80,7 +82,7 @@ export function deliverMessage(
     : target.participants.filter((id) => state.users.get(id)?.is_active === true);
 
   // Topic participants (senders in the topic, and this sender) matter only for @topic.
-  let participants: ReadonlySet<number> = new Set();
+  let participants: ReadonlySet<number> = NO_USERS;
   if (isStream && mentions.topicWildcard) participants = topicParticipants(state, target, sender.user_id);
   if (isStream && mentions.streamWildcard && recipients.length > WILDCARD_MENTION_THRESHOLD) {
     if (!hasRealmPermission(state, sender, 'can_mention_many_users_group'))
@@ -102,28 +104,31 @@ export function deliverMessage(
         ),
       );
   }
-  const mentioned = new Set(mentions.userIds);
-  for (const groupId of [...mentions.groupIds].sort((a, b) => a - b)) {
-    const group = state.groups.get(groupId)!;
-    if (!hasPermission(state, sender, USER_GROUP_SETTING_RULES.can_mention_group, group.can_mention_group))
-      return failure(state, zulipError(`You are not allowed to mention user group '${group.name}'.`));
-  }
-  for (const groupId of mentions.groupIds)
-    for (const u of settingValueMembers(state, groupId)) mentioned.add(u);
+  // A message without mentions (most) allocates nothing here.
+  const byGroup = mentions.groupIds.length > 0;
+  const mentioned: ReadonlySet<number> = byGroup ? new Set(mentions.userIds) : mentions.userIds;
+  if (byGroup)
+    for (const groupId of [...mentions.groupIds].sort((a, b) => a - b)) {
+      const group = state.groups.get(groupId)!;
+      if (!hasPermission(state, sender, USER_GROUP_SETTING_RULES.can_mention_group, group.can_mention_group))
+        return failure(state, zulipError(`You are not allowed to mention user group '${group.name}'.`));
+    }
+  if (byGroup)
+    for (const groupId of mentions.groupIds)
+      for (const u of settingValueMembers(state, groupId)) (mentioned as Set<number>).add(u);
 
   // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`). Two
   // parallel columns and no object per recipient: a large channel's send is a few passes over them.
-  const bots: number[] = [];
+  let bots: number[] | undefined;
   for (const id of mentioned) {
     const u = state.users.get(id);
     if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT && ascendingIndexOf(recipients, id) < 0)
-      bots.push(id);
+      (bots ??= []).push(id);
   }
-  const eligible: readonly number[] = bots.length === 0 ? recipients : [...recipients, ...bots];
+  const eligible: readonly number[] = bots === undefined ? recipients : [...recipients, ...bots];
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
-  const flags = new Uint16Array(eligible.length);
-  if (base !== 0) flags.fill(base);
+  const flags = flagScratch(eligible.length, base);
   const at = recipients.length;
   if (opts.readBySender) markFlag(flags, eligible, at, sender.user_id, FLAG_BITS.read);
   for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
@@ -136,7 +141,7 @@ export function deliverMessage(
     flags,
     sender.user_id,
     content,
-    bots.length === 0 ? ascendingIndexOf : eligibleIndexOf(at),
+    bots === undefined ? ascendingIndexOf : eligibleIndexOf(at),
   );
   const rows = { userIds: eligible, flags };
 
@@ -188,7 +193,7 @@ export function deliverMessage(
       }
     }
     // Mentioned humans among the recipients follow the topic unless they muted or follow it.
-    const toFollow = [...mentioned]
+    const toFollow = (mentioned.size === 0 ? [] : [...mentioned])
       .filter((u) => ascendingIndexOf(recipients, u) >= 0)
       .filter((u) => {
         const user = next.users.get(u)!;
@@ -197,9 +202,11 @@ export function deliverMessage(
         return p !== 1 && p !== 3;
       })
       .sort((a, b) => a - b);
-    const followed = setTopicPolicy(next, toFollow, channel, topic, 3, opts.now);
-    next = followed.state;
-    events.push(...followed.events);
+    if (toFollow.length > 0) {
+      const followed = setTopicPolicy(next, toFollow, channel, topic, 3, opts.now);
+      next = followed.state;
+      events.push(...followed.events);
+    }
     if (!wasActive) {
       events.push(
         to(metadataAccessUserIds(next, channel), {
@@ -255,7 +262,7 @@ function messageEvents(
   );
   const { userIds, flags } = rows;
   const ascending = isAscending(userIds);
-  const byFlags = new Map<number, number[]>();
+  let byFlags: Map<number, number[]> | undefined;
   let senderFlags: number | undefined;
   const hidesSender = senderHiddenFrom(state, senderId);
   const separateSender = opts.queueId !== undefined && opts.localId !== undefined;
@@ -280,7 +287,7 @@ function messageEvents(
       const key = (f & ~IS_PRIVATE) | (hidesSender !== null && hidesSender(userId) ? HIDDEN : 0);
       if (userId === senderId) senderKey = key;
       if (key !== lastKey) {
-        let list = byFlags.get(key);
+        let list = (byFlags ??= new Map()).get(key);
         if (list === undefined) byFlags.set(key, (list = []));
         lastKey = key;
         lastList = list;
@@ -311,7 +318,7 @@ function messageEvents(
   const groups: Array<readonly [number, readonly number[]]> =
     whole !== undefined
       ? [whole]
-      : [...byFlags].sort((a, b) => (a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0]));
+      : [...(byFlags ?? [])].sort((a, b) => (a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0]));
   let anonymous: Record<string, unknown> | undefined;
   for (const [key, users] of groups) {
     const names = flagNames(key & ~HIDDEN);
@@ -334,6 +341,19 @@ function messageEvents(
       allPublicStreams: everyone,
     });
   return out;
+}
+
+/**
+ * The send's flag column: one buffer reused by every send (only its first `n` entries count, set to
+ * `base`). The store copies the flags into its rows and the events read them before the send
+ * returns, so nothing keeps it; a new `Uint16Array` per send was an off-heap allocation for any
+ * channel over 32 recipients.
+ */
+let scratch = new Uint16Array(64);
+function flagScratch(n: number, base: number): Uint16Array {
+  if (scratch.length < n) scratch = new Uint16Array(2 ** Math.ceil(Math.log2(n)));
+  scratch.fill(base, 0, n);
+  return scratch;
 }
 
 function sameFlags(flags: ArrayLike<number>, n: number): boolean {

@@ -22,7 +22,13 @@
  * proportion to what it allocates; the batch's tail, under one young generation, is collected by a
  * minor GC inside the timing, so nothing goes unpaid), capped at BATCH_MAX_MS. The two sides may therefore make different
  * numbers of calls per batch; figures are per call. Old-generation (major) GC is not reset: it
- * lands where it lands, and the medians over rounds absorb it. Memory: the heap a row costs, measured by
+ * lands where it lands, and the medians over rounds absorb it.
+ *
+ * A third side, the floor with the send's outputs (`OutputFloor`), adds to the store floor what a
+ * send must also produce whatever the engine: the message's remaining columns, its entries in the
+ * id lists that narrows read (channel, topic, sender), its HTML, the event and the answer. At a few
+ * recipients the store floor alone is a fraction of a microsecond, less than building the event
+ * dict the operation must return; both ratios are reported. Memory: the heap a row costs, measured by
  * sending into the ~1,000-subscriber channel with nothing but the last state alive (run node with
  * --expose-gc).
  */
@@ -160,6 +166,159 @@ class Floor {
   }
 }
 
+// ---- the floor with the send's outputs ----------------------------------------------------------
+
+/** A state of the fuller floor: the store floor's, plus each index list's visible length. */
+interface OutputFloorState {
+  readonly store: FloorState;
+  /** Per-channel, per-topic and per-sender list lengths: chunked, copied on write, as `lens`. */
+  readonly channelLens: readonly (readonly number[])[];
+  readonly topicLens: readonly (readonly number[])[];
+  readonly senderLens: readonly (readonly number[])[];
+}
+
+/** What a send must hand back: the event addressed to its recipients, and the answer. */
+interface FloorOutput {
+  readonly state: OutputFloorState;
+  readonly events: readonly { readonly event: object; readonly users: readonly number[] }[];
+  readonly body: { readonly result: string; readonly msg: string; readonly id: number };
+}
+
+/** Lengths for `keys` keys, 64 a chunk, all zero. */
+function zeroLens(keys: number): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < keys; i += LEN_CHUNK) out.push(new Array<number>(LEN_CHUNK).fill(0));
+  return out;
+}
+
+/**
+ * `id` appended to list `key` (shared append-only buffers written at their frontier, per-state
+ * lengths copied on write by chunk): the new lengths.
+ */
+function appendToList(
+  lens: readonly (readonly number[])[],
+  buffers: FloorBuffer[],
+  key: number,
+  id: number,
+): (readonly number[])[] {
+  const out = lens.slice();
+  const ci = (key / LEN_CHUNK) | 0;
+  const chunk = (out[ci] = lens[ci]!.slice());
+  const at = chunk[key % LEN_CHUNK]!;
+  const b = buffers[key]!;
+  let pos = at;
+  if (at !== b.frontier || at === ROW_CAP) {
+    b.ids = new Int32Array(ROW_CAP);
+    pos = 0;
+  }
+  b.ids[pos] = id;
+  b.frontier = pos + 1;
+  chunk[key % LEN_CHUNK] = pos + 1;
+  return out;
+}
+
+/** The cheapest HTML for plain text (what any renderer must at least do: escape, wrap). */
+function plainHtml(text: string): string {
+  return /[&<>"']/.test(text)
+    ? `<p>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')}</p>`
+    : `<p>${text}</p>`;
+}
+
+/**
+ * The store floor plus the rest of a send's irreducible work: the message's other columns (its
+ * recipient, topic and time), its entries in the id lists a narrow reads (its channel's, its
+ * topic's and its sender's, kept as the rows are), its HTML, and its outputs: one message event
+ * (the message dict Zulip sends, one literal) addressed to the recipients' list as it is, and the
+ * answer. No parameter parsing, access rules, mentions or flags beyond the sender's.
+ */
+class OutputFloor {
+  readonly store: Floor;
+  readonly channelBuffers: FloorBuffer[] = [];
+  readonly topicBuffers: FloorBuffer[] = [];
+  readonly senderBuffers: FloorBuffer[] = [];
+  readonly topicIds = new Map<string, number>();
+  recipients = new Int32Array(1 << 16);
+  topics = new Int32Array(1 << 16);
+  timestamps = new Float64Array(1 << 16);
+
+  constructor(
+    users: number,
+    channels: number,
+    private readonly realm: { readonly stringId: string },
+    private readonly sender: { readonly id: number; readonly fullName: string; readonly email: string },
+  ) {
+    this.store = new Floor(users);
+    const buffer = (): FloorBuffer => ({
+      ids: new Int32Array(ROW_CAP),
+      flags: new Uint16Array(0),
+      frontier: 0,
+    });
+    for (let c = 0; c < channels; c++) this.channelBuffers.push(buffer());
+    for (let t = 0; t < 64; t++) this.topicBuffers.push(buffer());
+    for (let u = 0; u < users; u++) this.senderBuffers.push(buffer());
+  }
+
+  initial(users: number, channels: number): OutputFloorState {
+    return {
+      store: this.store.initial(users),
+      channelLens: zeroLens(channels),
+      topicLens: zeroLens(64),
+      senderLens: zeroLens(users),
+    };
+  }
+
+  send(
+    s: OutputFloorState,
+    id: number,
+    channel: { readonly id: number; readonly name: string; readonly recipientId: number },
+    topic: string,
+    content: string,
+    timestamp: number,
+    users: readonly number[],
+  ): FloorOutput {
+    const senderId = this.sender.id;
+    const store = this.store.send(s.store, id, senderId, content, users);
+    const m = store.messages - 1;
+    let topicKey = this.topicIds.get(topic);
+    if (topicKey === undefined) this.topicIds.set(topic, (topicKey = this.topicIds.size));
+    this.recipients[m] = channel.recipientId;
+    this.topics[m] = topicKey;
+    this.timestamps[m] = timestamp;
+    const next: OutputFloorState = {
+      store,
+      channelLens: appendToList(s.channelLens, this.channelBuffers, channel.id, id),
+      topicLens: appendToList(s.topicLens, this.topicBuffers, topicKey, id),
+      senderLens: appendToList(s.senderLens, this.senderBuffers, senderId, id),
+    };
+    const message = {
+      id,
+      sender_id: senderId,
+      content: plainHtml(content),
+      recipient_id: channel.recipientId,
+      timestamp,
+      client: 'API',
+      subject: topic,
+      topic_links: [],
+      is_me_message: false,
+      reactions: [],
+      submessages: [],
+      sender_full_name: this.sender.fullName,
+      sender_email: this.sender.email,
+      sender_realm_str: this.realm.stringId,
+      display_recipient: channel.name,
+      type: 'stream',
+      stream_id: channel.id,
+      avatar_url: null,
+      content_type: 'text/html',
+    };
+    return {
+      state: next,
+      events: [{ event: { type: 'message', message, flags: [] }, users }],
+      body: { result: 'success', msg: '', id },
+    };
+  }
+}
+
 // ---- timing -----------------------------------------------------------------------------------
 
 interface Sample {
@@ -257,52 +416,41 @@ interface Sized {
 }
 
 /**
- * Interleaves batches of `a` and `b` (each sized by `callsPerBatch`, so the two may make different
- * numbers of calls) until both wall medians over the last 9 batches move less than 5% between
- * checks (at most `maxWarm` rounds), then times `rounds` more interleaved rounds.
+ * Interleaves batches of every side (each sized by `callsPerBatch`, so they may make different
+ * numbers of calls) until every side's wall median over the last 9 batches moves less than 5%
+ * between checks (at most `maxWarm` rounds), then times `rounds` more interleaved rounds.
  */
-function interleaved(a: () => void, b: () => void, rounds: number, maxWarm: number) {
+function interleaved(fns: ReadonlyArray<() => void>, rounds: number, maxWarm: number) {
   // Warm each side a little before sizing it (the first calls are interpreted / baseline code).
-  for (let i = 0; i < 3; i++) {
-    batch(a, 8);
-    batch(b, 8);
-  }
-  const za: Sized = callsPerBatch(a);
-  const zb: Sized = callsPerBatch(b);
-  const wa: number[] = [];
-  const wb: number[] = [];
-  let lastA = 0;
-  let lastB = 0;
+  for (let i = 0; i < 3; i++) for (const fn of fns) batch(fn, 8);
+  const sized: Sized[] = fns.map((fn) => callsPerBatch(fn));
+  const warm: number[][] = fns.map(() => []);
+  let last = fns.map(() => 0);
   for (let r = 0; r < maxWarm; r++) {
-    wa.push(batch(a, za.per).wallUs);
-    wb.push(batch(b, zb.per).wallUs);
+    fns.forEach((fn, k) => warm[k]!.push(batch(fn, sized[k]!.per).wallUs));
     if (r >= 9 && r % 3 === 0) {
-      const ma = median(wa.slice(-9));
-      const mb = median(wb.slice(-9));
-      if (Math.abs(ma - lastA) < 0.05 * ma && Math.abs(mb - lastB) < 0.05 * mb) break;
-      [lastA, lastB] = [ma, mb];
+      const now = warm.map((w) => median(w.slice(-9)));
+      if (now.every((m, k) => Math.abs(m - last[k]!) < 0.05 * m)) break;
+      last = now;
     }
   }
-  const sa: Sample[] = [];
-  const sb: Sample[] = [];
-  for (let r = 0; r < rounds; r++) {
-    sa.push(batch(a, za.per));
-    sb.push(batch(b, zb.per));
-  }
-  const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
-  return {
-    op: { wallUs: med(sa, 'wallUs'), cpuUs: med(sa, 'cpuUs') },
-    floor: { wallUs: med(sb, 'wallUs'), cpuUs: med(sb, 'cpuUs') },
-    sizing: { op: za, floor: zb },
-  };
+  const samples: Sample[][] = fns.map(() => []);
+  for (let r = 0; r < rounds; r++) fns.forEach((fn, k) => samples[k]!.push(batch(fn, sized[k]!.per)));
+  const med = (xs: Sample[], key: keyof Sample) => median(xs.map((x) => x[key]));
+  return samples.map((xs, k) => ({
+    timing: { wallUs: med(xs, 'wallUs'), cpuUs: med(xs, 'cpuUs') } as Sample,
+    sized: sized[k]!,
+  }));
 }
 
 export interface SendFigures {
   readonly recipients: number;
   readonly op: Sample;
   readonly floor: Sample;
+  /** The floor that also produces the send's outputs (`OutputFloor`). */
+  readonly full: Sample;
   /** Calls per batch and bytes allocated per call, each side. */
-  readonly sizing: { readonly op: Sized; readonly floor: Sized };
+  readonly sizing: { readonly op: Sized; readonly floor: Sized; readonly full: Sized };
 }
 
 function pickSender(state: RealmState, t: Target): number {
@@ -336,8 +484,29 @@ function measure(state: RealmState, t: Target, quick: boolean): SendFigures {
     id++;
     f = floor.send(f, id, sender, `Message ${id}`, t.subscribers);
   };
-  const { op: o, floor: fo, sizing } = interleaved(op, fl, quick ? 11 : 21, quick ? 24 : 45);
-  return { recipients: t.subscribers.length, op: o, floor: fo, sizing };
+  const channel = state.channels.get(t.streamId)!;
+  const senderRecord = state.users.get(sender)!;
+  const full = new OutputFloor(
+    state.users.maxKey() + 1,
+    state.channels.maxKey() + 1,
+    { stringId: state.realm.string_id },
+    { id: sender, fullName: senderRecord.full_name, email: senderRecord.email },
+  );
+  let g = full.initial(state.users.maxKey() + 1, state.channels.maxKey() + 1);
+  const floorChannel = { id: t.streamId, name: channel.name, recipientId: 3 * t.streamId };
+  let fullId = 9_000_000;
+  const ff = () => {
+    fullId++;
+    g = full.send(g, fullId, floorChannel, t.topic, `Message ${fullId}`, 1_795_300_000, t.subscribers).state;
+  };
+  const [o, fo, fu] = interleaved([op, fl, ff], quick ? 11 : 21, quick ? 24 : 45);
+  return {
+    recipients: t.subscribers.length,
+    op: o!.timing,
+    floor: fo!.timing,
+    full: fu!.timing,
+    sizing: { op: o!.sized, floor: fo!.sized, full: fu!.sized },
+  };
 }
 
 /**
@@ -377,10 +546,10 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions.',
     '',
-    '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | load (1, 5, 15 min) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | floor + outputs wall / CPU | ratio to it, wall / CPU | load (1, 5, 15 min) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const heap: string[] = [];
   const f = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
@@ -402,10 +571,10 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
         .map((x) => x.toFixed(2))
         .join(' ');
       opts.log(
-        `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, load ${load}; per batch op ${r.sizing.op.per} × ${(r.sizing.op.bytes / 1024).toFixed(1)} KB, floor ${r.sizing.floor.per} × ${(r.sizing.floor.bytes / 1024).toFixed(1)} KB`,
+        `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, floor + outputs ${f(r.full.wallUs)} / ${f(r.full.cpuUs)} cpu, load ${load}; per batch op ${r.sizing.op.per} × ${(r.sizing.op.bytes / 1024).toFixed(1)} KB, floor ${r.sizing.floor.per} × ${(r.sizing.floor.bytes / 1024).toFixed(1)} KB, floor + outputs ${r.sizing.full.per} × ${(r.sizing.full.bytes / 1024).toFixed(1)} KB`,
       );
       lines.push(
-        `| ${preset} | ${r.recipients.toLocaleString('en')}${note} | ${f(r.op.wallUs)} | ${f(r.floor.wallUs)} | ${(r.op.wallUs / r.floor.wallUs).toFixed(2)}× | ${f(r.op.cpuUs)} | ${f(r.floor.cpuUs)} | ${(r.op.cpuUs / r.floor.cpuUs).toFixed(2)}× | ${load} |`,
+        `| ${preset} | ${r.recipients.toLocaleString('en')}${note} | ${f(r.op.wallUs)} | ${f(r.floor.wallUs)} | ${(r.op.wallUs / r.floor.wallUs).toFixed(2)}× | ${f(r.op.cpuUs)} | ${f(r.floor.cpuUs)} | ${(r.op.cpuUs / r.floor.cpuUs).toFixed(2)}× | ${f(r.full.wallUs)} / ${f(r.full.cpuUs)} | ${(r.op.wallUs / r.full.wallUs).toFixed(2)}× / ${(r.op.cpuUs / r.full.cpuUs).toFixed(2)}× | ${load} |`,
       );
     }
     const t = nearest(targets, 1000);

@@ -28,7 +28,24 @@ export function checksum(data: string | Uint8Array, seed = 0): number {
   const T = TABLES;
   let crc = ~seed;
   if (typeof data === 'string') {
-    for (let i = 0; i < data.length; i++) {
+    // Four code units (eight bytes) at a time, like the bytes below: every change record is
+    // checksummed as it is sealed, so this runs on every write.
+    const n = data.length;
+    let i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const a = crc ^ (data.charCodeAt(i) | (data.charCodeAt(i + 1) << 16));
+      const b = data.charCodeAt(i + 2) | (data.charCodeAt(i + 3) << 16);
+      crc =
+        T[7 * 256 + (a & 0xff)]! ^
+        T[6 * 256 + ((a >>> 8) & 0xff)]! ^
+        T[5 * 256 + ((a >>> 16) & 0xff)]! ^
+        T[4 * 256 + (a >>> 24)]! ^
+        T[3 * 256 + (b & 0xff)]! ^
+        T[2 * 256 + ((b >>> 8) & 0xff)]! ^
+        T[256 + ((b >>> 16) & 0xff)]! ^
+        T[b >>> 24]!;
+    }
+    for (; i < n; i++) {
       const c = data.charCodeAt(i);
       crc = T[(crc ^ c) & 0xff]! ^ (crc >>> 8);
       crc = T[(crc ^ (c >>> 8)) & 0xff]! ^ (crc >>> 8);

@@ -6,10 +6,14 @@
  * a whole when its turn comes: one transaction (one fsync) for all of its changes.
  *
  * With a store whose appends cost no wait (`hurry`: the memory store) the turn is skipped while
- * it brings nothing: when the requests come one client at a time (fair scheduling lets one user's
- * in, alone or as a group, and answers them before the next), waiting a turn per batch only adds
- * an event-loop iteration to every request. One batch in `SAMPLE_EVERY` waits anyway, to notice
- * when others start joining.
+ * requests come alone: when they come one client at a time, waiting a turn per batch only adds an
+ * event-loop iteration to every request. A batch waits when the one before it held more than one
+ * request (they are coming together), or when it grows during its turn; one batch in
+ * `SAMPLE_EVERY` waits anyway, to notice when others start joining. "Held more than one" and not
+ * only "grew during its turn": with fair scheduling a user's requests that arrive during the turn
+ * wait in the user's queue, not in this batch, and go in together as the next group (one batch,
+ * answered together) only because this batch waited for them to arrive; skipping the turn would
+ * let them in one by one, a batch and an answer each.
  */
 import type { ApiRequest } from '../wire/handle';
 import type { ChangeInput } from './change';
@@ -36,7 +40,7 @@ const SAMPLE_EVERY = 64;
 
 export class Batches<R> {
   private open: BatchEntry<R>[] | undefined;
-  /** Whether the last turn waited for brought no request (`hurry`), and batches since. */
+  /** Whether the last batch held one request and its turn, if waited for, brought none (`hurry`); batches since a turn. */
   private turnIdle = false;
   private sinceSample = 0;
 
@@ -80,11 +84,14 @@ export class Batches<R> {
 
   /** Lets requests that arrive in the next turn join `batch` (see the top of this file). */
   private async gather(batch: readonly BatchEntry<R>[]): Promise<void> {
-    if (this.hurry && this.turnIdle && ++this.sinceSample < SAMPLE_EVERY) return;
+    if (this.hurry && this.turnIdle && ++this.sinceSample < SAMPLE_EVERY) {
+      this.turnIdle = batch.length <= 1;
+      return;
+    }
     this.sinceSample = 0;
     const before = batch.length;
     await nextTurn();
-    this.turnIdle = batch.length === before;
+    this.turnIdle = batch.length === before && before <= 1;
   }
 
   private start(): BatchEntry<R>[] {

@@ -8,6 +8,7 @@ import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import type { User } from '../core/model/records';
 import { basicAuthHeader } from '../wire/auth';
+import { forEachFormField } from '../wire/form';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
@@ -94,9 +95,10 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
   }
   // No prototype: a parameter named `__proto__` is a field like any other (as in the wire layer).
   const fields = Object.create(null) as Record<string, string>;
-  if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) keep(fields, names, k, v);
+  const field = (k: string, v: string) => keep(fields, names, k, v);
+  if (q >= 0) forEachFormField(url.slice(q + 1), field);
   const body = request.body;
-  if (typeof body === 'string') for (const [k, v] of new URLSearchParams(body)) keep(fields, names, k, v);
+  if (typeof body === 'string') forEachFormField(body, field);
   else if (body !== undefined && body !== null)
     for (const [k, v] of Object.entries(body)) keep(fields, names, k, String(v));
   return { kind: 'request', actor, method: request.method, url: path, body: fields };

@@ -15,6 +15,7 @@ import { checkNarrowForEvents, type EventNarrowTerm } from '../core/register/nar
 import type { ClientCapabilities } from '../core/register/options';
 import { errorBody, type OpResult } from '../core/result';
 import { authenticate } from '../wire/auth';
+import { forEachFormField } from '../wire/form';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { EventQueues, type EventQueueOptions, type NewQueue } from './event-queues';
 import type { RealmHandle } from './realm-handle';
@@ -226,9 +227,12 @@ function inputOf(req: ApiRequest): Record<string, unknown> {
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const url = String(req.url);
   const q = url.indexOf('?');
-  if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) input[k] = v;
+  const set = (k: string, v: string) => {
+    input[k] = v;
+  };
+  if (q >= 0) forEachFormField(url.slice(q + 1), set);
   const body = req.body;
-  if (typeof body === 'string') for (const [k, v] of new URLSearchParams(body)) input[k] = v;
+  if (typeof body === 'string') forEachFormField(body, set);
   else if (body !== undefined && body !== null)
     for (const [k, v] of Object.entries(body)) input[k] = String(v);
   return input;

@@ -4,6 +4,7 @@ import { invoke } from '../core/operation';
 import { failure, type OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import { authenticate } from './auth';
+import { forEachFormField } from './form';
 import { matchRoute } from './routes';
 
 export interface ApiRequest {
@@ -62,10 +63,13 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
     return failure(state, errors.notLoggedIn());
 
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  if (query !== '') for (const [k, v] of new URLSearchParams(query)) input[k] = v;
+  const set = (k: string, v: string) => {
+    input[k] = v;
+  };
+  if (query !== '') forEachFormField(query, set);
   const body = request.body;
   if (typeof body === 'string') {
-    for (const [k, v] of new URLSearchParams(body)) input[k] = v;
+    forEachFormField(body, set);
   } else if (body !== undefined && body !== null && typeof body === 'object') {
     for (const [k, v] of Object.entries(body)) input[k] = String(v);
   }

@@ -193,6 +193,7 @@ export function registerState(
       me,
       { include_web_public: true, exclude_archived: !caps.archived_channels, include_all: true },
       now,
+      true,
     );
   if (want('default_streams'))
     out['realm_default_streams'] = isGuest(me) ? [] : [...state.defaultChannelIds.keys()];

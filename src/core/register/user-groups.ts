@@ -9,7 +9,42 @@ import { groupForApi } from '../../ops/groups/format';
  * Each dict is the `user_group/add` event's (`groupForApi`); a system group's members are computed
  * once per rank here and passed in (its stored members would be filtered only to be replaced).
  */
-export function userGroups(state: RealmState, includeDeactivated: boolean): Array<Record<string, unknown>> {
+export function userGroups(
+  state: RealmState,
+  includeDeactivated: boolean,
+): ReadonlyArray<Readonly<Record<string, unknown>>> {
+  let entry = answers.get(state.groups);
+  if (entry === undefined || entry.users !== state.users) {
+    entry = { users: state.users, lists: [undefined, undefined] };
+    answers.set(state.groups, entry);
+  }
+  const k = includeDeactivated ? 1 : 0;
+  return (entry.lists[k] ??= deepFreeze(buildUserGroups(state, includeDeactivated)));
+}
+
+/**
+ * The answer by groups collection, while the users are the same: it depends on nothing else (not
+ * on the viewer), so every register of an organization whose groups and users did not change
+ * lists the same frozen dicts. Weak: a replaced collection's answers go with it.
+ */
+const answers = new WeakMap<
+  RealmState['groups'],
+  {
+    readonly users: RealmState['users'];
+    readonly lists: Array<ReadonlyArray<Readonly<Record<string, unknown>>> | undefined>;
+  }
+>();
+
+/** Freezes a JSON-like value and everything in it (shared answers stay as built). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function buildUserGroups(state: RealmState, includeDeactivated: boolean): Array<Record<string, unknown>> {
   const byRank = new Map<number, number[]>();
   state.users.forEachValue((u) => {
     if (!u.is_active) return;

@@ -7,7 +7,8 @@
  *
  * or `npm run bench -- --only=register` (the large preset; `--quick`: medium). Measures, for one
  * ordinary member: `event_types=["stream"]`, `["subscription"]` (with subscribers),
- * `["realm_user"]`, and every state type; then 10,000 registers of `["stream"]` in a row.
+ * `["realm_user"]`, and every state type; `["realm_user"]` right after a realm change (its cached
+ * user dicts cold) against the next ones; then 10,000 registers of `["stream"]` in a row.
  */
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -63,6 +64,22 @@ function measure(state: RealmState, log: (s: string) => void): { rows: Row[]; te
     rows.push({ name, bytes, regWall: reg!.wall, regCpu: reg!.cpu, strWall: str!.wall, strCpu: str!.cpu });
     log(`register: ${name}: ${bytes} bytes`);
   }
+  // The cold case: a register right after a change that invalidates every cached user dict (a
+  // realm settings change: the realm record is new), against the warm one, interleaved.
+  const userOpts: RegisterOptions = { event_types: ['realm_user'] };
+  const changed = (): RealmState => ({ ...state, realm: { ...state.realm } });
+  gc();
+  const [cold, warm] = interleaved(
+    [
+      () => JSON.stringify(registerState(changed(), member.user_id, userOpts, now)),
+      () => JSON.stringify(registerState(state, member.user_id, userOpts, now)),
+    ],
+    { per: 5, batches: 11, warm: 1 },
+  );
+  const fmtMs = (t: { wall: number; cpu: number }): string =>
+    `${(t.wall / 1000).toFixed(2)} / ${(t.cpu / 1000).toFixed(2)} ms`;
+  const coldText = `\`event_types=["realm_user"]\` right after a realm change (every cached user dict rebuilt): ${fmtMs(cold!)} wall / CPU, against ${fmtMs(warm!)} for the next ones (interleaved, same run).`;
+  log(`register: cold realm_user measured`);
   gc();
   const opts: RegisterOptions = { event_types: ['stream'] };
   for (let i = 0; i < 200; i++) registerState(state, member.user_id, opts, now);
@@ -74,7 +91,7 @@ function measure(state: RealmState, log: (s: string) => void): { rows: Row[]; te
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1e6;
   const tenK = `10,000 registers of \`event_types=["stream"]\` in a row (state only, no serialization; after 200 to warm up): ${wall.toFixed(2)} s wall, ${cpu.toFixed(2)} s CPU (load average ${loadBefore} before, ${load()} after).`;
-  return { rows, tenK };
+  return { rows, tenK: `${coldText}\n\n${tenK}` };
 }
 
 function markdown(state: RealmState, label: string, rows: Row[], tenK: string, loadText: string): string {

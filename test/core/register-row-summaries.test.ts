@@ -161,3 +161,33 @@ describe('register row walks with per-chunk summaries', () => {
     check(createRealm(snapshotRealm(state)));
   });
 });
+
+describe('starred_messages over flag columns at any offset', () => {
+  // The walk reads flags in 32-bit pairs: a column that starts mid-word (a view at an odd row of a
+  // shared buffer) or holds an odd number of rows must answer as a row-by-row walk does.
+  it.each([0, 1, 2, 3])('a column starting %i rows into its buffer', (lead) => {
+    const state = simulateRealm({ preset: 'small', seed: 7, messages: 300 });
+    const userId = [...state.messages.rows.keys()][0]!;
+    const rows = state.messages.rows.get(userId)!;
+    const all = rowsOf(state, userId);
+    const flags = new Uint16Array(lead + all.length);
+    all.forEach(([, f], k) => (flags[lead + k] = (k * 7) % 5 === 0 ? f | FLAG_BITS.starred : f));
+    const ids = Int32Array.from(all, ([id]) => id);
+    // Chunks of uneven, odd sizes, each a view into the shared buffers.
+    const chunks = [];
+    for (let at = 0, size = 3; at < all.length; at += size, size = size === 3 ? 17 : 3)
+      chunks.push({
+        ids: ids.subarray(at, Math.min(at + size, all.length)),
+        flags: flags.subarray(lead + at, lead + Math.min(at + size, all.length)),
+      });
+    const moved: RealmState = {
+      ...state,
+      messages: { ...state.messages, rows: state.messages.rows.set(userId, { chunks, count: rows.count }) },
+    };
+    const expected = all.filter((_, k) => (flags[lead + k]! & FLAG_BITS.starred) !== 0).map(([id]) => id);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(
+      registerState(moved, userId, { fetch_event_types: ['starred_messages'] })['starred_messages'],
+    ).toEqual(expected);
+  });
+});

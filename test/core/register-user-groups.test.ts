@@ -34,3 +34,21 @@ describe('register realm_user_groups', () => {
       expect(JSON.stringify(userGroups(state, incl))).toBe(JSON.stringify(expected(state, incl)));
   });
 });
+
+describe('register realm_user_groups, shared', () => {
+  it('is one frozen answer while the groups and users stay the same, rebuilt when either changes', () => {
+    const state = simulateRealm({ preset: 'small', seed: 1, messages: 50 });
+    const first = userGroups(state, false);
+    expect(userGroups(state, false)).toBe(first);
+    expect(
+      Object.isFrozen(first) && first.every((g) => Object.isFrozen(g) && Object.isFrozen(g['members'])),
+    ).toBe(true);
+    expect(() => (first[0]!['members'] as number[]).push(0)).toThrow(TypeError);
+    const [id, user] = [...state.users.entries()].find(([, u]) => u.is_active && !u.is_bot)!;
+    const fewer: RealmState = { ...state, users: state.users.set(id, { ...user, is_active: false }) };
+    const after = userGroups(fewer, false);
+    expect(after).not.toBe(first);
+    expect(JSON.stringify(after)).toBe(JSON.stringify(expected(fewer, false)));
+    expect(JSON.stringify(after)).not.toBe(JSON.stringify(first));
+  });
+});

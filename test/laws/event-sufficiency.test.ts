@@ -201,7 +201,13 @@ describe('event sufficiency', () => {
   const dev = new RealmCase(devRealm(), 'dev');
   const devCalls = plausibleCallsByOp(dev.state);
   /** Operations with many independent parameters get more runs. */
-  const WIDE: Readonly<Record<string, number>> = { editChannel: 60, editUserGroup: 50, updateSettings: 50 };
+  const WIDE: Readonly<Record<string, number>> = {
+    editChannel: 60,
+    editUserGroup: 50,
+    updateSettings: 50,
+    // About a quarter of its plausible calls succeed: at 15 runs, 1.3% of seeds (27, 28, 52...) drew none.
+    updateMessage: 30,
+  };
 
   it.each([...devCalls.keys()])('the dev realm, %s: events bring every client to the new state', (name) => {
     let successes = 0;

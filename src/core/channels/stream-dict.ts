@@ -134,9 +134,9 @@ interface Template {
  * every call while channels change rarely: rebuilding a thousand dicts (settings, activity, first
  * message) per call cost more than the answer's own serialization. A template is valid while the
  * channel record, the groups, the deactivated users, the channel's id list and its subscriber
- * count are the ones it was built from and `now` is inside its activity span. Callers get a
- * shallow copy, so no caller sees another's changes to the dict; the anonymous group settings
- * inside (`{direct_members, direct_subgroups}`) are shared and frozen. Records are immutable, so a
+ * count are the ones it was built from and `now` is inside its activity span. Templates are frozen;
+ * `streamToDict` callers get a shallow copy, so no caller sees another's changes to the dict; the
+ * anonymous group settings inside (`{direct_members, direct_subgroups}`) are shared and frozen. Records are immutable, so a
  * `WeakMap` by record never serves a stale channel.
  */
 const templates = new WeakMap<Channel, Template>();
@@ -152,6 +152,29 @@ export function streamToDict(
   now: number,
   counts: (streamId: number) => number = subscriberCounter(state),
 ): Record<string, unknown> {
+  return copyStreamDict(streamTemplate(state, channel, now, counts));
+}
+
+/**
+ * `streamToDict` without the copy: the template itself, frozen and shared by every caller, for
+ * answers that only serialize it (register's `streams`: a thousand fresh copies per register were
+ * garbage that its serialization's scavenges had to move).
+ */
+export function sharedStreamDict(
+  state: RealmState,
+  channel: Channel,
+  now: number,
+  counts: (streamId: number) => number,
+): Readonly<Record<string, unknown>> {
+  return streamTemplate(state, channel, now, counts);
+}
+
+function streamTemplate(
+  state: RealmState,
+  channel: Channel,
+  now: number,
+  counts: (streamId: number) => number,
+): StreamDict {
   const ids = state.messages.byChannel.get(channel.stream_id);
   const subscribers = counts(channel.stream_id);
   const cached = templates.get(channel);
@@ -164,9 +187,9 @@ export function streamToDict(
     now <= cached.to &&
     (cached.users === state.users || cached.deactivated === deactivatedUserIds(state))
   )
-    return copyStreamDict(cached.dict);
+    return cached.dict;
   const activity = recentActivity(state, channel.stream_id, now);
-  const dict = buildStreamDict(state, channel, activity.active, subscribers);
+  const dict = Object.freeze(buildStreamDict(state, channel, activity.active, subscribers));
   templates.set(channel, {
     dict,
     groups: state.groups,
@@ -177,7 +200,7 @@ export function streamToDict(
     from: activity.from,
     to: activity.to,
   });
-  return copyStreamDict(dict);
+  return dict;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { streamToDict } from '../channels/stream-dict';
+import { sharedStreamDict, streamToDict } from '../channels/stream-dict';
 import type { Channel, Subscription, User } from '../model/records';
 import { hasMetadataAccess, subscriberIds } from '../permissions/channels';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
@@ -85,8 +85,16 @@ export interface StreamsQuery {
  * Zulip's `do_get_streams` (GET /streams and register's `streams`): the channels the query asks for
  * that the user may see, by name (Python's code-point order). `include_all` (formerly `include_all_active`) is every channel the
  * user has metadata access to; guests never get public channels they are not subscribed to.
+ * `shared`: the channels' cached dicts themselves, frozen and shared between answers (register's,
+ * which are only serialized), rather than copies.
  */
-export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: number): Dict[] {
+export function streamsFor(
+  state: RealmState,
+  user: User,
+  q: StreamsQuery,
+  now: number,
+  shared = false,
+): Array<Readonly<Dict>> {
   const guest = isGuest(user);
   const subscribedIds = channelsByUser(state, user.user_id);
   const counts = subscriberCounter(state);
@@ -94,7 +102,7 @@ export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: 
     (q.include_owner_subscribed ?? false) && user.is_bot && user.bot_owner_id !== null
       ? channelsByUser(state, user.bot_owner_id)
       : EMPTY_IDS;
-  const out: Dict[] = [];
+  const out: Array<Readonly<Dict>> = [];
   // Zulip sorts by name (Python's code-point order), ids breaking ties: walking the channels in
   // that order keeps the answer sorted without sorting it. The cheap criteria are tried first:
   // most channels are public and a member wants them, so the access check rarely runs.
@@ -109,7 +117,9 @@ export function streamsFor(state: RealmState, user: User, q: StreamsQuery, now: 
       ownerIds.has(id) ||
       (q.include_all === true && hasMetadataAccess(state, user, channel));
     if (!wanted) continue;
-    out.push(streamToDict(state, channel, now, counts));
+    out.push(
+      shared ? sharedStreamDict(state, channel, now, counts) : streamToDict(state, channel, now, counts),
+    );
   }
   return out;
 }

@@ -1,16 +1,50 @@
 import type { SystemGroupName } from '../model/group-setting';
-import { activeDirectMembers, settingApiValue } from '../permissions/groups';
 import { SYSTEM_GROUP_RANK, systemGroupRank } from '../permissions/roles';
 import type { RealmState } from '../state';
+import { groupForApi } from '../../ops/groups/format';
 
 /**
  * Zulip's `user_groups_in_realm_serialized`: groups by id, deactivated ones only with the
  * capability; a system group's members are the active users whose role puts them directly in it.
- * Each dict is the `user_group/add` event's (`groupForApi`, same keys in the same order) written as
- * one literal: building the settings apart and spreading them in cost ten times this part's answer
- * in garbage, and a system group's stored members were filtered only to be replaced.
+ * Each dict is the `user_group/add` event's (`groupForApi`); a system group's members are computed
+ * once per rank here and passed in (its stored members would be filtered only to be replaced).
  */
-export function userGroups(state: RealmState, includeDeactivated: boolean): Array<Record<string, unknown>> {
+export function userGroups(
+  state: RealmState,
+  includeDeactivated: boolean,
+): ReadonlyArray<Readonly<Record<string, unknown>>> {
+  let entry = answers.get(state.groups);
+  if (entry === undefined || entry.users !== state.users) {
+    entry = { users: state.users, lists: [undefined, undefined] };
+    answers.set(state.groups, entry);
+  }
+  const k = includeDeactivated ? 1 : 0;
+  return (entry.lists[k] ??= deepFreeze(buildUserGroups(state, includeDeactivated)));
+}
+
+/**
+ * The answer by groups collection, while the users are the same: it depends on nothing else (not
+ * on the viewer), so every register of an organization whose groups and users did not change
+ * lists the same frozen dicts. Weak: a replaced collection's answers go with it.
+ */
+const answers = new WeakMap<
+  RealmState['groups'],
+  {
+    readonly users: RealmState['users'];
+    readonly lists: Array<ReadonlyArray<Readonly<Record<string, unknown>>> | undefined>;
+  }
+>();
+
+/** Freezes a JSON-like value and everything in it (shared answers stay as built). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function buildUserGroups(state: RealmState, includeDeactivated: boolean): Array<Record<string, unknown>> {
   const byRank = new Map<number, number[]>();
   state.users.forEachValue((u) => {
     if (!u.is_active) return;
@@ -22,31 +56,13 @@ export function userGroups(state: RealmState, includeDeactivated: boolean): Arra
   const out: Array<Record<string, unknown>> = [];
   for (const g of state.groups.values()) {
     if (g.deactivated && !includeDeactivated) continue;
-    out.push({
-      name: g.name,
-      creator_id: g.creator_id,
-      date_created: g.date_created,
-      members: g.is_system_group
-        ? (byRank.get(SYSTEM_GROUP_RANK[g.name as SystemGroupName]) ?? [])
-        : activeDirectMembers(state, g.members),
-      description: g.description,
-      id: g.id,
-      is_system_group: g.is_system_group,
-      direct_subgroup_ids: sortedIds(g.direct_subgroup_ids),
-      can_add_members_group: settingApiValue(state, g.can_add_members_group),
-      can_join_group: settingApiValue(state, g.can_join_group),
-      can_leave_group: settingApiValue(state, g.can_leave_group),
-      can_manage_group: settingApiValue(state, g.can_manage_group),
-      can_mention_group: settingApiValue(state, g.can_mention_group),
-      can_remove_members_group: settingApiValue(state, g.can_remove_members_group),
-      deactivated: g.deactivated,
-    });
+    out.push(
+      groupForApi(
+        state,
+        g,
+        g.is_system_group ? (byRank.get(SYSTEM_GROUP_RANK[g.name as SystemGroupName]) ?? []) : undefined,
+      ),
+    );
   }
   return out;
-}
-
-/** A sorted copy (no comparator closure run for the many groups with at most one subgroup). */
-function sortedIds(ids: readonly number[]): number[] {
-  const copy = [...ids];
-  return copy.length <= 1 ? copy : copy.sort((a, b) => a - b);
 }

@@ -158,27 +158,71 @@ export function mediumAvatarUrl(url: string): string {
     : url.replace('.png?', '-medium.png?');
 }
 
+type RegisterUser = Omit<ApiUser, 'is_active'>;
+
+/**
+ * A target's register dicts, valid while the realm settings (the fake email domain and the realm
+ * id in avatar URLs) and the custom profile fields are these objects: the four variants are
+ * (client_gravatar, the viewer may see the real address). Nothing else a dict shows comes from
+ * outside the immutable user record.
+ */
+interface RegisterUserEntry {
+  readonly realm: RealmState['realm'];
+  readonly fields: RealmState['customProfileFields'];
+  readonly dicts: Array<RegisterUser | undefined>;
+}
+
+/**
+ * Register's user dicts by user record (Zulip caches its realm's user dicts too): a register lists
+ * every user of the organization, and most of what it spent on them was rebuilding the same dicts
+ * for every client. Keyed weakly by the immutable record, so a changed user is rebuilt and a
+ * dropped one forgotten; the dicts are frozen, so a caller writing to an answer cannot change
+ * another's.
+ */
+const registerUserDicts = new WeakMap<User, RegisterUserEntry>();
+
 /**
  * A user of register's `realm_users` / `realm_non_active_users` lists: `formatUser` for a logged-in
  * viewer with profile data, without `is_active` (the list tells it), same keys in the same order.
- * Built as one object literal per shape: a spread followed by `delete` would leave every user
- * dict in V8's slow dictionary mode, slower to build and to serialize (register builds one per
- * user of the organization).
+ * Read-only (frozen, and shared between answers: see `registerUserDicts`).
  */
 export function registerUserDict(
   state: RealmState,
   viewer: User,
   target: User,
   clientGravatar: boolean,
-): Omit<ApiUser, 'is_active'> {
+): RegisterUser {
+  const variant = (clientGravatar ? 1 : 0) | (canSeeDeliveryEmail(viewer, target) ? 2 : 0);
+  let entry = registerUserDicts.get(target);
+  if (entry === undefined || entry.realm !== state.realm || entry.fields !== state.customProfileFields) {
+    entry = {
+      realm: state.realm,
+      fields: state.customProfileFields,
+      dicts: [undefined, undefined, undefined, undefined],
+    };
+    registerUserDicts.set(target, entry);
+  }
+  return (entry.dicts[variant] ??= buildRegisterUserDict(state, target, clientGravatar, (variant & 2) !== 0));
+}
+
+/**
+ * Built as one object literal per shape: a spread followed by `delete` would leave every user
+ * dict in V8's slow dictionary mode, slower to build and to serialize.
+ */
+function buildRegisterUserDict(
+  state: RealmState,
+  target: User,
+  clientGravatar: boolean,
+  deliveryVisible: boolean,
+): RegisterUser {
   const email = apiEmail(state, target);
   const isAdmin = isRealmAdmin(target);
   const timezone = canonicalizeTimezone(target.timezone);
   const dateJoined = formatDateJoined(target.date_joined, false);
-  const deliveryEmail = canSeeDeliveryEmail(viewer, target) ? target.delivery_email : null;
+  const deliveryEmail = deliveryVisible ? target.delivery_email : null;
   const avatar = avatarUrl(state, target, clientGravatar);
   if (target.is_bot)
-    return {
+    return Object.freeze({
       email,
       user_id: target.user_id,
       avatar_version: target.avatar_version,
@@ -195,8 +239,10 @@ export function registerUserDict(
       avatar_url: avatar,
       bot_type: target.bot_type,
       bot_owner_id: target.bot_owner_id,
-    };
-  return {
+    });
+  const profileData = profileDataFor(state, target);
+  for (const key in profileData) Object.freeze(profileData[key]);
+  return Object.freeze({
     email,
     user_id: target.user_id,
     avatar_version: target.avatar_version,
@@ -211,6 +257,6 @@ export function registerUserDict(
     delivery_email: deliveryEmail,
     is_imported_stub: target.is_imported_stub,
     avatar_url: avatar,
-    profile_data: profileDataFor(state, target),
-  };
+    profile_data: Object.freeze(profileData),
+  });
 }

@@ -157,7 +157,7 @@ export function parseParams(
   pathParams: readonly string[] = [],
 ): ParseResult {
   const values: Record<string, unknown> = {};
-  const { known, plain, pipes } = specInfo(specs);
+  const { known, plain, pipes, ints } = specInfo(specs);
   for (let k = 0; k < specs.length; k++) {
     const spec = specs[k]!;
     let name = spec.name;
@@ -191,6 +191,12 @@ export function parseParams(
           continue;
         }
       }
+    }
+    // A safe integer for a union that takes a bare `z.int()` after only bare strings: zod's answer
+    // is the number itself (the library API's `to: streamId`, say).
+    if (typeof raw === 'number' && ints[k] === true && Number.isSafeInteger(raw)) {
+      values[spec.name] = raw;
+      continue;
     }
     let value = raw;
     if (mode === 'wire' && spec.json) {
@@ -226,6 +232,24 @@ interface SpecInfo {
    * what parsing a string through it amounts to (the string step passes a string unchanged).
    */
   readonly pipes: ReadonlyArray<PipeTransform | undefined>;
+  /**
+   * By spec: a union whose options before a bare `z.int()` are bare strings (which refuse a
+   * number), so a safe integer parses to itself.
+   */
+  readonly ints: readonly boolean[];
+}
+
+/** Whether `spec` takes a safe integer as it is (see `SpecInfo.ints`). */
+function takesInt(spec: ParamSpec): boolean {
+  const def: z.core.$ZodTypeDef = spec.schema._zod.def;
+  if (spec.json || def.type !== 'union' || (def.checks?.length ?? 0) > 0) return false;
+  for (const option of (def as z.core.$ZodUnionDef).options) {
+    const d: z.core.$ZodTypeDef = option._zod.def;
+    if ((d.checks?.length ?? 0) > 0 || 'coerce' in d) return false;
+    if (d.type === 'number') return (d as z.core.$ZodNumberFormatDef).format === 'safeint';
+    if (d.type !== 'string') return false;
+  }
+  return false;
 }
 
 type PipeTransform = (value: string, payload: z.core.ParsePayload<unknown>) => unknown;
@@ -257,7 +281,10 @@ function specInfo(specs: readonly ParamSpec[]): SpecInfo {
       const def: z.core.$ZodTypeDef = spec.schema._zod.def;
       return !spec.json && def.type === 'string' && (def.checks?.length ?? 0) === 0 && !('coerce' in def);
     });
-    specInfos.set(specs, (info = { known, plain, pipes: specs.map(pipeTransform) }));
+    specInfos.set(
+      specs,
+      (info = { known, plain, pipes: specs.map(pipeTransform), ints: specs.map(takesInt) }),
+    );
   }
   return info;
 }

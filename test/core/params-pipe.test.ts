@@ -24,7 +24,18 @@ const checked = z.pipe(
   z.transform((v: string) => v.length),
 );
 
-const specs = [rawParam('kind', oneOf), rawParam('topic', stripped), rawParam('short', checked)];
+// A bare string, then a bare int: a safe integer is taken as it is (sendMessage's `to`).
+const target = z.union([z.string(), z.int(), z.array(z.union([z.string(), z.int()]))]);
+// Not taken by that path (a number check on the int): zod parses it, as a reference.
+const bounded = z.union([z.string(), z.int().check(z.minimum(0))]);
+
+const specs = [
+  rawParam('kind', oneOf),
+  rawParam('topic', stripped),
+  rawParam('short', checked),
+  rawParam('to', target),
+  rawParam('bounded', bounded),
+];
 
 /** What zod alone answers for each parameter, in spec order, as parseParams reports it. */
 function byZod(input: Record<string, unknown>) {
@@ -42,17 +53,26 @@ const value = fc.oneof(
   fc.constantFrom('a', 'b', 'c', '', '  x  ', '\u00a0y\u3000'),
   fc.string(),
   fc.integer(),
+  fc.constantFrom(-0, 1.5, 2 ** 53, -(2 ** 53), 2 ** 53 - 1, NaN, Infinity),
+  fc.double(),
+  fc.array(fc.integer(), { maxLength: 2 }),
   fc.boolean(),
   fc.constant(null),
 );
 
-describe('parseParams: string piped to a transform', () => {
+describe('parseParams: string piped to a transform, safe integer into a union', () => {
   it('answers as zod does, in decoded and wire mode', () => {
     fc.assert(
-      fc.property(fc.record({ kind: value, topic: value, short: value }, { requiredKeys: [] }), (input) => {
-        expect(parseParams(specs, input, 'decoded')).toEqual(byZod(input));
-        expect(parseParams(specs, input, 'wire')).toEqual(byZod(input));
-      }),
+      fc.property(
+        fc.record(
+          { kind: value, topic: value, short: value, to: value, bounded: value },
+          { requiredKeys: [] },
+        ),
+        (input) => {
+          expect(parseParams(specs, input, 'decoded')).toEqual(byZod(input));
+          expect(parseParams(specs, input, 'wire')).toEqual(byZod(input));
+        },
+      ),
     );
   });
 

@@ -22,10 +22,11 @@ type Policy = 0 | 1 | 2 | 3;
 
 /** The user's visibility policy for a topic (compared case-insensitively), 0 when none. */
 export function topicPolicy(state: RealmState, userId: number, streamId: number, topic: string): Policy {
+  const rows = state.userTopics.get(userId);
+  // Most senders have no topic rows: nothing to fold the topic for.
+  if (rows === undefined || rows.length === 0) return 0;
   const folded = foldUserTopic(topic);
-  const row = (state.userTopics.get(userId) ?? []).find(
-    (t) => t.stream_id === streamId && foldUserTopic(t.topic_name) === folded,
-  );
+  const row = rows.find((t) => t.stream_id === streamId && foldUserTopic(t.topic_name) === folded);
   return row?.visibility_policy ?? 0;
 }
 

@@ -27,3 +27,27 @@ export function conversationKey(participants: Iterable<number>): string {
 export function conversationParticipants(key: string): number[] {
   return key.split(',').map(Number);
 }
+
+/**
+ * The last `foldedTopicId` answer and what it was asked: a send asks for its topic's folded id
+ * in its checks and again for the sender's topic policy, and the next send of a conversation asks
+ * the same of the same table (interners are persistent: same table, same answer).
+ */
+let lastFold: {
+  readonly table: Interner | undefined;
+  readonly topic: string;
+  readonly id: number | undefined;
+} = {
+  table: undefined,
+  topic: '',
+  id: undefined,
+};
+
+/** The id of `topic`'s lower-cased form in a folded-topic table (`MessageStore.foldedTopics`), if any. */
+export function foldedTopicId(table: Interner, topic: string): number | undefined {
+  const memo = lastFold;
+  if (memo.table === table && memo.topic === topic) return memo.id;
+  const id = table.ids.get(topic.toLowerCase());
+  lastFold = { table, topic, id };
+  return id;
+}

@@ -17,7 +17,7 @@ import { isGuest } from '../permissions/roles';
 import { CHANNEL_SETTING_RULES, hasPermission, hasRealmPermission } from '../permissions/setting-rules';
 import type { RealmState } from '../state';
 import { isVisibleAscii, pythonStrip } from '../text/whitespace';
-import { conversationKey } from './interner';
+import { conversationKey, foldedTopicId } from './interner';
 
 /** Python's `str.isspace` characters (JS `\s` also strips U+FEFF, which Python keeps). */
 const PY_SPACE =
@@ -186,7 +186,7 @@ function maySendByGroup(state: RealmState, user: User, channel: Channel): boolea
 function mayUseTopic(state: RealmState, sender: User, channel: Channel, topic: string): boolean {
   // Whether the topic has a message (the index's count, not a copy of its ids), asked first: most
   // sends continue a topic, and this costs less than the group membership behind the permission.
-  const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
+  const key = foldedTopicId(state.messages.foldedTopics, topic);
   if (key !== undefined && (state.messages.byTopic.get(channel.stream_id)?.get(key)?.count ?? 0) > 0)
     return true;
   const rule = CHANNEL_SETTING_RULES.can_create_topic_group;

@@ -68,8 +68,26 @@ export function appendMessage(
   let topicKey = 0;
   if (message.streamId !== null) {
     recipient = message.streamId;
-    [topics, topicId] = intern(topics, message.topic);
-    [foldedTopics, topicKey] = intern(foldedTopics, message.topic.toLowerCase());
+    const topic = message.topic;
+    const memo = lastTopic;
+    if (memo.topics === topics && memo.foldedTopics === foldedTopics && memo.topic === topic) {
+      // The same tables and topic as the previous send (a conversation in progress): same ids.
+      topicId = memo.topicId;
+      topicKey = memo.topicKey;
+    } else {
+      const exact = topics.ids.get(topic);
+      if (exact === undefined) {
+        topicId = topics.names.maxKey() + 1;
+        topics = interned(topics, topic, topicId);
+      } else topicId = exact;
+      const lower = topic.toLowerCase();
+      const folded = foldedTopics.ids.get(lower);
+      if (folded === undefined) {
+        topicKey = foldedTopics.names.maxKey() + 1;
+        foldedTopics = interned(foldedTopics, lower, topicKey);
+      } else topicKey = folded;
+      lastTopic = { topics, foldedTopics, topic, topicId, topicKey };
+    }
     byChannel = byChannel.set(recipient, appendId(byChannel.get(recipient), id));
     const perTopic = byTopic.get(recipient) ?? IntMap.empty<IdList>();
     byTopic = byTopic.set(recipient, perTopic.set(topicKey, appendId(perTopic.get(topicKey), id)));
@@ -106,6 +124,25 @@ export function appendMessage(
   });
   carrySearchIndex(store, next, [id]);
   return next;
+}
+
+/**
+ * The previous channel send's topic ids and the tables they were found in. Interners are persistent
+ * and never reuse an id, so the same two tables give the same topic the same ids: a send that
+ * continues the previous send's topic skips two string-map lookups and a `toLowerCase()`. Only
+ * identities are compared; nothing is read from a stale entry but ids valid for those tables.
+ */
+let lastTopic: {
+  readonly topics: Interner | undefined;
+  readonly foldedTopics: Interner | undefined;
+  readonly topic: string;
+  readonly topicId: number;
+  readonly topicKey: number;
+} = { topics: undefined, foldedTopics: undefined, topic: '', topicId: 0, topicKey: 0 };
+
+/** `table` with `name` added as `id` (one past the largest: ids are never reused). */
+function interned(table: Interner, name: string, id: number): Interner {
+  return { ids: table.ids.set(name, id), names: table.names.set(id, name) };
 }
 
 /** The table with `name` interned (ids are never reused: the next is one past the largest). */
@@ -146,13 +183,15 @@ class TailChunk implements MessageChunk {
   readonly #tail: MessageTail;
 
   constructor(tail: MessageTail, n: number) {
-    this.ids = tail.ids.subarray(0, n);
-    this.recipient = tail.recipient.subarray(0, n);
-    this.topic = tail.topic.subarray(0, n);
-    this.topicKey = tail.topicKey.subarray(0, n);
-    this.sender = tail.sender.subarray(0, n);
-    this.timestamp = tail.timestamp.subarray(0, n);
-    this.bits = tail.bits.subarray(0, n);
+    // Views by constructor, not `subarray`: no species lookup, about half the cost per view (a
+    // tail's columns are whole buffers of their own, at offset 0).
+    this.ids = new Int32Array(tail.ids.buffer, 0, n);
+    this.recipient = new Int32Array(tail.recipient.buffer, 0, n);
+    this.topic = new Int32Array(tail.topic.buffer, 0, n);
+    this.topicKey = new Int32Array(tail.topicKey.buffer, 0, n);
+    this.sender = new Int32Array(tail.sender.buffer, 0, n);
+    this.timestamp = new Float64Array(tail.timestamp.buffer, 0, n);
+    this.bits = new Uint8Array(tail.bits.buffer, 0, n);
     this.content = tail.content;
     this.#tail = tail;
   }
@@ -271,7 +310,7 @@ export function appendId(list: IdList | undefined, id: number): IdList {
   tail.buffer[n] = id;
   tail.frontier = n + 1;
   const chunks = list.chunks.slice();
-  chunks[chunks.length - 1] = tail.buffer.subarray(0, n + 1);
+  chunks[chunks.length - 1] = new Int32Array(tail.buffer.buffer, 0, n + 1);
   return new AppendedIdList(chunks, list.count + 1, tail);
 }
 

@@ -142,10 +142,13 @@ export class DictCache {
         : u
           ? { full_name: u.full_name, email: u.email, avatar: avatarUrl(this.state, u, this.clientGravatar) }
           : { full_name: '', email: '', avatar: null };
-      const senders = (this.senders ??= new Map());
-      senders.set(id, s);
-      if (this.senderFront === undefined && senders.size >= FRONT_AFTER)
-        this.senderFront = new DirectMapped(FRONT_BITS);
+      // The first sender is kept as the last one alone: a single dict (an event) makes no map.
+      if (this.lastSender !== undefined) {
+        const senders = (this.senders ??= new Map([[this.lastSenderId, this.lastSender]]));
+        senders.set(id, s);
+        if (this.senderFront === undefined && senders.size >= FRONT_AFTER)
+          this.senderFront = new DirectMapped(FRONT_BITS);
+      }
     }
     this.senderFront?.set(id, s);
     this.lastSenderId = id;
@@ -263,29 +266,51 @@ export function messageDict(
   const contentType = opts.applyMarkdown ? 'text/html' : 'text/x-markdown';
   const isMe = isMeMessage(m.content);
   const reactions = m.reactions.length === 0 ? [] : m.reactions.map((r) => ({ ...r }));
-  const dict: Record<string, unknown> = {
-    id: m.id,
-    sender_id: m.sender_id,
-    content,
-    recipient_id: recipientId(m),
-    timestamp: m.timestamp,
-    client: 'API',
-    subject: topic,
-    topic_links: [],
-    is_me_message: isMe,
-    reactions,
-    submessages: [],
-    sender_full_name: sender.full_name,
-    sender_email: sender.email,
-    sender_realm_str: state.realm.string_id,
-    display_recipient: displayRecipient,
-    type: isStream ? 'stream' : 'private',
-  };
-  // Added in place, in the same key order: a conditional spread inside the literal made every
-  // dict go through the generic (slow) object-spread path.
-  if (isStream) dict['stream_id'] = m.stream_id;
-  dict['avatar_url'] = sender.avatar;
-  dict['content_type'] = contentType;
+  // One literal per kind, in the same key order: keys added after a literal grow the object's
+  // out-of-object property store (an allocation per dict), and a conditional spread inside the
+  // literal took the generic (slow) object-spread path.
+  const dict: Record<string, unknown> = isStream
+    ? {
+        id: m.id,
+        sender_id: m.sender_id,
+        content,
+        recipient_id: recipientId(m),
+        timestamp: m.timestamp,
+        client: 'API',
+        subject: topic,
+        topic_links: [],
+        is_me_message: isMe,
+        reactions,
+        submessages: [],
+        sender_full_name: sender.full_name,
+        sender_email: sender.email,
+        sender_realm_str: state.realm.string_id,
+        display_recipient: displayRecipient,
+        type: 'stream',
+        stream_id: m.stream_id,
+        avatar_url: sender.avatar,
+        content_type: contentType,
+      }
+    : {
+        id: m.id,
+        sender_id: m.sender_id,
+        content,
+        recipient_id: recipientId(m),
+        timestamp: m.timestamp,
+        client: 'API',
+        subject: topic,
+        topic_links: [],
+        is_me_message: isMe,
+        reactions,
+        submessages: [],
+        sender_full_name: sender.full_name,
+        sender_email: sender.email,
+        sender_realm_str: state.realm.string_id,
+        display_recipient: displayRecipient,
+        type: 'private',
+        avatar_url: sender.avatar,
+        content_type: contentType,
+      };
   addEditFields(state, m.id, dict, opts.allowEmptyTopicName);
   if (flags !== undefined) dict['flags'] = flags;
   return dict;

@@ -7,6 +7,7 @@ import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
 import { decode, locateMessage, type MessageRecord } from '../../core/messages/store';
 import { renderStored } from '../../core/messages/rendered';
+import { foldedTopicId } from '../../core/messages/interner';
 import { appendMessage, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
@@ -192,20 +193,24 @@ export function deliverMessage(
         automatic = policy;
       }
     }
-    // Mentioned humans among the recipients follow the topic unless they muted or follow it.
-    const toFollow = (mentioned.size === 0 ? [] : [...mentioned])
-      .filter((u) => ascendingIndexOf(recipients, u) >= 0)
-      .filter((u) => {
-        const user = next.users.get(u)!;
-        if (user.is_bot || !user.settings.automatically_follow_topics_where_mentioned) return false;
-        const p = topicPolicy(next, u, channel.stream_id, topic);
-        return p !== 1 && p !== 3;
-      })
-      .sort((a, b) => a - b);
-    if (toFollow.length > 0) {
-      const followed = setTopicPolicy(next, toFollow, channel, topic, 3, opts.now);
-      next = followed.state;
-      events.push(...followed.events);
+    // Mentioned humans among the recipients follow the topic unless they muted or follow it (a
+    // message without mentions, most, builds no list for it).
+    if (mentioned.size > 0) {
+      const after = next;
+      const toFollow = [...mentioned]
+        .filter((u) => ascendingIndexOf(recipients, u) >= 0)
+        .filter((u) => {
+          const user = after.users.get(u)!;
+          if (user.is_bot || !user.settings.automatically_follow_topics_where_mentioned) return false;
+          const p = topicPolicy(after, u, channel.stream_id, topic);
+          return p !== 1 && p !== 3;
+        })
+        .sort((a, b) => a - b);
+      if (toFollow.length > 0) {
+        const followed = setTopicPolicy(next, toFollow, channel, topic, 3, opts.now);
+        next = followed.state;
+        events.push(...followed.events);
+      }
     }
     if (!wasActive) {
       events.push(
@@ -445,7 +450,7 @@ function topicParticipants(
  * their own earlier messages are, so a conversation in progress answers at once.
  */
 function hadTopicMessages(state: RealmState, sender: User, channel: Channel, topic: string): boolean {
-  const key = state.messages.foldedTopics.ids.get(topic.toLowerCase());
+  const key = foldedTopicId(state.messages.foldedTopics, topic);
   const list = key === undefined ? undefined : state.messages.byTopic.get(channel.stream_id)?.get(key);
   if (list === undefined || list.count === 0) return false;
   if (canAccessChannelHistory(state, sender, channel)) return true;

@@ -69,25 +69,18 @@ export function appendMessage(
   if (message.streamId !== null) {
     recipient = message.streamId;
     const topic = message.topic;
-    const memo = lastTopic;
-    if (memo.topics === topics && memo.foldedTopics === foldedTopics && memo.topic === topic) {
-      // The same tables and topic as the previous send (a conversation in progress): same ids.
-      topicId = memo.topicId;
-      topicKey = memo.topicKey;
-    } else {
-      const exact = topics.ids.get(topic);
-      if (exact === undefined) {
-        topicId = topics.names.maxKey() + 1;
-        topics = interned(topics, topic, topicId);
-      } else topicId = exact;
-      const lower = topic.toLowerCase();
-      const folded = foldedTopics.ids.get(lower);
-      if (folded === undefined) {
-        topicKey = foldedTopics.names.maxKey() + 1;
-        foldedTopics = interned(foldedTopics, lower, topicKey);
-      } else topicKey = folded;
-      lastTopic = { topics, foldedTopics, topic, topicId, topicKey };
-    }
+    // One lookup per table, no [table, id] tuples.
+    const exact = topics.ids.get(topic);
+    if (exact === undefined) {
+      topicId = topics.names.maxKey() + 1;
+      topics = interned(topics, topic, topicId);
+    } else topicId = exact;
+    const lower = topic.toLowerCase();
+    const folded = foldedTopics.ids.get(lower);
+    if (folded === undefined) {
+      topicKey = foldedTopics.names.maxKey() + 1;
+      foldedTopics = interned(foldedTopics, lower, topicKey);
+    } else topicKey = folded;
     byChannel = byChannel.set(recipient, appendId(byChannel.get(recipient), id));
     const perTopic = byTopic.get(recipient) ?? IntMap.empty<IdList>();
     byTopic = byTopic.set(recipient, perTopic.set(topicKey, appendId(perTopic.get(topicKey), id)));
@@ -125,20 +118,6 @@ export function appendMessage(
   carrySearchIndex(store, next, [id]);
   return next;
 }
-
-/**
- * The previous channel send's topic ids and the tables they were found in. Interners are persistent
- * and never reuse an id, so the same two tables give the same topic the same ids: a send that
- * continues the previous send's topic skips two string-map lookups and a `toLowerCase()`. Only
- * identities are compared; nothing is read from a stale entry but ids valid for those tables.
- */
-let lastTopic: {
-  readonly topics: Interner | undefined;
-  readonly foldedTopics: Interner | undefined;
-  readonly topic: string;
-  readonly topicId: number;
-  readonly topicKey: number;
-} = { topics: undefined, foldedTopics: undefined, topic: '', topicId: 0, topicKey: 0 };
 
 /** `table` with `name` added as `id` (one past the largest: ids are never reused). */
 function interned(table: Interner, name: string, id: number): Interner {

@@ -36,6 +36,14 @@ export function interleaved(
 const exposedGc = (globalThis as { gc?: (opts: { type: 'minor' }) => void }).gc;
 
 /**
+ * Empties the young generation (a minor GC), so that what comes next starts without earlier
+ * garbage and pays only for its own scavenges. Without --expose-gc: nothing.
+ */
+export function emptyYoung(): void {
+  exposedGc?.({ type: 'minor' });
+}
+
+/**
  * Like `interleaved`, but each side's batch is sized to last at least `minBatchMs` (so a cheap
  * side is not timed over a handful of microseconds), and every batch starts with an empty young
  * generation (a minor GC outside the timing) and ends with one inside it. Each side then pays for
@@ -67,11 +75,11 @@ export function interleavedSized(
   for (let b = 0; b < batches; b++) {
     fns.forEach((fn, k) => {
       const n = per[k]!;
-      exposedGc?.({ type: 'minor' });
+      emptyYoung();
       const c0 = process.cpuUsage();
       const w0 = performance.now();
       for (let i = 0; i < n; i++) fn();
-      exposedGc?.({ type: 'minor' });
+      emptyYoung();
       const w = ((performance.now() - w0) / n) * 1000;
       const c = process.cpuUsage(c0);
       wall[k]!.push(w);

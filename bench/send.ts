@@ -37,6 +37,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import type { RealmState } from '../src/core/state';
 import { sendMessage } from '../src/ops/index';
 import { simulateRealm } from '../src/simulate/simulate';
+import { emptyYoung } from './interleave';
 import { median } from './stats';
 
 interface Target {
@@ -324,18 +325,6 @@ class OutputFloor {
 interface Sample {
   readonly wallUs: number;
   readonly cpuUs: number;
-}
-
-/** `gc({ type: 'minor' })` under --expose-gc (a scavenge of the young generation only). */
-type MinorGc = (opts: { type: 'minor' }) => void;
-const exposedGc = (globalThis as { gc?: MinorGc }).gc;
-
-/**
- * Empties the young generation, outside any timed region, so that a batch starts without the
- * other side's garbage and pays only for its own scavenges. Without --expose-gc: nothing.
- */
-function emptyYoung(): void {
-  exposedGc?.({ type: 'minor' });
 }
 
 function batch(fn: () => void, per: number): Sample {

@@ -129,7 +129,7 @@ function intern(table: Interner, name: string): [Interner, number] {
   const known = table.ids.get(name);
   if (known !== undefined) return [table, known];
   const next = table.names.maxKey() + 1;
-  return [{ ids: table.ids.set(name, next), names: table.names.set(next, name) }, next];
+  return [interned(table, name, next), next];
 }
 
 /**

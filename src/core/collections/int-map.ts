@@ -79,8 +79,22 @@ export class IntMap<V> {
       root = this.root === undefined ? [] : [root];
       shift += BITS;
     }
-    const existed = this.get(key) !== undefined;
-    const newRoot = setIn(root, shift, key, value);
+    // One walk down the path, copying each node and learning at the leaf whether the key was there
+    // (a `get` first walked it twice).
+    const newRoot = root.slice();
+    let node = newRoot;
+    let from: Node<V> = root;
+    for (let s = shift; s > 0; s -= BITS) {
+      const i = (key >>> s) & MASK;
+      const child = from[i] as Node<V> | undefined;
+      const copy = child === undefined ? [] : child.slice();
+      node[i] = copy;
+      node = copy;
+      from = copy;
+    }
+    const i = key & MASK;
+    const existed = node[i] !== undefined;
+    node[i] = value;
     return new IntMap(newRoot, shift, existed ? this.size : this.size + 1);
   }
 
@@ -269,18 +283,6 @@ function fits(key: number, shift: number): boolean {
 
 function isKey(key: number): boolean {
   return Number.isInteger(key) && key >= 0 && key <= 0x7fffffff;
-}
-
-function setIn<V>(node: Node<V>, shift: number, key: number, value: V): Node<V> {
-  const copy = node.slice();
-  const i = (key >>> shift) & MASK;
-  if (shift === 0) {
-    copy[i] = value;
-  } else {
-    const child = (node[i] as Node<V> | undefined) ?? [];
-    copy[i] = setIn(child, shift - BITS, key, value);
-  }
-  return copy;
 }
 
 function deleteIn<V>(node: Node<V>, shift: number, key: number): Node<V> | undefined {

@@ -1,7 +1,7 @@
 import { IntMap } from '../collections/int-map';
 import { carryConversationIndexes } from '../indexes/conversation-indexes';
 import { ID_CHUNK, type IdList } from './idlist';
-import { conversationKey, type Interner } from './interner';
+import { conversationKey, foldedTopicId, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
 import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
@@ -75,11 +75,11 @@ export function appendMessage(
       topicId = topics.names.maxKey() + 1;
       topics = interned(topics, topic, topicId);
     } else topicId = exact;
-    const lower = topic.toLowerCase();
-    const folded = foldedTopics.ids.get(lower);
+    // The send's checks asked the same table for this topic: `foldedTopicId` answers from its memo.
+    const folded = foldedTopicId(foldedTopics, topic);
     if (folded === undefined) {
       topicKey = foldedTopics.names.maxKey() + 1;
-      foldedTopics = interned(foldedTopics, lower, topicKey);
+      foldedTopics = interned(foldedTopics, topic.toLowerCase(), topicKey);
     } else topicKey = folded;
     byChannel = byChannel.set(recipient, appendId(byChannel.get(recipient), id));
     const perTopic = byTopic.get(recipient) ?? IntMap.empty<IdList>();
@@ -288,8 +288,14 @@ export function appendId(list: IdList | undefined, id: number): IdList {
   }
   tail.buffer[n] = id;
   tail.frontier = n + 1;
-  const chunks = list.chunks.slice();
-  chunks[chunks.length - 1] = new Int32Array(tail.buffer.buffer, 0, n + 1);
+  const view = new Int32Array(tail.buffer.buffer, 0, n + 1);
+  // Most lists (a topic's, a quiet channel's) are one chunk: a literal, not a copy of the list.
+  let chunks: Int32Array[];
+  if (list.chunks.length === 1) chunks = [view];
+  else {
+    chunks = list.chunks.slice();
+    chunks[chunks.length - 1] = view;
+  }
   return new AppendedIdList(chunks, list.count + 1, tail);
 }
 

@@ -254,54 +254,89 @@ interface IdTail {
 }
 
 /**
- * An id list as appends leave it: its last chunk a view of a tail buffer, the tail in a private
- * field (invisible to readers and to deep equality). A field rather than grow.ts's `WeakMap` of
- * frontiers: the three lists a send grows cost two `WeakMap` operations each that way.
+ * An id list as appends leave it: its full chunks (`sealed`, shared by every later list until the
+ * next one fills) and the first `n` ids of a tail buffer. The tail and the sealed chunks are private
+ * fields (invisible to readers and to deep equality); `chunks` is put together when first read and
+ * kept. So an append makes one object and no copy of the list: a channel's or a sender's list grows
+ * a chunk every 4,096 messages, and copying the list of chunks per send (as the list was kept
+ * before) cost every send more the longer the realm lived.
  */
 class AppendedIdList implements IdList {
+  readonly #sealed: readonly Int32Array[];
   readonly #tail: IdTail;
+  readonly #n: number;
+  #chunks: readonly Int32Array[] | undefined;
+
   constructor(
-    readonly chunks: readonly Int32Array[],
+    sealed: readonly Int32Array[],
     readonly count: number,
     tail: IdTail,
+    n: number,
   ) {
+    this.#sealed = sealed;
     this.#tail = tail;
+    this.#n = n;
   }
 
-  static tailOf(list: IdList): IdTail | undefined {
-    return list instanceof AppendedIdList ? list.#tail : undefined;
+  get chunks(): readonly Int32Array[] {
+    return (this.#chunks ??= [...this.#sealed, new Int32Array(this.#tail.buffer.buffer, 0, this.#n)]);
   }
+
+  /** `id` (larger than all of the list's ids) appended to `list`, when appends built it. */
+  static appended(list: IdList, id: number): IdList | undefined {
+    if (!(list instanceof AppendedIdList)) return undefined;
+    const n = list.#n;
+    const sealed = list.#sealed;
+    if (n >= ID_CHUNK) {
+      // The tail is full: sealed (a view, so the buffer is shared with older lists) and a new one started.
+      return withChunkStarted([...sealed, new Int32Array(list.#tail.buffer.buffer, 0, n)], list.count, id);
+    }
+    let tail = list.#tail;
+    if (tail.frontier !== n || n >= tail.buffer.length) {
+      // A fork, or a full buffer: copied once into one with room.
+      const buffer = new Int32Array(Math.min(ID_CHUNK, Math.max(16, 2 * n)));
+      buffer.set(tail.buffer.subarray(0, n));
+      tail = { buffer, frontier: n };
+    }
+    tail.buffer[n] = id;
+    tail.frontier = n + 1;
+    return new AppendedIdList(sealed, list.count + 1, tail, n + 1);
+  }
+
+  /** The list's last id without putting its chunks together. */
+  static lastOf(list: IdList): number | undefined {
+    if (!(list instanceof AppendedIdList)) {
+      const last = list.chunks[list.chunks.length - 1];
+      return last === undefined ? undefined : last[last.length - 1];
+    }
+    return list.#n === 0 ? undefined : list.#tail.buffer[list.#n - 1];
+  }
+}
+
+/** The largest id of a list (its last), or undefined when it is empty. */
+export function lastIdOf(list: IdList): number | undefined {
+  return AppendedIdList.lastOf(list);
 }
 
 /** An id list with `id` (larger than all of its ids) appended. */
 export function appendId(list: IdList | undefined, id: number): IdList {
   if (list === undefined || list.count === 0) return withChunkStarted([], 0, id);
-  const last = list.chunks[list.chunks.length - 1]!;
+  const appended = AppendedIdList.appended(list, id);
+  if (appended !== undefined) return appended;
+  // A list built or changed elsewhere: its last chunk, when not full, is copied once into a tail.
+  const chunks = list.chunks;
+  const last = chunks[chunks.length - 1]!;
   const n = last.length;
-  if (n >= ID_CHUNK) return withChunkStarted(list.chunks, list.count, id);
-  let tail = AppendedIdList.tailOf(list);
-  if (tail === undefined || tail.frontier !== n || n >= tail.buffer.length) {
-    // A chunk built or shrunk elsewhere, a fork, or a full buffer: copied once into one with room.
-    const buffer = new Int32Array(Math.min(ID_CHUNK, Math.max(16, 2 * n)));
-    buffer.set(last);
-    tail = { buffer, frontier: n };
-  }
-  tail.buffer[n] = id;
-  tail.frontier = n + 1;
-  const view = new Int32Array(tail.buffer.buffer, 0, n + 1);
-  // Most lists (a topic's, a quiet channel's) are one chunk: a literal, not a copy of the list.
-  let chunks: Int32Array[];
-  if (list.chunks.length === 1) chunks = [view];
-  else {
-    chunks = list.chunks.slice();
-    chunks[chunks.length - 1] = view;
-  }
-  return new AppendedIdList(chunks, list.count + 1, tail);
+  if (n >= ID_CHUNK) return withChunkStarted(chunks, list.count, id);
+  const buffer = new Int32Array(Math.min(ID_CHUNK, Math.max(16, 2 * n)));
+  buffer.set(last);
+  buffer[n] = id;
+  return new AppendedIdList(chunks.slice(0, -1), list.count + 1, { buffer, frontier: n + 1 }, n + 1);
 }
 
-/** `chunks` and a new chunk holding `id`, with room to grow. */
-function withChunkStarted(chunks: readonly Int32Array[], count: number, id: number): IdList {
+/** `sealed` (full chunks, shared) and a new tail holding `id`, with room to grow. */
+function withChunkStarted(sealed: readonly Int32Array[], count: number, id: number): IdList {
   const buffer = new Int32Array(16);
   buffer[0] = id;
-  return new AppendedIdList([...chunks, buffer.subarray(0, 1)], count + 1, { buffer, frontier: 1 });
+  return new AppendedIdList(sealed, count + 1, { buffer, frontier: 1 }, 1);
 }

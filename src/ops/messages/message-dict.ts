@@ -228,7 +228,9 @@ export class DictCache {
     let name = this.channelNames?.get(streamId);
     if (name === undefined) {
       name = this.state.channels.get(streamId)?.name ?? '';
-      (this.channelNames ??= new Map()).set(streamId, name);
+      // The first channel is kept as the last one alone: a single dict (an event) makes no map.
+      if (this.lastChannelId !== -1)
+        (this.channelNames ??= new Map([[this.lastChannelId, this.lastChannel]])).set(streamId, name);
     }
     this.lastChannelId = streamId;
     this.lastChannel = name;

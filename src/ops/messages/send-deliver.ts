@@ -8,7 +8,7 @@ import { getRowFlags } from '../../core/messages/rows';
 import { decode, locateMessage, type MessageRecord } from '../../core/messages/store';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
-import { appendMessage, nextMessageId, type RowBatch } from '../../core/messages/store-append';
+import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
   canAccessChannelHistory,
@@ -466,9 +466,10 @@ function hadTopicMessages(state: RealmState, sender: User, channel: Channel, top
 /** Recently active before this send: the newest message decides at once when it is recent. */
 function recentlyActiveBefore(state: RealmState, streamId: number, now: number): boolean {
   const list = state.messages.byChannel.get(streamId);
-  const lastChunk = list?.chunks[list.chunks.length - 1];
-  if (lastChunk === undefined) return false;
-  const at = locateMessage(state.messages, lastChunk[lastChunk.length - 1]!);
+  // The last id alone: the list's chunks are put together only when read.
+  const lastId = list === undefined ? undefined : lastIdOf(list);
+  if (lastId === undefined) return false;
+  const at = locateMessage(state.messages, lastId);
   if (at !== undefined && at.chunk.timestamp[at.index]! >= now - 180 * 86400) return true;
   return isRecentlyActive(state, streamId, now);
 }

@@ -227,15 +227,16 @@ function inputOf(req: ApiRequest): Record<string, unknown> {
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const url = String(req.url);
   const q = url.indexOf('?');
-  const set = (k: string, v: string) => {
-    input[k] = v;
-  };
-  if (q >= 0) forEachFormField(url.slice(q + 1), set);
+  if (q >= 0) forEachFormField(url.slice(q + 1), input, setField);
   const body = req.body;
-  if (typeof body === 'string') forEachFormField(body, set);
+  if (typeof body === 'string') forEachFormField(body, input, setField);
   else if (body !== undefined && body !== null)
     for (const [k, v] of Object.entries(body)) input[k] = String(v);
   return input;
+}
+
+function setField(input: Record<string, unknown>, k: string, v: string): void {
+  input[k] = v;
 }
 
 function header(req: ApiRequest, name: string): string | undefined {

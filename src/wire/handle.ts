@@ -63,19 +63,21 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
     return failure(state, errors.notLoggedIn());
 
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const set = (k: string, v: string) => {
-    input[k] = v;
-  };
-  if (query !== '') forEachFormField(query, set);
+  if (query !== '') forEachFormField(query, input, setField);
   const body = request.body;
   if (typeof body === 'string') {
-    forEachFormField(body, set);
+    forEachFormField(body, input, setField);
   } else if (body !== undefined && body !== null && typeof body === 'object') {
     for (const [k, v] of Object.entries(body)) input[k] = String(v);
   }
   // Path parameters are the URL's: they override same-named form fields and are never "ignored".
   for (const [k, v] of Object.entries(match.pathParams)) input[k] = v;
   return invoke(match.op.def, state, actor, { ...input }, ctx, 'wire');
+}
+
+/** A form field into the input (the last of a repeated name wins). */
+function setField(input: Record<string, unknown>, k: string, v: string): void {
+  input[k] = v;
 }
 
 /** The decoded path and the raw query (without `?`). Runs on every request: no work it can skip. */

@@ -8,7 +8,7 @@ import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import type { User } from '../core/model/records';
 import { basicAuthHeader } from '../wire/auth';
-import { forEachFormField } from '../wire/form';
+import { forEachFormField, setField } from '../wire/form';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
@@ -93,8 +93,8 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
         : { body: typeof request.body === 'string' ? request.body : { ...request.body } }),
     };
   }
-  // No prototype: a parameter named `__proto__` is a field like any other (as in the wire layer).
-  const fields = Object.create(null) as Record<string, string>;
+  // A parameter named `__proto__` is a field like any other (as in the wire layer): `setField`.
+  const fields: Record<string, string> = {};
   const into: Keeping = { fields, names };
   if (q >= 0) forEachFormField(url.slice(q + 1), into, keep);
   const body = request.body;
@@ -112,7 +112,7 @@ interface Keeping {
 /** Stores one field as `requestInput` says: read ones as sent, others by name only. */
 function keep({ fields, names }: Keeping, k: string, v: string): void {
   if (names.fromPath.has(k)) return; // the URL's value wins on the wire anyway
-  fields[k] = names.read.has(k) ? v : '';
+  setField(fields, k, names.read.has(k) ? v : '');
 }
 
 interface ParameterNames {

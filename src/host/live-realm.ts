@@ -15,7 +15,7 @@ import { checkNarrowForEvents, type EventNarrowTerm } from '../core/register/nar
 import type { ClientCapabilities } from '../core/register/options';
 import { errorBody, type OpResult } from '../core/result';
 import { authenticate } from '../wire/auth';
-import { forEachFormField } from '../wire/form';
+import { forEachFormField, setField } from '../wire/form';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { EventQueues, type EventQueueOptions, type NewQueue } from './event-queues';
 import type { RealmHandle } from './realm-handle';
@@ -233,10 +233,6 @@ function inputOf(req: ApiRequest): Record<string, unknown> {
   else if (body !== undefined && body !== null)
     for (const [k, v] of Object.entries(body)) input[k] = String(v);
   return input;
-}
-
-function setField(input: Record<string, unknown>, k: string, v: string): void {
-  input[k] = v;
 }
 
 function header(req: ApiRequest, name: string): string | undefined {

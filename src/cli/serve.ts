@@ -233,7 +233,13 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
       : args.snapshot === undefined
         ? 'created from the demo organization'
         : `created from ${args.snapshot}`;
-    realm = await openRealm({ store, ...(initialState === undefined ? {} : { initialState }) });
+    realm = await openRealm({
+      store,
+      ...(initialState === undefined ? {} : { initialState }),
+      // In memory a checkpoint only bounds the log's memory (nothing is loaded from it again):
+      // not more often than a quarter of its size in changes, so its cost does not grow with the realm.
+      ...(args.memory ? { checkpoints: { minLogShare: 0.25 } } : {}),
+    });
   } catch (error) {
     await serveLease?.stop();
     await store.close();

@@ -105,15 +105,27 @@ export function checkpointStream(version: number, state: RealmState, chain = 0):
   };
 }
 
-/** Reads a whole stream into a sealed checkpoint (for stores that keep a checkpoint in one piece). */
+/**
+ * Reads a whole stream into a sealed checkpoint (for stores that keep a checkpoint in one piece).
+ * The parts are kept as they come, not copied (never recycled, the stream does not reuse them),
+ * and joined once: one copy of the realm's bytes instead of two (the memory store does this every
+ * 10,000 changes, for a realm that only grows).
+ */
 export async function collectCheckpoint(stream: CheckpointStream): Promise<SealedCheckpoint> {
   const pieces: Uint8Array[] = [];
   let total = 0;
   for await (const part of stream.parts) {
-    pieces.push(part.slice());
+    pieces.push(part);
     total += part.length;
   }
-  const payload = concat(pieces, total);
+  const only = pieces.length === 1 ? pieces[0]! : undefined;
+  // A lone part may be a small view of a large buffer: keep only its bytes.
+  const payload =
+    only === undefined
+      ? concat(pieces, total)
+      : only.byteLength === only.buffer.byteLength
+        ? only
+        : only.slice();
   return { version: stream.version, format: stream.format, payload, checksum: stream.checksum() };
 }
 

@@ -8,7 +8,7 @@ import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import type { User } from '../core/model/records';
 import { basicAuthHeader } from '../wire/auth';
-import { forEachFormField } from '../wire/form';
+import { forEachFormField, setField } from '../wire/form';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
@@ -93,21 +93,26 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
         : { body: typeof request.body === 'string' ? request.body : { ...request.body } }),
     };
   }
-  // No prototype: a parameter named `__proto__` is a field like any other (as in the wire layer).
-  const fields = Object.create(null) as Record<string, string>;
-  const field = (k: string, v: string) => keep(fields, names, k, v);
-  if (q >= 0) forEachFormField(url.slice(q + 1), field);
+  // A parameter named `__proto__` is a field like any other (as in the wire layer): `setField`.
+  const fields: Record<string, string> = {};
+  const into: Keeping = { fields, names };
+  if (q >= 0) forEachFormField(url.slice(q + 1), into, keep);
   const body = request.body;
-  if (typeof body === 'string') forEachFormField(body, field);
+  if (typeof body === 'string') forEachFormField(body, into, keep);
   else if (body !== undefined && body !== null)
-    for (const [k, v] of Object.entries(body)) keep(fields, names, k, String(v));
+    for (const [k, v] of Object.entries(body)) keep(into, k, String(v));
   return { kind: 'request', actor, method: request.method, url: path, body: fields };
 }
 
+interface Keeping {
+  readonly fields: Record<string, string>;
+  readonly names: ParameterNames;
+}
+
 /** Stores one field as `requestInput` says: read ones as sent, others by name only. */
-function keep(fields: Record<string, string>, names: ParameterNames, k: string, v: string): void {
+function keep({ fields, names }: Keeping, k: string, v: string): void {
   if (names.fromPath.has(k)) return; // the URL's value wins on the wire anyway
-  fields[k] = names.read.has(k) ? v : '';
+  setField(fields, k, names.read.has(k) ? v : '');
 }
 
 interface ParameterNames {

@@ -15,7 +15,7 @@ import { checkNarrowForEvents, type EventNarrowTerm } from '../core/register/nar
 import type { ClientCapabilities } from '../core/register/options';
 import { errorBody, type OpResult } from '../core/result';
 import { authenticate } from '../wire/auth';
-import { forEachFormField } from '../wire/form';
+import { forEachFormField, setField } from '../wire/form';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
 import { EventQueues, type EventQueueOptions, type NewQueue } from './event-queues';
 import type { RealmHandle } from './realm-handle';
@@ -227,12 +227,9 @@ function inputOf(req: ApiRequest): Record<string, unknown> {
   const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const url = String(req.url);
   const q = url.indexOf('?');
-  const set = (k: string, v: string) => {
-    input[k] = v;
-  };
-  if (q >= 0) forEachFormField(url.slice(q + 1), set);
+  if (q >= 0) forEachFormField(url.slice(q + 1), input, setField);
   const body = req.body;
-  if (typeof body === 'string') forEachFormField(body, set);
+  if (typeof body === 'string') forEachFormField(body, input, setField);
   else if (body !== undefined && body !== null)
     for (const [k, v] of Object.entries(body)) input[k] = String(v);
   return input;

@@ -676,7 +676,7 @@ class Handle implements RealmHandle {
     this.chain = batch.chain;
     for (const r of batch.ran) {
       if ('change' in r && r.change) {
-        this.checkpoints.spent(r.change.cost);
+        this.checkpoints.spent(r.change.cost, r.change.sealed.payload.length);
         if (r.change.tagged) this.answers.add(r.change.tagged.id, r.change.tagged.answer);
         this.listeners.notify(r.result.version, r.result.events);
       }
@@ -784,6 +784,9 @@ class Handle implements RealmHandle {
 
   /** Replays stored changes; any damage or divergence refuses the store (nothing half-applied). */
   private applyStored(changes: readonly SealedChange[], notify: boolean): void {
+    let chars = 0;
+    for (const c of changes) chars += c.payload.length;
+    this.checkpoints.spent(0, chars);
     const from = { state: this.current, version: this.ver, chain: this.chain };
     const replayed = replayStored(
       this.env,

@@ -44,7 +44,8 @@ export interface CheckpointStream {
    * Optional: a store that is done with a part (written, or copied) may hand it back, and the
    * stream reuses its memory for a later part, so a large checkpoint does not allocate a new buffer
    * per part (which makes the garbage collector pause the thread). A store that never calls it
-   * only costs those allocations; one that calls it must not touch the part afterwards.
+   * only costs those allocations; one that calls it must not touch the part afterwards. A part
+   * that is not handed back is never written again by the stream: the store may keep it as it is.
    */
   recycle?(part: Uint8Array): void;
 }

@@ -7,10 +7,18 @@
  * is exactly what it would give.
  */
 
-/** Calls `field` with each name and value of `text`, in order (repeated names included). */
-export function forEachFormField(text: string, field: (name: string, value: string) => void): void {
+/**
+ * Calls `field(into, name, value)` with each name and value of `text`, in order (repeated names
+ * included). `into` is passed through so callers can use one module-level function rather than a
+ * closure per request (a closure per call is an allocation, and under tsx a `__name` call too).
+ */
+export function forEachFormField<T>(
+  text: string,
+  into: T,
+  field: (into: T, name: string, value: string) => void,
+): void {
   if (!isPlainForm(text)) {
-    for (const [k, v] of new URLSearchParams(text)) field(k, v);
+    for (const [k, v] of new URLSearchParams(text)) field(into, k, v);
     return;
   }
   const n = text.length;
@@ -21,11 +29,23 @@ export function forEachFormField(text: string, field: (name: string, value: stri
     // Empty pieces (`a=1&&b=2`, a trailing `&`) are skipped, as the URL standard says.
     if (end > start) {
       const eq = text.indexOf('=', start);
-      if (eq >= 0 && eq < end) field(text.slice(start, eq), text.slice(eq + 1, end));
-      else field(text.slice(start, end), '');
+      if (eq >= 0 && eq < end) field(into, text.slice(start, eq), text.slice(eq + 1, end));
+      else field(into, text.slice(start, end), '');
     }
     start = end + 1;
   }
+}
+
+/**
+ * Sets a field on a plain object, a field named `__proto__` included (as an own property, not the
+ * prototype). Fields are gathered into plain objects rather than `Object.create(null)` ones: those
+ * start in V8's dictionary mode, and building one and copying it out cost ~1.7 µs per request
+ * against ~0.1 µs (a four-field form, Node 20).
+ */
+export function setField(into: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__')
+    Object.defineProperty(into, name, { value, writable: true, enumerable: true, configurable: true });
+  else into[name] = value;
 }
 
 /** Whether `text` decodes to itself: nothing percent-encoded, no `+`, no surrogate, no leading `?`. */

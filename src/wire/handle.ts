@@ -4,7 +4,7 @@ import { invoke } from '../core/operation';
 import { failure, type OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import { authenticate } from './auth';
-import { forEachFormField } from './form';
+import { forEachFormField, setField } from './form';
 import { matchRoute } from './routes';
 
 export interface ApiRequest {
@@ -62,20 +62,18 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
   if ('anonymous' in actor && !match.op.def.unauthenticatedApi && !match.op.def.ignoresCredentials)
     return failure(state, errors.notLoggedIn());
 
-  const input: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const set = (k: string, v: string) => {
-    input[k] = v;
-  };
-  if (query !== '') forEachFormField(query, set);
+  // A plain object (not a dictionary-mode one), a `__proto__` field included as an own field.
+  const input: Record<string, unknown> = {};
+  if (query !== '') forEachFormField(query, input, setField);
   const body = request.body;
   if (typeof body === 'string') {
-    forEachFormField(body, set);
+    forEachFormField(body, input, setField);
   } else if (body !== undefined && body !== null && typeof body === 'object') {
-    for (const [k, v] of Object.entries(body)) input[k] = String(v);
+    for (const [k, v] of Object.entries(body)) setField(input, k, String(v));
   }
   // Path parameters are the URL's: they override same-named form fields and are never "ignored".
-  for (const [k, v] of Object.entries(match.pathParams)) input[k] = v;
-  return invoke(match.op.def, state, actor, { ...input }, ctx, 'wire');
+  for (const [k, v] of Object.entries(match.pathParams)) setField(input, k, v);
+  return invoke(match.op.def, state, actor, input, ctx, 'wire');
 }
 
 /** The decoded path and the raw query (without `?`). Runs on every request: no work it can skip. */

@@ -4,7 +4,7 @@ import { forEachFormField } from '../../src/wire/form';
 
 const fields = (text: string) => {
   const out: [string, string][] = [];
-  forEachFormField(text, (k, v) => out.push([k, v]));
+  forEachFormField(text, out, (into, k, v) => into.push([k, v]));
   return out;
 };
 

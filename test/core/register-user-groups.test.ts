@@ -8,7 +8,7 @@ import { SYSTEM_GROUP_RANK, systemGroupRank } from '../../src/core/permissions/r
 import type { SystemGroupName } from '../../src/core/model/group-setting';
 import { userGroups } from '../../src/core/register/user-groups';
 import type { RealmState } from '../../src/core/state';
-import { groupForApi } from '../../src/ops/groups/format';
+import { groupForApi } from '../../src/core/register/group-dict';
 import { simulateRealm } from '../../src/simulate/simulate';
 
 function expected(state: RealmState, includeDeactivated: boolean): Array<Record<string, unknown>> {

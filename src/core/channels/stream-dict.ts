@@ -9,7 +9,7 @@ import { firstMessageIdInChannel } from '../messages/query';
 import { locateMessage } from '../messages/store';
 import { isAnonymousGroup, type GroupSettingValue } from '../model/group-setting';
 import type { IdList } from '../messages/idlist';
-import type { Channel } from '../model/records';
+import type { Channel, Subscription } from '../model/records';
 import type { IdSet } from '../indexes/id-sets';
 import { deactivatedUserIds } from '../indexes/user-indexes';
 import { settingApiValue } from '../permissions/groups';
@@ -252,6 +252,74 @@ StreamDictCopy.prototype = Object.prototype;
 
 function copyStreamDict(d: StreamDict): StreamDict {
   return new StreamDictCopy(d);
+}
+
+/**
+ * A copy of a template followed by a subscription's properties (Zulip's `Subscription.API_FIELDS`,
+ * plus `in_home_view`, in their order), all set by one constructor: V8 sizes a constructor's
+ * objects to the properties it sets, so the 39 fields sit in the object itself. Adding the nine to
+ * a channel copy afterwards put them in a separate property store, grown three times per dict.
+ */
+interface SubscribedCopier {
+  new (d: StreamDict, sub: Subscription): StreamDict;
+}
+const SubscribedStreamDict = function SubscribedStreamDict(
+  this: Record<string, unknown>,
+  d: StreamDict,
+  sub: Subscription,
+): void {
+  // The channel's fields written out again (not a call of StreamDictCopy: one constructor sets all).
+  this['is_archived'] = d.is_archived;
+  this['can_add_subscribers_group'] = d.can_add_subscribers_group;
+  this['can_administer_channel_group'] = d.can_administer_channel_group;
+  this['can_create_topic_group'] = d.can_create_topic_group;
+  this['can_delete_any_message_group'] = d.can_delete_any_message_group;
+  this['can_delete_own_message_group'] = d.can_delete_own_message_group;
+  this['can_move_messages_out_of_channel_group'] = d.can_move_messages_out_of_channel_group;
+  this['can_move_messages_within_channel_group'] = d.can_move_messages_within_channel_group;
+  this['can_remove_subscribers_group'] = d.can_remove_subscribers_group;
+  this['can_resolve_topics_group'] = d.can_resolve_topics_group;
+  this['can_send_message_group'] = d.can_send_message_group;
+  this['can_subscribe_group'] = d.can_subscribe_group;
+  this['creator_id'] = d.creator_id;
+  this['date_created'] = d.date_created;
+  this['description'] = d.description;
+  this['first_message_id'] = d.first_message_id;
+  this['folder_id'] = d.folder_id;
+  this['is_recently_active'] = d.is_recently_active;
+  this['history_public_to_subscribers'] = d.history_public_to_subscribers;
+  this['invite_only'] = d.invite_only;
+  this['is_web_public'] = d.is_web_public;
+  this['message_retention_days'] = d.message_retention_days;
+  this['name'] = d.name;
+  this['rendered_description'] = d.rendered_description;
+  this['stream_id'] = d.stream_id;
+  this['stream_post_policy'] = d.stream_post_policy;
+  this['is_announcement_only'] = d.is_announcement_only;
+  this['stream_weekly_traffic'] = d.stream_weekly_traffic;
+  this['subscriber_count'] = d.subscriber_count;
+  this['topics_policy'] = d.topics_policy;
+  this['color'] = sub.color;
+  this['is_muted'] = sub.is_muted;
+  this['in_home_view'] = !sub.is_muted;
+  this['pin_to_top'] = sub.pin_to_top;
+  this['desktop_notifications'] = sub.desktop_notifications;
+  this['audible_notifications'] = sub.audible_notifications;
+  this['push_notifications'] = sub.push_notifications;
+  this['email_notifications'] = sub.email_notifications;
+  this['wildcard_mentions_notify'] = sub.wildcard_mentions_notify;
+} as unknown as SubscribedCopier;
+SubscribedStreamDict.prototype = Object.prototype;
+
+/** `streamToDict` of the subscription's channel with the subscription's properties after the channel's. */
+export function subscribedStreamDict(
+  state: RealmState,
+  channel: Channel,
+  sub: Subscription,
+  now: number,
+  counts: (streamId: number) => number,
+): Record<string, unknown> {
+  return new SubscribedStreamDict(streamTemplate(state, channel, now, counts), sub);
 }
 
 /** A setting's API value, an anonymous group's frozen (templates share it between answers). */

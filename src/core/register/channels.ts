@@ -1,5 +1,5 @@
-import { sharedStreamDict, streamToDict } from '../channels/stream-dict';
-import type { Channel, Subscription, User } from '../model/records';
+import { sharedStreamDict, streamToDict, subscribedStreamDict } from '../channels/stream-dict';
+import type { Channel, User } from '../model/records';
 import { hasMetadataAccess, subscriberIds } from '../permissions/channels';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
 import type { RealmState } from '../state';
@@ -8,23 +8,6 @@ import { EMPTY_IDS } from '../indexes/id-sets';
 import { channelsByUser, subscriberCounter } from '../indexes/subscription-indexes';
 
 type Dict = Record<string, unknown>;
-
-/**
- * Adds the subscription properties of a subscription object (Zulip's `Subscription.API_FIELDS`,
- * plus `in_home_view`) to a channel dict, in their order. Stored one by one: `Object.assign` of a
- * fresh object per channel was a visible share of a register listing 1,000 subscriptions.
- */
-function addSubscriptionFields(dict: Dict, sub: Subscription): void {
-  dict['color'] = sub.color;
-  dict['is_muted'] = sub.is_muted;
-  dict['in_home_view'] = !sub.is_muted;
-  dict['pin_to_top'] = sub.pin_to_top;
-  dict['desktop_notifications'] = sub.desktop_notifications;
-  dict['audible_notifications'] = sub.audible_notifications;
-  dict['push_notifications'] = sub.push_notifications;
-  dict['email_notifications'] = sub.email_notifications;
-  dict['wildcard_mentions_notify'] = sub.wildcard_mentions_notify;
-}
 
 /** Whether `user` may read a channel's subscriber list (Zulip's `can_access_stream_user_ids` reading). */
 function canSeeSubscribers(state: RealmState, user: User, channel: Channel, subscribed: boolean): boolean {
@@ -60,9 +43,11 @@ export function subscriptionLists(
     // Channels one left appear only while one can still see them: losing access sends
     // `stream/delete` (as for a private or web-public channel a guest leaves).
     if (!active && !hasMetadataAccess(state, user, channel)) continue;
-    const dict: Dict = streamToDict(state, channel, opts.now, counts);
     // Never-subscribed objects carry the channel fields only.
-    if (sub !== undefined) addSubscriptionFields(dict, sub);
+    const dict: Dict =
+      sub === undefined
+        ? streamToDict(state, channel, opts.now, counts)
+        : subscribedStreamDict(state, channel, sub, opts.now, counts);
     if (opts.includeSubscribers && canSeeSubscribers(state, user, channel, active))
       dict['subscribers'] = subscriberIds(state, channel.stream_id);
     (active ? out.subscriptions : sub === undefined ? out.never_subscribed : out.unsubscribed).push(dict);

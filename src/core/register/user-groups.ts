@@ -1,7 +1,7 @@
 import type { SystemGroupName } from '../model/group-setting';
 import { SYSTEM_GROUP_RANK, systemGroupRank } from '../permissions/roles';
 import type { RealmState } from '../state';
-import { groupForApi } from '../../ops/groups/format';
+import { groupForApi } from './group-dict';
 
 /**
  * Zulip's `user_groups_in_realm_serialized`: groups by id, deactivated ones only with the

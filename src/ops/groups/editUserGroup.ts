@@ -26,7 +26,7 @@ import { edit, editRecord, failure, success } from '../../core/result';
 import type { RealmState } from '../../core/state';
 import { putGroup } from '../../core/state-edit';
 import { activeUserIds } from '../../core/users/realm-users';
-import { groupForApi } from './format';
+import { groupForApi } from '../../core/register/group-dict';
 import { checkUserGroupName } from './group-name';
 
 type Params = { user_group_id: number; deactivated?: boolean; description?: string; name?: string } & {

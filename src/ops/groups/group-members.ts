@@ -3,7 +3,7 @@ import type { UserGroup } from '../../core/model/records';
 import { activeDirectMembers, settingValueMembers } from '../../core/permissions/groups';
 import { SYSTEM_GROUP_RANK, systemGroupRank } from '../../core/permissions/roles';
 import type { RealmState } from '../../core/state';
-import { groupForApi } from './format';
+import { groupForApi } from '../../core/register/group-dict';
 
 /**
  * A group's members as Zulip's membership reads give them, active users only, ascending:

@@ -1,6 +1,6 @@
-import type { UserGroup } from '../../core/model/records';
-import { activeDirectMembers, settingApiValue } from '../../core/permissions/groups';
-import type { RealmState } from '../../core/state';
+import type { UserGroup } from '../model/records';
+import { activeDirectMembers, settingApiValue } from '../permissions/groups';
+import type { RealmState } from '../state';
 
 /**
  * A group as Zulip's `user_group/add` event writes it, and as register's `realm_user_groups` lists

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { streamToDict } from '../../src/core/channels/stream-dict';
+import { streamToDict, subscribedStreamDict } from '../../src/core/channels/stream-dict';
 import { subscriberCount } from '../../src/core/indexes/subscription-indexes';
 import { CHANNEL_GROUP_SETTING_NAMES } from '../../src/core/model/records';
 import { subscriberIds } from '../../src/core/permissions/channels';
@@ -72,5 +72,38 @@ describe('streamToDict templates', () => {
       streamToDict(next, next.channels.get(channel.stream_id)!, far + 200 * 86400)['is_recently_active'],
     ).toBe(false);
     expect(streamToDict(next, next.channels.get(channel.stream_id)!, far)['is_recently_active']).toBe(true);
+  });
+});
+
+// subscribedStreamDict writes the channel's fields out a second time (one constructor, one shape):
+// this pins it to streamToDict, so a channel field added to one and not the other fails here.
+describe('subscribedStreamDict', () => {
+  const realm = devRealm();
+  const subFields = [
+    'color',
+    'is_muted',
+    'in_home_view',
+    'pin_to_top',
+    'desktop_notifications',
+    'audible_notifications',
+    'push_notifications',
+    'email_notifications',
+    'wildcard_mentions_notify',
+  ];
+  it("is streamToDict's keys and values in order, then the subscription's properties", () => {
+    let checked = 0;
+    for (const [streamId, subs] of realm.subscriptions.entries())
+      for (const sub of subs.values()) {
+        const channel = realm.channels.get(streamId)!;
+        const dict = subscribedStreamDict(realm, channel, sub, 0, (id) => subscriberCount(realm, id));
+        const plain = streamToDict(realm, channel, 0);
+        expect(Object.keys(dict)).toEqual([...Object.keys(plain), ...subFields]);
+        for (const k of Object.keys(plain)) expect(dict[k]).toEqual(plain[k]);
+        expect(dict['in_home_view']).toBe(!sub.is_muted);
+        for (const k of subFields.filter((f) => f !== 'in_home_view'))
+          expect(dict[k]).toBe(sub[k as keyof typeof sub]);
+        checked++;
+      }
+    expect(checked).toBeGreaterThan(10);
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { streamToDict, subscribedStreamDict } from '../../src/core/channels/stream-dict';
 import { subscriberCount } from '../../src/core/indexes/subscription-indexes';
-import { CHANNEL_GROUP_SETTING_NAMES } from '../../src/core/model/records';
+import {
+  CHANNEL_GROUP_SETTING_NAMES,
+  SUBSCRIPTION_NOTIFICATION_PROPERTIES,
+} from '../../src/core/model/records';
 import { subscriberIds } from '../../src/core/permissions/channels';
 import { settingApiValue } from '../../src/core/permissions/groups';
 import { sendMessage } from '../../src/ops/index';
@@ -79,16 +82,13 @@ describe('streamToDict templates', () => {
 // this pins it to streamToDict, so a channel field added to one and not the other fails here.
 describe('subscribedStreamDict', () => {
   const realm = devRealm();
+  // Zulip's order: colour, muting, pinning, then the notification settings.
   const subFields = [
     'color',
     'is_muted',
     'in_home_view',
     'pin_to_top',
-    'desktop_notifications',
-    'audible_notifications',
-    'push_notifications',
-    'email_notifications',
-    'wildcard_mentions_notify',
+    ...SUBSCRIPTION_NOTIFICATION_PROPERTIES,
   ];
   it("is streamToDict's keys and values in order, then the subscription's properties", () => {
     let checked = 0;

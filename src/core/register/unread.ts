@@ -40,24 +40,28 @@ interface ChannelEntry {
  * channel), which were a fifth of what `unread_msgs` allocated besides its answer.
  */
 class Buckets {
-  stream = new Int32Array(64);
-  prior = new Int32Array(64);
+  readonly stream: Int32Array;
+  readonly prior: Int32Array;
+  /** How many rows each bucket has (counted by the row loop). */
+  readonly rows: Int32Array;
+  /** Each topic's first three UTF-16 units as one number that orders as the strings do (see `sortByTopic`). */
+  readonly head: Float64Array;
   readonly topic: string[] = [];
   size = 0;
 
+  /** Room for `capacity` buckets: at most one per unread row, so the columns never grow. */
+  constructor(capacity: number) {
+    this.stream = new Int32Array(capacity);
+    this.prior = new Int32Array(capacity);
+    this.head = new Float64Array(capacity);
+    this.rows = new Int32Array(capacity);
+  }
+
   add(channel: ChannelEntry, streamId: number, topic: string): number {
     const b = this.size++;
-    if (b === this.stream.length) {
-      const grown = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
-        const wider = new Int32Array(a.length * 2);
-        wider.set(a);
-        return wider;
-      };
-      this.stream = grown(this.stream);
-      this.prior = grown(this.prior);
-    }
     this.stream[b] = streamId;
     this.prior[b] = channel.last;
+    this.head[b] = headOf(topic);
     this.topic.push(topic);
     channel.last = b;
     channel.count++;
@@ -77,16 +81,24 @@ class Buckets {
  * proportion to the realm's topics).
  */
 class Entries {
-  private readonly dense: Int32Array | undefined;
+  readonly dense: Int32Array | undefined;
   private readonly sparse = new Map<number, number>();
-  stream = new Int32Array(64);
-  bucket = new Int32Array(64);
-  muted = new Uint8Array(64);
-  next = new Int32Array(64);
+  readonly stream: Int32Array;
+  readonly bucket: Int32Array;
+  readonly muted: Uint8Array;
+  readonly next: Int32Array;
   size = 0;
 
+  /**
+   * Room for `rows` entries (at most one per unread row): the columns never grow, so the row loop
+   * keeps them in locals.
+   */
   constructor(topicIds: number, rows: number) {
     this.dense = topicIds <= 4 * rows ? new Int32Array(topicIds).fill(-1) : undefined;
+    this.stream = new Int32Array(rows);
+    this.bucket = new Int32Array(rows);
+    this.muted = new Uint8Array(rows);
+    this.next = new Int32Array(rows);
   }
 
   /** The first entry of a topic id, or -1. */
@@ -105,7 +117,6 @@ class Entries {
   /** A new entry, put ahead of the topic id's entries in other channels. */
   add(streamId: number, topicId: number, bucket: number, muted: boolean): number {
     const e = this.size++;
-    if (e === this.stream.length) this.grow();
     this.stream[e] = streamId;
     this.bucket[e] = bucket;
     this.muted[e] = muted ? 1 : 0;
@@ -113,15 +124,6 @@ class Entries {
     if (this.dense !== undefined && topicId < this.dense.length) this.dense[topicId] = e;
     else this.sparse.set(topicId, e);
     return e;
-  }
-
-  private grow(): void {
-    const n = this.stream.length * 2;
-    const widen = <T extends Int32Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
-    this.stream = widen(this.stream, new Int32Array(n));
-    this.bucket = widen(this.bucket, new Int32Array(n));
-    this.muted = widen(this.muted, new Uint8Array(n));
-    this.next = widen(this.next, new Int32Array(n));
   }
 }
 
@@ -153,10 +155,12 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const huddles = new Map<string, number[]>();
   const conversationLists = new Map<number, number[]>();
   const mentions: number[] = [];
-  // Each row's bucket (-1: none), counted first and filled afterwards (see `streamBuckets`).
+  // Each row's bucket (-1: none), placed in its list afterwards (see `streamBuckets`).
   const rowBucket = new Int32Array(unreadIds.length).fill(-1);
-  const buckets = new Buckets();
+  const buckets = new Buckets(unreadIds.length);
   const context: EntryContext = { entries, channels, myTopics, sharing, buckets };
+  const { dense, stream: eStream, next: eNext, bucket: eBucket, muted: eMuted } = entries;
+  const bucketRows = buckets.rows;
   let count = 0;
   const chunks = state.messages.chunks;
   let ci = -1;
@@ -177,21 +181,29 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
       if (chunk === undefined) continue;
     }
     lastId = id;
-    // Unread ids are usually close together: gallop from the last hit instead of a binary search to the chunk's end.
-    const index = lowerBoundFrom(chunk.ids, id, pos);
-    if (index >= chunk.ids.length || chunk.ids[index] !== id) continue;
+    // Where the id must be if present: ids are distinct integers, so it lies at most
+    // `id - ids[pos]` past `pos`, and exactly there while no message between was deleted (the
+    // common case: one load instead of a search). Otherwise search back from that guess.
+    const cIds = chunk.ids;
+    const n = cIds.length;
+    let index = pos < n ? pos + (id - cIds[pos]!) : n;
+    if (index < pos || index >= n || cIds[index] !== id) {
+      index = lowerBoundFrom(cIds, id, index < n ? index : n - 1);
+      if (index >= n || cIds[index] !== id) continue;
+    }
     pos = index + 1;
     const recipient = chunk.recipient[index]!;
     let muted = false;
     if (recipient > 0) {
       const topicId = chunk.topic[index]!;
-      let e = entries.first(topicId);
-      while (e >= 0 && entries.stream[e] !== recipient) e = entries.next[e]!;
+      let e = dense !== undefined && topicId < dense.length ? dense[topicId]! : entries.first(topicId);
+      while (e >= 0 && eStream[e] !== recipient) e = eNext[e]!;
       if (e < 0) e = newTopicEntry(state, userId, recipient, topicId, context);
-      const bucket = entries.bucket[e]!;
+      const bucket = eBucket[e]!;
       if (bucket < 0) continue;
-      muted = entries.muted[e] === 1;
+      muted = eMuted[e] === 1;
       rowBucket[k] = bucket;
+      bucketRows[bucket]!++;
       if (!muted) count++;
     } else {
       // The conversation's list, found once per conversation (not a key split per message).
@@ -299,11 +311,7 @@ function streamBuckets(
   rowBucket: Int32Array,
 ): StreamBucket[] {
   const bucketCount = buckets.size;
-  const counts = new Int32Array(bucketCount);
-  for (let k = 0; k < rowBucket.length; k++) {
-    const b = rowBucket[k]!;
-    if (b >= 0) counts[b]!++;
-  }
+  const counts = buckets.rows;
   // The buckets in answer order: each channel's as a run, filled from its end along the `prior`
   // chain (so in the order met), then sorted by topic.
   const ordered = new Int32Array(bucketCount);
@@ -312,22 +320,22 @@ function streamBuckets(
     const channel = channels.get(streamId)!;
     let at = filled + channel.count;
     for (let b = channel.last; b >= 0; b = buckets.prior[b]!) ordered[--at] = b;
-    sortByTopic(ordered, filled, filled + channel.count, buckets.topic);
+    sortByTopic(ordered, filled, filled + channel.count, buckets);
     filled += channel.count;
   }
-  // start[b]: where bucket b's ids begin in `placed`; `next` advances as they are placed.
-  const start = new Int32Array(bucketCount);
+  // end[b]: where bucket b's ids end in `placed`; it steps back as they are placed (from the
+  // newest row back), so it ends where they begin.
+  const end = new Int32Array(bucketCount);
   let at = 0;
   for (let j = 0; j < filled; j++) {
     const b = ordered[j]!;
-    start[b] = at;
     at += counts[b]!;
+    end[b] = at;
   }
   const placed = new Int32Array(at);
-  const next = start.slice();
-  for (let k = 0; k < rowBucket.length; k++) {
+  for (let k = rowBucket.length - 1; k >= 0; k--) {
     const b = rowBucket[k]!;
-    if (b >= 0) placed[next[b]!++] = unreadIds[k]!;
+    if (b >= 0) placed[--end[b]!] = unreadIds[k]!;
   }
   const out: StreamBucket[] = [];
   for (let j = 0; j < filled; j++) {
@@ -335,7 +343,7 @@ function streamBuckets(
     out.push({
       stream_id: buckets.stream[b]!,
       topic: buckets.topic[b]!,
-      unread_message_ids: idList(placed, start[b]!, counts[b]!),
+      unread_message_ids: idList(placed, end[b]!, counts[b]!),
     });
   }
   return out;
@@ -374,22 +382,39 @@ function idList(placed: Int32Array, from: number, n: number): number[] {
 }
 
 /**
- * Sorts `order[from, to)`, one channel's buckets, by topic (code-point order; stable, though topics
- * are distinct). An insertion sort: a channel has a handful of buckets, and `Array.prototype.sort`
- * with a comparator closure per channel cost more than the comparisons (a tenth of a register
- * listing 10,000 buckets).
+ * Sorts `order[from, to)`, one channel's buckets, by topic (UTF-16 unit order, as `<` compares
+ * strings; stable, though topics are distinct). An insertion sort: a channel has a handful of
+ * buckets, and `Array.prototype.sort` with a comparator closure per channel cost more than the
+ * comparisons. Topics are compared by their `head` numbers first, and as strings only when their
+ * first three units agree: string comparisons were most of the sort.
  */
-function sortByTopic(order: Int32Array, from: number, to: number, topic: readonly string[]): void {
+function sortByTopic(order: Int32Array, from: number, to: number, buckets: Buckets): void {
+  const { head, topic } = buckets;
   for (let i = from + 1; i < to; i++) {
     const b = order[i]!;
-    const t = topic[b]!;
+    const h = head[b]!;
     let j = i - 1;
-    while (j >= from && topic[order[j]!]! > t) {
-      order[j + 1] = order[j]!;
-      j--;
+    for (; j >= from; j--) {
+      const a = order[j]!;
+      const ha = head[a]!;
+      if (ha < h || (ha === h && !(topic[a]! > topic[b]!))) break;
+      order[j + 1] = a;
     }
     order[j + 1] = b;
   }
+}
+
+/**
+ * A topic's first three UTF-16 units, each plus one (a missing unit is 0, so a prefix orders
+ * first), as base-65537 digits: below 2^53, so exact in a double, and two topics' numbers order as
+ * the topics do wherever they differ within those units.
+ */
+function headOf(topic: string): number {
+  const n = topic.length;
+  const u0 = n > 0 ? topic.charCodeAt(0) + 1 : 0;
+  const u1 = n > 1 ? topic.charCodeAt(1) + 1 : 0;
+  const u2 = n > 2 ? topic.charCodeAt(2) + 1 : 0;
+  return (u0 * 65537 + u1) * 65537 + u2;
 }
 
 /**

@@ -148,17 +148,59 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const sharing = emptyTopicName
     ? undefined
     : { emptyId: topics.ids.get(''), displayId: topics.ids.get(EMPTY_TOPIC_DISPLAY_NAME) };
-  const entries = new Entries(topics.names.maxKey() + 1, unreadIds.length);
-  const channels = new Map<number, ChannelEntry>();
-  const myTopics = state.userTopics.get(userId) ?? [];
-  const pms = new Map<number, number[]>();
-  const huddles = new Map<string, number[]>();
-  const conversationLists = new Map<number, number[]>();
-  const mentions: number[] = [];
-  // Each row's bucket (-1: none), placed in its list afterwards (see `streamBuckets`).
-  const rowBucket = new Int32Array(unreadIds.length).fill(-1);
-  const buckets = new Buckets(unreadIds.length);
-  const context: EntryContext = { entries, channels, myTopics, sharing, buckets };
+  const walk: RowWalk = {
+    state,
+    userId,
+    entries: new Entries(topics.names.maxKey() + 1, unreadIds.length),
+    channels: new Map(),
+    myTopics: state.userTopics.get(userId) ?? [],
+    sharing,
+    buckets: new Buckets(unreadIds.length),
+    pms: new Map(),
+    huddles: new Map(),
+    conversationLists: new Map(),
+    mentions: [],
+    // Each row's bucket (-1: none), placed in its list afterwards (see `streamBuckets`).
+    rowBucket: new Int32Array(unreadIds.length).fill(-1),
+  };
+  const count = walkRows(walk, unreadIds, unreadBits);
+  const byKey = <T>(a: [string | number, T], b: [string | number, T]) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+  return {
+    pms: [...walk.pms.entries()]
+      .sort(byKey)
+      .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+    streams: streamBuckets(walk.channels, walk.buckets, unreadIds, walk.rowBucket),
+    huddles: [...walk.huddles.entries()]
+      .sort(byKey)
+      .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
+    mentions: walk.mentions,
+    count,
+    old_unreads_missing: missing,
+  };
+}
+
+/** What the row walk reads and fills: the realm and user, the entries and buckets met, the DM lists. */
+interface RowWalk extends EntryContext {
+  readonly state: RealmState;
+  readonly userId: number;
+  readonly pms: Map<number, number[]>;
+  readonly huddles: Map<string, number[]>;
+  /** A conversation id's list in `pms` or `huddles`. */
+  readonly conversationLists: Map<number, number[]>;
+  readonly mentions: number[];
+  readonly rowBucket: Int32Array;
+}
+
+/**
+ * Gives each unread row its bucket (or its DM list) and returns `count`. The loop alone, in a
+ * function that ends with it: V8 compiles a loop this hot on the stack (OSR) during the first
+ * call, before the code after it has ever run, and that code then lacked type feedback; the
+ * cached OSR code left the optimized code at the loop's end on every call afterwards (a deopt per
+ * register, seen with `--trace-deopt`).
+ */
+function walkRows(walk: RowWalk, unreadIds: Int32Array, unreadBits: Uint16Array): number {
+  const { state, entries, buckets, rowBucket, mentions } = walk;
   const { dense, stream: eStream, next: eNext, bucket: eBucket, muted: eMuted } = entries;
   const bucketRows = buckets.rows;
   let count = 0;
@@ -198,7 +240,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
       const topicId = chunk.topic[index]!;
       let e = dense !== undefined && topicId < dense.length ? dense[topicId]! : entries.first(topicId);
       while (e >= 0 && eStream[e] !== recipient) e = eNext[e]!;
-      if (e < 0) e = newTopicEntry(state, userId, recipient, topicId, context);
+      if (e < 0) e = newTopicEntry(state, walk.userId, recipient, topicId, walk);
       const bucket = eBucket[e]!;
       if (bucket < 0) continue;
       muted = eMuted[e] === 1;
@@ -206,41 +248,31 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
       bucketRows[bucket]!++;
       if (!muted) count++;
     } else {
-      // The conversation's list, found once per conversation (not a key split per message).
-      let list = conversationLists.get(recipient);
-      if (list === undefined) {
-        const participants = conversationParticipants(nameOf(state.messages.conversations, -recipient));
-        const others = participants.filter((p) => p !== userId);
-        if (others.length <= 1) {
-          const other = others[0] ?? userId;
-          list = pms.get(other);
-          if (list === undefined) pms.set(other, (list = []));
-        } else {
-          const key = [...participants].sort((a, b) => a - b).join(',');
-          list = huddles.get(key);
-          if (list === undefined) huddles.set(key, (list = []));
-        }
-        conversationLists.set(recipient, list);
-      }
-      list.push(id);
+      conversationList(walk, recipient).push(id);
       count++;
     }
     if ((bits & MENTION) !== 0 || ((bits & WILDCARD) !== 0 && !muted)) mentions.push(id);
   }
-  const byKey = <T>(a: [string | number, T], b: [string | number, T]) =>
-    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
-  return {
-    pms: [...pms.entries()]
-      .sort(byKey)
-      .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: streamBuckets(channels, buckets, unreadIds, rowBucket),
-    huddles: [...huddles.entries()]
-      .sort(byKey)
-      .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
-    mentions,
-    count,
-    old_unreads_missing: missing,
-  };
+  return count;
+}
+
+/** A DM conversation's list in `pms` or `huddles`, found once per conversation (not a key split per message). */
+function conversationList(walk: RowWalk, recipient: number): number[] {
+  let list = walk.conversationLists.get(recipient);
+  if (list !== undefined) return list;
+  const participants = conversationParticipants(nameOf(walk.state.messages.conversations, -recipient));
+  const others = participants.filter((p) => p !== walk.userId);
+  if (others.length <= 1) {
+    const other = others[0] ?? walk.userId;
+    list = walk.pms.get(other);
+    if (list === undefined) walk.pms.set(other, (list = []));
+  } else {
+    const key = [...participants].sort((a, b) => a - b).join(',');
+    list = walk.huddles.get(key);
+    if (list === undefined) walk.huddles.set(key, (list = []));
+  }
+  walk.conversationLists.set(recipient, list);
+  return list;
 }
 
 interface EntryContext {

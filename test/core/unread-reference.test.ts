@@ -1,7 +1,9 @@
 /**
  * `unreadMsgs` against a reference built the plain way: every unread row decoded as a whole
- * message, grouped by string keys, each list sorted at the end. The builder in unread.ts reads the
- * columns, keys buckets by interned topic id and sorts by number before string; this pins its
+ * message, grouped as Zulip's `aggregate_streams` groups them (channel and lower-cased topic, the
+ * bucket spelled as its oldest row), each list sorted at the end, topics by code point. The builder
+ * in unread.ts reads the columns, keys buckets by interned topic id and sorts by number before
+ * string; this pins its
  * answer to the reference's on random realms, with channels left or muted, topic settings in any
  * case, and the empty topic next to its display name.
  */
@@ -45,7 +47,7 @@ function referenceUnread(state: RealmState, userId: number, emptyTopicName: bool
       if (sub !== undefined && !sub.active) continue;
       muted = isUnreadMuted(state, userId, m.stream_id, m.topic);
       const topic = m.topic === '' && !emptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
-      const key = JSON.stringify([m.stream_id, topic]);
+      const key = JSON.stringify([m.stream_id, topic.toLowerCase()]);
       const bucket = streams.get(key);
       if (bucket === undefined) streams.set(key, { stream_id: m.stream_id, topic, unread_message_ids: [id] });
       else bucket.unread_message_ids.push(id);
@@ -60,11 +62,18 @@ function referenceUnread(state: RealmState, userId: number, emptyTopicName: bool
     if ((flags & FLAG_BITS.mentioned) !== 0 || ((flags & wildcard) !== 0 && !muted)) mentions.push(id);
   }
   const cmp = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
+  const codePoints = (t: string): number[] => Array.from(t.toLowerCase(), (c) => c.codePointAt(0)!);
+  const byCodePoint = (a: string, b: string): number => {
+    const x = codePoints(a);
+    const y = codePoints(b);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  };
   return {
     pms: [...pms]
       .sort((a, b) => cmp(a[0], b[0]))
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || cmp(a.topic, b.topic)),
+    streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || byCodePoint(a.topic, b.topic)),
     huddles: [...huddles]
       .sort((a, b) => cmp(a[0], b[0]))
       .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
@@ -149,7 +158,12 @@ describe('unread_msgs against a reference build', () => {
       'a',
       'A',
       'ab',
+      'AB',
       'é',
+      'É',
+      '😀',
+      '\uff5a',
+      '\ud7ff',
       'e\u0301',
       'abc',
       'abd',

@@ -1,7 +1,9 @@
 /**
- * `unread_msgs.streams` is sorted by channel, then topic as JavaScript compares strings (UTF-16
- * units; unread.ts sorts each channel's buckets itself): pinned here on topics that
- * prefix one another, differ only in case or past their third unit, or lie outside ASCII.
+ * `unread_msgs.streams` as Zulip's `aggregate_streams` lists it: one bucket per channel and
+ * lower-cased topic, spelled as its oldest unread row's topic, sorted by channel and then by the
+ * lower-cased topic in code-point order (Python's string order). Pinned here on topics that prefix
+ * one another, differ only in case or past their third unit, or lie outside ASCII and outside the
+ * Basic Multilingual Plane (where code-point and UTF-16 orders differ).
  */
 import { describe, expect, it } from 'vitest';
 import { unreadMsgs } from '../../src/core/register/unread';
@@ -9,50 +11,90 @@ import type { RealmState } from '../../src/core/state';
 import { sendMessage } from '../../src/ops/messages/sendMessage';
 import { as, cast, devRealm, testCtx } from '../support/realm';
 
-const TOPICS = [
-  'abc',
-  'ab',
-  'a',
-  'abd',
-  'abcd',
-  'abcc',
-  'B',
-  'b',
-  'é',
-  'e\u0301',
-  '😀',
-  '\uff5a',
-  'zz',
-  'Ab',
-  'a b',
-];
+function sendAll(topics: ReadonlyArray<readonly [number, string]>): RealmState {
+  let state: RealmState = devRealm();
+  for (const [to, topic] of topics) {
+    const r = sendMessage(state, as('othello'), { type: 'stream', to, topic, content: 'hi' }, testCtx());
+    expect(r.body, topic).toMatchObject({ result: 'success' });
+    state = r.state;
+  }
+  return state;
+}
 
-describe('unread_msgs topic order', () => {
-  it('sorts each channel by topic as strings compare, whatever their first units', () => {
-    let state: RealmState = devRealm();
-    for (const [k, topic] of TOPICS.entries()) {
-      const r = sendMessage(
-        state,
-        as('othello'),
-        { type: 'stream', to: k % 2 === 0 ? 1 : 3, topic, content: 'hi' },
-        testCtx(),
-      );
-      expect(r.body, topic).toMatchObject({ result: 'success' });
-      state = r.state;
-    }
-    for (const emptyTopicName of [true, false]) {
-      const streams = unreadMsgs(state, cast.hamlet, emptyTopicName).streams;
-      const sorted = [...streams].sort((a, b) =>
-        a.stream_id !== b.stream_id
-          ? a.stream_id - b.stream_id
-          : a.topic < b.topic
-            ? -1
-            : a.topic > b.topic
-              ? 1
-              : 0,
-      );
-      expect(streams.map((s) => [s.stream_id, s.topic])).toEqual(sorted.map((s) => [s.stream_id, s.topic]));
-      for (const topic of TOPICS) expect(streams.some((s) => s.topic === topic)).toBe(true);
-    }
+describe('unread_msgs topic order and grouping', () => {
+  it('sorts each channel by lower-cased topic in code-point order', () => {
+    const topics = [
+      'abc',
+      'ab',
+      'a',
+      'abd',
+      'abcd',
+      'abcc',
+      'b',
+      'é',
+      'e\u0301',
+      '😀',
+      '\uff5a',
+      'zz',
+      'a b',
+      'C',
+    ];
+    const state = sendAll(topics.map((t) => [1, t] as const));
+    const listed = unreadMsgs(state, cast.hamlet, true).streams.filter((s) => s.stream_id === 1);
+    const mine = listed.filter((s) => topics.includes(s.topic)).map((s) => s.topic);
+    // U+FF5A sorts before U+1F600 by code point; as UTF-16 units the emoji's surrogate (U+D83D) came first.
+    expect(mine).toEqual([
+      'a',
+      'a b',
+      'ab',
+      'abc',
+      'abcc',
+      'abcd',
+      'abd',
+      'b',
+      'C',
+      'e\u0301',
+      'zz',
+      'é',
+      '\uff5a',
+      '😀',
+    ]);
+  });
+
+  it('groups topics differing only in case under the oldest spelling, per channel', () => {
+    const state = sendAll([
+      [1, 'Lunch'],
+      [3, 'LUNCH'],
+      [1, 'lunch'],
+      [1, 'LUNCH'],
+      [3, 'lunch'],
+    ]);
+    const streams = unreadMsgs(state, cast.hamlet, true).streams.filter(
+      (s) => s.topic.toLowerCase() === 'lunch',
+    );
+    expect(streams.map((s) => [s.stream_id, s.topic, s.unread_message_ids.length])).toEqual([
+      [1, 'Lunch', 3],
+      [3, 'LUNCH', 2],
+    ]);
+    for (const s of streams)
+      expect(s.unread_message_ids).toEqual([...s.unread_message_ids].sort((a, b) => a - b));
+  });
+
+  it('puts the empty topic with "general chat" in any case when it is shown by its display name', () => {
+    const before = devRealm().messages.lastId;
+    const state = sendAll([
+      [1, 'General Chat'],
+      [1, ''],
+      [1, 'general chat'],
+    ]);
+    const [spelled, empty, lower] = [before + 1, before + 2, before + 3];
+    const bucketOf = (emptyTopicName: boolean, id: number) =>
+      unreadMsgs(state, cast.hamlet, emptyTopicName).streams.find((s) => s.unread_message_ids.includes(id));
+    const shared = bucketOf(false, spelled)!;
+    expect(shared.unread_message_ids).toEqual(expect.arrayContaining([spelled, empty, lower]));
+    // A send to "general chat" is stored under the empty topic (Zulip's rename on send); "General Chat" is not.
+    expect(bucketOf(true, empty)!.topic).toBe('');
+    expect(bucketOf(true, empty)!.unread_message_ids).toEqual(expect.arrayContaining([empty, lower]));
+    expect(bucketOf(true, spelled)!.unread_message_ids).not.toContain(empty);
   });
 });

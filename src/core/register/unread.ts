@@ -32,10 +32,12 @@ interface ChannelEntry {
   last: number;
   /** How many buckets it has. */
   count: number;
+  /** Its buckets by folded topic (made when it gets a second one). */
+  byKey: Map<string, number> | undefined;
 }
 
 /**
- * The (channel, topic) buckets, numbered in the order met: each one's channel, topic and the
+ * The (channel, folded topic) buckets, numbered in the order met: each one's channel, topic and the
  * channel's previous bucket, in columns and not an object per bucket (and a list of them per
  * channel), which were a fifth of what `unread_msgs` allocated besides its answer.
  */
@@ -44,9 +46,12 @@ class Buckets {
   readonly prior: Int32Array;
   /** How many rows each bucket has (counted by the row loop). */
   readonly rows: Int32Array;
-  /** Each topic's first three UTF-16 units as one number that orders as the strings do (see `sortByTopic`). */
+  /** Each folded topic's first three units as one number that orders as the strings do (see `sortByTopic`). */
   readonly head: Float64Array;
+  /** The topic as the bucket's oldest row spells it. */
   readonly topic: string[] = [];
+  /** The topic lower-cased: what Zulip groups and sorts by. */
+  readonly key: string[] = [];
   size = 0;
 
   /** Room for `capacity` buckets: at most one per unread row, so the columns never grow. */
@@ -57,12 +62,13 @@ class Buckets {
     this.rows = new Int32Array(capacity);
   }
 
-  add(channel: ChannelEntry, streamId: number, topic: string): number {
+  add(channel: ChannelEntry, streamId: number, topic: string, key: string): number {
     const b = this.size++;
     this.stream[b] = streamId;
     this.prior[b] = channel.last;
-    this.head[b] = headOf(topic);
+    this.head[b] = headOf(key);
     this.topic.push(topic);
+    this.key.push(key);
     channel.last = b;
     channel.count++;
     return b;
@@ -107,13 +113,6 @@ class Entries {
     return dense !== undefined && topicId < dense.length ? dense[topicId]! : (this.sparse.get(topicId) ?? -1);
   }
 
-  /** The entry of (channel, topic id), or -1. */
-  find(streamId: number, topicId: number): number {
-    let e = this.first(topicId);
-    while (e >= 0 && this.stream[e] !== streamId) e = this.next[e]!;
-    return e;
-  }
-
   /** A new entry, put ahead of the topic id's entries in other channels. */
   add(streamId: number, topicId: number, bucket: number, muted: boolean): number {
     const e = this.size++;
@@ -134,8 +133,8 @@ const WILDCARD = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_
 /**
  * `unread_msgs` as Zulip's `get_raw_unread_data` + `aggregate_unread_data` build it: the user's
  * unread rows, leaving out channels the user was subscribed to and left (Zulip's inactive
- * recipients), grouped by (channel, topic), by DM partner and by group DM, each list sorted by its
- * key; `count` leaves out muted channel messages (`isUnreadMuted`'s rule); `mentions` holds direct
+ * recipients), grouped by (channel, lower-cased topic: a bucket is spelled as its oldest row's
+ * topic), by DM partner and by group DM, each list sorted by its key (topics by code point); `count` leaves out muted channel messages (`isUnreadMuted`'s rule); `mentions` holds direct
  * mentions, and wildcard mentions outside muted conversations. O(the rows from the newest back to
  * the oldest of the reported unreads), not O(every row the user has).
  */
@@ -143,18 +142,16 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
   const { ids: unreadIds, bits: unreadBits, missing } = newestUnread(state.messages.rows.get(userId));
   const topics = state.messages.topics;
   // Entries are found by interned topic id, one map lookup per row (no string key per row). An id
-  // names one exact topic, so (channel, id) is one bucket, except that without `empty_topic_name`
-  // the empty topic is shown under the display name and shares the bucket of a topic of that name.
-  const sharing = emptyTopicName
-    ? undefined
-    : { emptyId: topics.ids.get(''), displayId: topics.ids.get(EMPTY_TOPIC_DISPLAY_NAME) };
+  // names one exact topic; the first time one is met, it joins the bucket of its lower-cased form
+  // in the channel (Zulip groups unreads case-insensitively). Without `empty_topic_name` the empty
+  // topic is named by its display name first, so it shares the bucket of a topic of that name.
   const walk: RowWalk = {
     state,
     userId,
     entries: new Entries(topics.names.maxKey() + 1, unreadIds.length),
     channels: new Map(),
     myTopics: state.userTopics.get(userId) ?? [],
-    sharing,
+    emptyAsDisplay: !emptyTopicName,
     buckets: new Buckets(unreadIds.length),
     pms: new Map(),
     huddles: new Map(),
@@ -279,23 +276,24 @@ interface EntryContext {
   readonly entries: Entries;
   readonly channels: Map<number, ChannelEntry>;
   readonly myTopics: readonly UserTopic[];
-  /** Without `empty_topic_name`: the ids of the empty topic and of its display name, which share a bucket. */
-  readonly sharing:
-    { readonly emptyId: number | undefined; readonly displayId: number | undefined } | undefined;
+  /** Without `empty_topic_name`: the empty topic is listed under its display name. */
+  readonly emptyAsDisplay: boolean;
   readonly buckets: Buckets;
 }
 
 /**
  * The entry of a (channel, topic id) met for the first time: the channel's subscription and the
  * user's topic settings are read once per channel, muting once per exact topic (`isUnreadMuted`'s
- * rule, on the stored topic).
+ * rule, on the stored topic; topic settings match case-insensitively, so every spelling in a
+ * bucket mutes alike). Its bucket is the channel's bucket of the same lower-cased topic, or a new
+ * one spelled as this topic (rows come oldest first, as Zulip's aggregation meets them).
  */
 function newTopicEntry(
   state: RealmState,
   userId: number,
   streamId: number,
   topicId: number,
-  { entries, channels, myTopics, sharing, buckets }: EntryContext,
+  { entries, channels, myTopics, emptyAsDisplay, buckets }: EntryContext,
 ): number {
   let channel = channels.get(streamId);
   if (channel === undefined) {
@@ -306,27 +304,26 @@ function newTopicEntry(
       policies: myTopics.filter((t) => t.stream_id === streamId),
       last: -1,
       count: 0,
+      byKey: undefined,
     };
     channels.set(streamId, channel);
   }
   if (channel.left) return entries.add(streamId, topicId, -1, false);
   const name = nameOf(state.messages.topics, topicId);
   const muted = mutedByPolicy(channel.muted, policyAmong(channel.policies, streamId, name));
-  let partner: number | undefined;
-  if (sharing !== undefined)
-    partner =
-      topicId === sharing.emptyId
-        ? sharing.displayId
-        : topicId === sharing.displayId
-          ? sharing.emptyId
-          : undefined;
-  if (partner !== undefined) {
-    const other = entries.find(streamId, partner);
-    if (other >= 0 && entries.bucket[other]! >= 0)
-      return entries.add(streamId, topicId, entries.bucket[other]!, muted);
+  const topic = emptyAsDisplay && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name;
+  const key = topic.toLowerCase();
+  let bucket: number | undefined;
+  if (channel.count === 1) {
+    if (buckets.key[channel.last] === key) bucket = channel.last;
+  } else if (channel.count > 1) bucket = channel.byKey!.get(key);
+  if (bucket === undefined) {
+    // Most channels have one bucket: its map is made when a second one comes.
+    if (channel.count === 1) channel.byKey = new Map([[buckets.key[channel.last]!, channel.last]]);
+    bucket = buckets.add(channel, streamId, topic, key);
+    channel.byKey?.set(key, bucket);
   }
-  const topic = sharing !== undefined && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name;
-  return entries.add(streamId, topicId, buckets.add(channel, streamId, topic), muted);
+  return entries.add(streamId, topicId, bucket, muted);
 }
 
 /**
@@ -414,14 +411,16 @@ function idList(placed: Int32Array, from: number, n: number): number[] {
 }
 
 /**
- * Sorts `order[from, to)`, one channel's buckets, by topic (UTF-16 unit order, as `<` compares
- * strings; stable, though topics are distinct). An insertion sort: a channel has a handful of
- * buckets, and `Array.prototype.sort` with a comparator closure per channel cost more than the
- * comparisons. Topics are compared by their `head` numbers first, and as strings only when their
- * first three units agree: string comparisons were most of the sort.
+ * Sorts `order[from, to)`, one channel's buckets, by lower-cased topic in code-point order (Python's
+ * string order, which Zulip sorts by; UTF-16 order, what `<` gives, differs where a character
+ * outside the Basic Multilingual Plane meets one from U+E000 up). Keys are distinct per channel. An
+ * insertion sort: a channel has a handful of buckets, and `Array.prototype.sort` with a comparator
+ * closure per channel cost more than the comparisons. Keys are compared by their `head` numbers
+ * first, and unit by unit only when their first three units agree: string comparisons were most of
+ * the sort.
  */
 function sortByTopic(order: Int32Array, from: number, to: number, buckets: Buckets): void {
-  const { head, topic } = buckets;
+  const { head, key } = buckets;
   for (let i = from + 1; i < to; i++) {
     const b = order[i]!;
     const h = head[b]!;
@@ -429,7 +428,7 @@ function sortByTopic(order: Int32Array, from: number, to: number, buckets: Bucke
     for (; j >= from; j--) {
       const a = order[j]!;
       const ha = head[a]!;
-      if (ha < h || (ha === h && !(topic[a]! > topic[b]!))) break;
+      if (ha < h || (ha === h && codePointCompare(key[a]!, key[b]!) <= 0)) break;
       order[j + 1] = a;
     }
     order[j + 1] = b;
@@ -437,15 +436,34 @@ function sortByTopic(order: Int32Array, from: number, to: number, buckets: Bucke
 }
 
 /**
- * A topic's first three UTF-16 units, each plus one (a missing unit is 0, so a prefix orders
- * first), as base-65537 digits: below 2^53, so exact in a double, and two topics' numbers order as
- * the topics do wherever they differ within those units.
+ * A UTF-16 unit moved so that units compare as the code points they belong to: surrogates
+ * (U+D800–U+DFFF, halves of code points past U+FFFF) above U+E000–U+FFFF, which move down.
  */
-function headOf(topic: string): number {
-  const n = topic.length;
-  const u0 = n > 0 ? topic.charCodeAt(0) + 1 : 0;
-  const u1 = n > 1 ? topic.charCodeAt(1) + 1 : 0;
-  const u2 = n > 2 ? topic.charCodeAt(2) + 1 : 0;
+function unitRank(u: number): number {
+  return u < 0xd800 ? u : u < 0xe000 ? u + 0x2000 : u - 0x800;
+}
+
+/** Compares two strings by code point (negative, zero or positive). */
+function codePointCompare(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return unitRank(x) - unitRank(y);
+  }
+  return a.length - b.length;
+}
+
+/**
+ * A key's first three units by `unitRank`, each plus one (a missing unit is 0, so a prefix orders
+ * first), as base-65537 digits: below 2^53, so exact in a double, and two keys' numbers order as the
+ * keys do (by code point) wherever they differ within those units.
+ */
+function headOf(key: string): number {
+  const n = key.length;
+  const u0 = n > 0 ? unitRank(key.charCodeAt(0)) + 1 : 0;
+  const u1 = n > 1 ? unitRank(key.charCodeAt(1)) + 1 : 0;
+  const u2 = n > 2 ? unitRank(key.charCodeAt(2)) + 1 : 0;
   return (u0 * 65537 + u1) * 65537 + u2;
 }
 

@@ -399,7 +399,10 @@ function flags(state: State, e: Dict): void {
     if (!d) continue;
     if (d['type'] === 'stream') {
       const topic = d['topic'] as string;
-      let b = u.streams.find((x) => x.stream_id === d['stream_id'] && x.topic === topic);
+      // Zulip groups unread topics case-insensitively; the bucket keeps its spelling.
+      let b = u.streams.find(
+        (x) => x.stream_id === d['stream_id'] && x.topic.toLowerCase() === topic.toLowerCase(),
+      );
       if (!b) u.streams.push((b = { stream_id: num(d['stream_id']), topic, unread_message_ids: [] }));
       b.unread_message_ids = [...new Set([...b.unread_message_ids, id])].sort((x, y) => x - y);
     } else {
@@ -458,7 +461,8 @@ function newUnread(state: State, m: Dict, flags: readonly string[], meId: number
   if (m['type'] === 'stream') {
     const streamId = num(m['stream_id']);
     const topic = String(m['subject'] ?? m['topic'] ?? '');
-    let b = u.streams.find((x) => x.stream_id === streamId && x.topic === topic);
+    // Zulip groups unread topics case-insensitively; the bucket keeps its (older) spelling.
+    let b = u.streams.find((x) => x.stream_id === streamId && x.topic.toLowerCase() === topic.toLowerCase());
     if (!b) u.streams.push((b = { stream_id: streamId, topic, unread_message_ids: [] }));
     b.unread_message_ids = add(b.unread_message_ids);
     const sub = arr(state['subscriptions']).find((s) => s['stream_id'] === streamId);

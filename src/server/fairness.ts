@@ -220,6 +220,10 @@ export class FairScheduler {
         costMs: undefined,
       };
       this.forgetIdle();
+    } else if (key === this.lastUser) {
+      // Already the most recently active (only `run` inserts, and it records the user as the
+      // latest): its place in the Map's order is right, so no re-insertion per request.
+      return user;
     } else {
       // Re-inserted: the Map's order is least recently active first.
       this.users.delete(key);

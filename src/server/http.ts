@@ -251,6 +251,8 @@ function rateLimited(secs: number): HttpAnswer {
   return { ...answer, headers: { ...answer.headers, 'retry-after': String(secs) } };
 }
 
+const EVENTS_PATH = '/api/v1/events';
+
 /**
  * Whether a request counts against the rate limit (and is scheduled): every one but the event
  * long-polls, and batches of writes forwarded by another process (src/host/forward-batch.ts):
@@ -260,7 +262,9 @@ function rateLimited(secs: number): HttpAnswer {
 function counted(method: string, path: string): boolean {
   if (path === FORWARD_BATCH_PATH) return false;
   if (method !== 'GET' && method !== 'DELETE') return true;
-  return path.replace(/\/+$/, '') !== '/api/v1/events';
+  // Only a path that starts like the events path can be it: no regular expression for the rest.
+  if (path.length < EVENTS_PATH.length || !path.startsWith(EVENTS_PATH)) return true;
+  return path.replace(/\/+$/, '') !== EVENTS_PATH;
 }
 
 /**

@@ -216,13 +216,26 @@ function nodeHead(req: IncomingMessage): HttpHead {
     path = url.pathname;
     search = url.search;
   }
+  return { method: req.method ?? 'GET', path, search, headers: stringHeaders(req.headers) };
+}
+
+/**
+ * Node's headers as strings. Node already gives lower-case names and joins repeated headers, so
+ * its own object is used as it is unless a value is an array (only `set-cookie`, which a client
+ * does not send): no copy per request.
+ */
+function stringHeaders(h: IncomingMessage['headers']): Readonly<Record<string, string>> {
+  for (const name in h) if (typeof h[name] !== 'string') return joinedHeaders(h);
+  return h as Readonly<Record<string, string>>;
+}
+
+function joinedHeaders(h: IncomingMessage['headers']): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
-  const h = req.headers;
   for (const name in h) {
     const v = h[name];
     if (v !== undefined) headers[name] = typeof v === 'string' ? v : v.join(', ');
   }
-  return { method: req.method ?? 'GET', path, search, headers };
+  return headers;
 }
 
 function nodeBody(req: IncomingMessage): HttpBody {

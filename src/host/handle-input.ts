@@ -126,19 +126,27 @@ interface ParameterNames {
  * `parameterNames` by method and raw path: clients call the same few paths again and again, and
  * finding the names (decoding, routing) costs more than the lookup. Bounded.
  */
-const namesByPath = new Map<string, ParameterNames | null>();
+const namesByPath = new Map<string, Map<string, ParameterNames | null>>();
+let namesKept = 0;
 
 /**
  * The names the operation a request reaches reads (each parameter's name and alias) and takes from
  * its path, or undefined when no operation matches.
  */
 function parameterNames(method: string, rawPath: string): ParameterNames | undefined {
-  const key = `${method} ${rawPath}`;
-  let found = namesByPath.get(key);
+  // By method, then by path: no key string built per request.
+  let byPath = namesByPath.get(method);
+  let found = byPath?.get(rawPath);
   if (found === undefined) {
     found = findParameterNames(method, rawPath) ?? null;
-    if (namesByPath.size >= 4096) namesByPath.clear();
-    namesByPath.set(key, found);
+    if (namesKept >= 4096) {
+      namesByPath.clear();
+      namesKept = 0;
+      byPath = undefined;
+    }
+    if (byPath === undefined) namesByPath.set(method, (byPath = new Map()));
+    byPath.set(rawPath, found);
+    namesKept++;
   }
   return found ?? undefined;
 }

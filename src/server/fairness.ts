@@ -96,7 +96,20 @@ interface UserState {
 /** A default busy-time source: the event loop's active time where the runtime reports it. */
 function defaultBusy(now: () => number): () => number {
   const perf = globalThis.performance as
-    (Performance & { eventLoopUtilization?: () => { active: number } }) | undefined;
+    | (Performance & {
+        eventLoopUtilization?: () => { active: number };
+        nodeTiming?: { readonly loopStart: number; readonly idleTime: number };
+      })
+    | undefined;
+  const timing = perf?.nodeTiming;
+  if (perf !== undefined && typeof timing?.idleTime === 'number' && typeof timing.loopStart === 'number') {
+    // Node: what `eventLoopUtilization().active` computes (0 before the loop starts), without the
+    // object it returns: read twice per request, that object is a measurable part of its cost.
+    return () => {
+      const start = timing.loopStart;
+      return start <= 0 ? 0 : perf.now() - start - timing.idleTime;
+    };
+  }
   const elu = perf?.eventLoopUtilization;
   if (typeof elu === 'function') {
     return () => elu.call(perf).active;

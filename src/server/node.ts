@@ -260,7 +260,10 @@ class NodeBody implements HttpBody {
     return new Promise((resolve) => {
       this.resolve = resolve;
       const req = this.req;
-      const onEnd = () => this.settle(concatChunks(this.chunks, this.total));
+      // Not joined once settled: after a body over the limit was drained, `total` is its size.
+      const onEnd = () => {
+        if (!this.settled) this.settle(concatChunks(this.chunks, this.total));
+      };
       const onAbort = () => this.settle('aborted');
       req.on('data', (chunk: Buffer) => this.data(chunk));
       req.on('end', onEnd);

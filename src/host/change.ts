@@ -143,13 +143,22 @@ const MIGRATIONS: Readonly<Record<number, (raw: Record<string, unknown>) => Reco
  * them in order, each with the previous one's checksum.
  */
 export function sealChange(change: Change, chain: number): SealedChange {
-  const { passwords, ...rest } = change;
   const tagged = change.requestId !== undefined || change.answer !== undefined;
-  const payload = JSON.stringify({
-    format: tagged ? TAGGED_CHANGE_FORMAT : CHANGE_FORMAT,
-    ...rest,
-    ...(passwords && passwords.length > 0 ? { passwords } : {}),
-  });
+  const format = tagged ? TAGGED_CHANGE_FORMAT : CHANGE_FORMAT;
+  let payload: string;
+  if (!Object.hasOwn(change, 'passwords') && !Object.hasOwn(change, 'format')) {
+    // Nearly every change: the record is `format` and then the change's own fields in order, so
+    // the change's JSON is spliced after `format` instead of being copied twice into new objects
+    // first (every write seals one). `version` always makes the JSON non-empty.
+    payload = `{"format":${format},${JSON.stringify(change).slice(1)}`;
+  } else {
+    const { passwords, ...rest } = change;
+    payload = JSON.stringify({
+      format,
+      ...rest,
+      ...(passwords && passwords.length > 0 ? { passwords } : {}),
+    });
+  }
   return { version: change.version, payload, checksum: checksum(payload, chain) };
 }
 

@@ -33,19 +33,21 @@ export function applyInput(
     if (!op) throw new Error(`unknown operation ${input.op}`);
     return runDecoded(op, state, input.actor, input.params, ctx);
   }
-  let request: ApiRequest = {
-    method: input.method,
-    url: input.url,
-    ...(input.body === undefined ? {} : { body: input.body }),
-  };
-  if ('userId' in input.actor) {
-    const user = state.users.get(input.actor.userId);
-    if (user)
-      request = {
-        ...request,
-        headers: { authorization: authorizationOf(user) },
-      };
-  }
+  const user = 'userId' in input.actor ? state.users.get(input.actor.userId) : undefined;
+  // One literal per case rather than spreads: this runs on every write.
+  const headers = user === undefined ? undefined : { authorization: authorizationOf(user) };
+  const body = input.body;
+  let request: ApiRequest;
+  if (headers === undefined)
+    request =
+      body === undefined
+        ? { method: input.method, url: input.url }
+        : { method: input.method, url: input.url, body };
+  else
+    request =
+      body === undefined
+        ? { method: input.method, url: input.url, headers }
+        : { method: input.method, url: input.url, body, headers };
   return handleApiRequest(state, request, ctx);
 }
 
@@ -124,19 +126,27 @@ interface ParameterNames {
  * `parameterNames` by method and raw path: clients call the same few paths again and again, and
  * finding the names (decoding, routing) costs more than the lookup. Bounded.
  */
-const namesByPath = new Map<string, ParameterNames | null>();
+const namesByPath = new Map<string, Map<string, ParameterNames | null>>();
+let namesKept = 0;
 
 /**
  * The names the operation a request reaches reads (each parameter's name and alias) and takes from
  * its path, or undefined when no operation matches.
  */
 function parameterNames(method: string, rawPath: string): ParameterNames | undefined {
-  const key = `${method} ${rawPath}`;
-  let found = namesByPath.get(key);
+  // By method, then by path: no key string built per request.
+  let byPath = namesByPath.get(method);
+  let found = byPath?.get(rawPath);
   if (found === undefined) {
     found = findParameterNames(method, rawPath) ?? null;
-    if (namesByPath.size >= 4096) namesByPath.clear();
-    namesByPath.set(key, found);
+    if (namesKept >= 4096) {
+      namesByPath.clear();
+      namesKept = 0;
+      byPath = undefined;
+    }
+    if (byPath === undefined) namesByPath.set(method, (byPath = new Map()));
+    byPath.set(rawPath, found);
+    namesKept++;
   }
   return found ?? undefined;
 }

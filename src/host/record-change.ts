@@ -35,24 +35,33 @@ export class ChangeRecorder {
     const dt = this.ctx?.deleteTopic;
     const stored = redactInput(input);
     const calls = this.passwords.recorded();
-    const change: Change = {
-      version,
-      input: stored.input,
-      now,
-      random: this.random.recorded(),
-      ...(dt
-        ? { deleteTopic: { batchSize: dt.batchSize ?? 100, maxBatches: finiteOrNull(dt.maxBatches) } }
-        : {}),
-      ...(calls.length > 0 ? { passwords: calls } : {}),
-      ...(stored.redacted ? { redacted: true as const } : {}),
-      status,
-      ...(tag === undefined ? {} : { requestId: tag.requestId }),
+    // The fields in their stored (JSON) order, optional ones only when present. Nearly every
+    // change has none of the middle ones: one literal then, instead of a spread per optional field.
+    const change: Mutable<Change> =
+      !dt && calls.length === 0 && !stored.redacted
+        ? { version, input: stored.input, now, random: this.random.recorded(), status }
+        : {
+            version,
+            input: stored.input,
+            now,
+            random: this.random.recorded(),
+            ...(dt
+              ? { deleteTopic: { batchSize: dt.batchSize ?? 100, maxBatches: finiteOrNull(dt.maxBatches) } }
+              : {}),
+            ...(calls.length > 0 ? { passwords: calls } : {}),
+            ...(stored.redacted ? { redacted: true as const } : {}),
+            status,
+          };
+    if (tag !== undefined) {
+      change.requestId = tag.requestId;
       // A change that lost secrets keeps no answer either (it might echo them).
-      ...(tag?.answer === undefined || stored.redacted ? {} : { answer: tag.answer }),
-    };
+      if (tag.answer !== undefined && !stored.redacted) change.answer = tag.answer;
+    }
     return { sealed: sealChange(change, chain), redacted: stored.redacted };
   }
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** JSON has no infinity: an unbounded limit is stored as `null`. */
 function finiteOrNull(n: number | undefined): number | null {

@@ -96,7 +96,20 @@ interface UserState {
 /** A default busy-time source: the event loop's active time where the runtime reports it. */
 function defaultBusy(now: () => number): () => number {
   const perf = globalThis.performance as
-    (Performance & { eventLoopUtilization?: () => { active: number } }) | undefined;
+    | (Performance & {
+        eventLoopUtilization?: () => { active: number };
+        nodeTiming?: { readonly loopStart: number; readonly idleTime: number };
+      })
+    | undefined;
+  const timing = perf?.nodeTiming;
+  if (perf !== undefined && typeof timing?.idleTime === 'number' && typeof timing.loopStart === 'number') {
+    // Node: what `eventLoopUtilization().active` computes (0 before the loop starts), without the
+    // object it returns: read twice per request, that object is a measurable part of its cost.
+    return () => {
+      const start = timing.loopStart;
+      return start <= 0 ? 0 : perf.now() - start - timing.idleTime;
+    };
+  }
   const elu = perf?.eventLoopUtilization;
   if (typeof elu === 'function') {
     return () => elu.call(perf).active;
@@ -220,6 +233,10 @@ export class FairScheduler {
         costMs: undefined,
       };
       this.forgetIdle();
+    } else if (key === this.lastUser) {
+      // Already the most recently active (only `run` inserts, and it records the user as the
+      // latest): its place in the Map's order is right, so no re-insertion per request.
+      return user;
     } else {
       // Re-inserted: the Map's order is least recently active first.
       this.users.delete(key);

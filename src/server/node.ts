@@ -216,13 +216,26 @@ function nodeHead(req: IncomingMessage): HttpHead {
     path = url.pathname;
     search = url.search;
   }
+  return { method: req.method ?? 'GET', path, search, headers: stringHeaders(req.headers) };
+}
+
+/**
+ * Node's headers as strings. Node already gives lower-case names and joins repeated headers, so
+ * its own object is used as it is unless a value is an array (only `set-cookie`, which a client
+ * does not send): no copy per request.
+ */
+function stringHeaders(h: IncomingMessage['headers']): Readonly<Record<string, string>> {
+  for (const name in h) if (typeof h[name] !== 'string') return joinedHeaders(h);
+  return h as Readonly<Record<string, string>>;
+}
+
+function joinedHeaders(h: IncomingMessage['headers']): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
-  const h = req.headers;
   for (const name in h) {
     const v = h[name];
     if (v !== undefined) headers[name] = typeof v === 'string' ? v : v.join(', ');
   }
-  return { method: req.method ?? 'GET', path, search, headers };
+  return headers;
 }
 
 function nodeBody(req: IncomingMessage): HttpBody {
@@ -239,9 +252,6 @@ class NodeBody implements HttpBody {
   private limit = 0;
   private settled = false;
   private resolve: ((v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted') => void) | undefined;
-  private onData: ((chunk: Buffer) => void) | undefined;
-  private onEnd: (() => void) | undefined;
-  private onAbort: (() => void) | undefined;
 
   constructor(private readonly req: IncomingMessage) {}
 
@@ -250,14 +260,16 @@ class NodeBody implements HttpBody {
     return new Promise((resolve) => {
       this.resolve = resolve;
       const req = this.req;
-      this.onData = (chunk) => this.data(chunk);
-      this.onEnd = () => this.settle(concatChunks(this.chunks, this.total));
-      this.onAbort = () => this.settle('aborted');
-      req.on('data', this.onData);
-      req.on('end', this.onEnd);
-      req.on('error', this.onAbort);
-      req.on('aborted', this.onAbort);
-      if (req.readableEnded) this.onEnd();
+      // Not joined once settled: after a body over the limit was drained, `total` is its size.
+      const onEnd = () => {
+        if (!this.settled) this.settle(concatChunks(this.chunks, this.total));
+      };
+      const onAbort = () => this.settle('aborted');
+      req.on('data', (chunk: Buffer) => this.data(chunk));
+      req.on('end', onEnd);
+      req.on('error', onAbort);
+      req.on('aborted', onAbort);
+      if (req.readableEnded) onEnd();
     });
   }
 
@@ -277,14 +289,14 @@ class NodeBody implements HttpBody {
     this.chunks.push(chunk);
   }
 
+  /**
+   * The listeners stay: the request object is the request's own and goes with it, and whatever
+   * they hear after this is ignored (`settled`; past the limit, `data` only drains). Removing four
+   * listeners cost every POST more than that.
+   */
   private settle(v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted'): void {
     if (this.settled) return;
     this.settled = true;
-    const req = this.req;
-    req.off('data', this.onData!);
-    req.off('end', this.onEnd!);
-    req.off('error', this.onAbort!);
-    req.off('aborted', this.onAbort!);
     this.resolve!(v);
   }
 }

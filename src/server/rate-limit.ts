@@ -31,6 +31,8 @@ interface Window {
 export class RateLimiter {
   /** Per key, its request times in the window; Map order: least recently active first. */
   private readonly log = new Map<string, Window>();
+  /** The key `record` put last in `log` (the most recently active). */
+  private latest: string | undefined;
   private readonly max: number;
   private readonly windowMs: number;
   private readonly now: () => number;
@@ -66,8 +68,10 @@ export class RateLimiter {
   record(key: string): void {
     const now = this.now();
     let window = this.log.get(key);
+    // The key recorded last is already last in the Map's order: no re-insertion per request.
+    const latest = window !== undefined && key === this.latest;
     if (window === undefined) window = { times: [], head: 0 };
-    else this.log.delete(key); // re-inserted below: the most recent user last
+    else if (!latest) this.log.delete(key); // re-inserted below: the most recent user last
     const { times } = window;
     let head = window.head;
     while (head < times.length && (times.length - head >= this.max || times[head]! <= now - this.windowMs))
@@ -83,7 +87,9 @@ export class RateLimiter {
       window.head = head;
     }
     window.times.push(now);
+    if (latest) return;
     this.log.set(key, window);
+    this.latest = key;
     if (this.log.size > this.maxUsers) {
       // The least recently active user first; memory stays bounded by maxUsers × maxRequests.
       const oldest = this.log.keys().next().value;

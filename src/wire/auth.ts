@@ -1,5 +1,6 @@
 import { errors, zulipError, type ZulipError } from '../core/errors';
 import type { Actor } from '../core/operation';
+import type { StrMap } from '../core/collections/str-map';
 import type { RealmState } from '../core/state';
 
 /**
@@ -15,7 +16,7 @@ export function authenticate(state: RealmState, header: string | undefined): Act
     return errors.unauthorized('Invalid authorization header for basic auth');
   if (credential === 'malformed_key') return errors.unauthorized('Malformed API key');
   const { username, apiKey } = credential;
-  const userId = state.usersByApiKey.get(apiKey);
+  const userId = userIdByKey(state.usersByApiKey, apiKey);
   const user = userId === undefined ? undefined : state.users.get(userId);
   // Case-insensitive; the exact spelling (what clients send) is checked first, without lowering.
   if (
@@ -29,6 +30,26 @@ export function authenticate(state: RealmState, header: string | undefined): Act
   if (user.is_bot && user.bot_type === 2)
     return errors.unauthorized('This API is not available to incoming webhook bots.');
   return { userId: user.user_id };
+}
+
+/**
+ * `byKey.get(apiKey)`, remembered per key table: the table is immutable (a new one when a user or
+ * key changes), and the key string is the decoded header's (memoized below), so its hash is
+ * already known, where the table's own lookup hashes the 32 characters again on every request.
+ * Weak by table: an old realm's table is forgotten with it. Bounded per table.
+ */
+const keysSeen = new WeakMap<StrMap<number>, Map<string, number | null>>();
+
+function userIdByKey(byKey: StrMap<number>, apiKey: string): number | undefined {
+  let seen = keysSeen.get(byKey);
+  if (seen === undefined) keysSeen.set(byKey, (seen = new Map()));
+  let userId = seen.get(apiKey);
+  if (userId === undefined) {
+    userId = byKey.get(apiKey) ?? null;
+    if (seen.size >= MAX_DECODED) seen.clear();
+    seen.set(apiKey, userId);
+  }
+  return userId ?? undefined;
 }
 
 type Credential =

@@ -69,10 +69,17 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
   if (typeof body === 'string') {
     forEachFormField(body, input, setField);
   } else if (body !== undefined && body !== null && typeof body === 'object') {
-    for (const [k, v] of Object.entries(body)) setField(input, k, String(v));
+    // Keys, not entries: no pair array per field (a stored request's fields come this way).
+    const names = Object.keys(body);
+    for (let i = 0; i < names.length; i++) {
+      const k = names[i]!;
+      setField(input, k, String(body[k]));
+    }
   }
   // Path parameters are the URL's: they override same-named form fields and are never "ignored".
-  for (const [k, v] of Object.entries(match.pathParams)) setField(input, k, v);
+  const pathParams = match.pathParams;
+  const params = Object.keys(pathParams);
+  for (let i = 0; i < params.length; i++) setField(input, params[i]!, pathParams[params[i]!]);
   return invoke(match.op.def, state, actor, input, ctx, 'wire');
 }
 

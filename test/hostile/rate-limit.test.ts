@@ -67,6 +67,17 @@ describe('per-user rate limit', () => {
     expect(limiter.size).toBe(10);
   });
 
+  it('forgets the least recently active user first, however many requests in a row the latest made', () => {
+    const kept = (sequence: readonly string[]) => {
+      const limiter = new RateLimiter({ maxRequests: 1, windowSecs: 60, maxUsers: 2, now: () => 0 });
+      for (const key of sequence) limiter.record(key);
+      return ['a', 'b', 'c'].filter((key) => limiter.secsToFreedom(key) > 0);
+    };
+    expect(kept(['a', 'b', 'b', 'c'])).toEqual(['b', 'c']);
+    expect(kept(['a', 'b', 'a', 'a', 'c'])).toEqual(['a', 'c']);
+    expect(kept(['a', 'a', 'b', 'b', 'a', 'c', 'c'])).toEqual(['a', 'c']);
+  });
+
   it('is off unless asked for (the library; `serve` turns it on)', async () => {
     const get = core(undefined);
     for (let i = 0; i < 250; i++) expect((await get(authOf(cast.hamlet))).status).toBe(200);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { handleApiRequest } from '../../src/wire/handle';
 import { basicAuthHeader } from '../../src/wire/auth';
+import { matchRoute } from '../../src/wire/routes';
 import { devRealm, wire } from '../support/realm';
 
 const state = devRealm();
@@ -78,5 +79,29 @@ describe('handleApiRequest', () => {
 
   it('treats non-digit path ids as unknown routes', () => {
     expect(wire(state, 'iago', 'PATCH', '/streams/abc').status).toBe(404);
+  });
+});
+
+describe('matchRoute (remembered matches)', () => {
+  it('gives the same answer again, frozen, for short and long paths', () => {
+    for (const [method, path] of [
+      ['GET', '/users/me'],
+      ['POST', '/messages'],
+      ['PATCH', '/messages/17'],
+      ['DELETE', '/users/me'],
+      ['GET', '/nothing/here'],
+      ['GET', `/users/${'x'.repeat(300)}@example.com`],
+    ] as const) {
+      const first = matchRoute(method, path);
+      const again = matchRoute(method, path);
+      expect(again).toEqual(first);
+      expect(Object.isFrozen(again)).toBe(true);
+      if (again.kind === 'found') expect(Object.isFrozen(again.pathParams)).toBe(true);
+      if (again.kind === 'wrong_method') expect(Object.isFrozen(again.allowed)).toBe(true);
+    }
+    expect(matchRoute('PATCH', '/messages/17')).toMatchObject({
+      kind: 'found',
+      pathParams: { message_id: '17' },
+    });
   });
 });

@@ -3,34 +3,15 @@ import type { UserRows } from './rows';
 import { RowTail, TailRows, tailAfter } from './row-tail';
 
 /**
- * Row lengths are kept in two levels copied on write: leaves of 32 users' lengths, 8 leaves to a
- * branch (256 users), and the state's array of branches. A send copies the array of branches once
- * (40 at 10,000 users) and, per recipient, the branch and the leaf that hold them (once each per
- * send): at most 40 slots a recipient, where one level of 64-user chunks copied 64 a recipient and
- * a top array of 157. Leaves of 16 under branches of 16 copy less still at 10 recipients, but cost
- * more than the 64-user chunks at 100 to 1,000 (a leaf per few recipients). Plain arrays of small integers, not typed arrays: copying one is a
- * plain allocation, where a small typed array gets a separately allocated buffer (several times
- * slower to copy, and to collect).
- */
-const LEAF_BITS = 5;
-const LEAF = 1 << LEAF_BITS;
-const LEAF_MASK = LEAF - 1;
-const BRANCH_BITS = 3;
-const BRANCH_MASK = (1 << BRANCH_BITS) - 1;
-const USER_BITS = LEAF_BITS + BRANCH_BITS;
-type Leaf = readonly number[];
-type Branch = readonly Leaf[];
-/** A leaf of lengths no state has written: shared, never written (copied first like any other). */
-const NO_LENGTHS: Leaf = new Array<number>(LEAF).fill(0);
-/** A branch of leaves no state has written: shared, never written. */
-const NO_BRANCH: Branch = new Array<Leaf>(1 << BRANCH_BITS).fill(NO_LENGTHS);
-/**
- * Users per chunk of the tail index (copied only when a tail moves: a few sends in 2,048 per user);
- * a whole number of leaves (`appendAll` looks a chunk up only when the leaf changes).
+ * Users per chunk of row lengths: a send copies the chunks of its recipients. Plain arrays of small
+ * integers, not typed arrays: copying one is a plain allocation, where a 256-byte typed array gets a
+ * separately allocated buffer (several times slower to copy, and to collect).
  */
 const LEN_BITS = 6;
 const LEN_CHUNK = 1 << LEN_BITS;
 const LEN_MASK = LEN_CHUNK - 1;
+/** A chunk of lengths no state has written: shared, never written (copied first like any other). */
+const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
 /** A chunk of the tail index with no tail: shared, never written. */
 const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(LEN_CHUNK).fill(
   undefined,
@@ -54,8 +35,8 @@ export class RowTable implements Iterable<[number, UserRows]> {
   private constructor(
     /** user id → their rows, or the tail buffer whose first `lengths` rows are theirs. */
     private readonly byUser: IntMap<UserRows | RowTail>,
-    /** user id → how many rows of their tail are theirs (`user >> 8`, `(user >> 5) & 7`, `user & 31`). */
-    private readonly lengths: readonly Branch[],
+    /** user id → how many rows of their tail are theirs (`user >> 6`, then `user & 63`). */
+    private readonly lengths: ReadonlyArray<readonly number[]>,
     /**
      * user id → the `RowTail` `byUser` holds for them, or undefined when it holds rows (or nothing),
      * in chunks like `lengths` but copied only when a tail moves (a few sends in 2,048 per user):
@@ -93,7 +74,7 @@ export class RowTable implements Iterable<[number, UserRows]> {
     if (rows instanceof TailRows) {
       if (held === rows.tail && this.lengthOf(userId) === rows.length) return this;
       const lengths = this.lengths.slice();
-      ownLeaf(lengths, this.lengths, userId)[userId & LEAF_MASK] = rows.length;
+      own(lengths, this.lengths, userId >>> LEN_BITS)[userId & LEN_MASK] = rows.length;
       if (held === rows.tail) return new RowTable(this.byUser, lengths, this.tails);
       return new RowTable(
         this.byUser.set(userId, rows.tail),
@@ -129,41 +110,25 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const Tail = RowTail;
     // Users whose rows moved to another tail (rare after their first append): set in the map at the end.
     let moved: Map<number, RowTail> | undefined;
-    // The leaf of lengths (this call's copy) and the chunk of tails of the previous recipient:
-    // recipients come mostly in ascending order, so each is looked up once per run of users.
-    let li = -1;
-    let chunk: number[] = [];
-    let bi = -1;
-    let branch: Leaf[] = [];
-    let was: Branch = NO_BRANCH;
+    // The chunk of lengths (this call's copy) and of tails of the previous recipient's 64 users:
+    // recipients come mostly in ascending order, so a chunk is looked up once per run of users.
     let ci = -1;
+    let chunk: number[] = [];
     let tailChunk: ReadonlyArray<RowTail | undefined> | undefined;
     for (let k = 0; k < n; k++) {
       const userId = userIds[k]!;
-      if (userId >>> LEAF_BITS !== li) {
-        li = userId >>> LEAF_BITS;
-        if (userId >>> USER_BITS !== bi) {
-          bi = userId >>> USER_BITS;
-          branch = ownBranch(lengths, before, bi);
-          was = before[bi] ?? NO_BRANCH;
-        }
-        // A leaf still identical to `before`'s is not yet this call's: copied (a copy is a new array).
-        const at = li & BRANCH_MASK;
-        const leaf = branch[at]!;
-        chunk = leaf !== was[at] && leaf !== NO_LENGTHS ? (leaf as number[]) : (branch[at] = leaf.slice());
-        // A chunk of the tail index spans whole leaves: it can change only where the leaf does.
-        if (userId >>> LEN_BITS !== ci) {
-          ci = userId >>> LEN_BITS;
-          tailChunk = index[ci];
-        }
+      if (userId >>> LEN_BITS !== ci) {
+        ci = userId >>> LEN_BITS;
+        const have = lengths[ci] as number[] | undefined;
+        chunk =
+          have === undefined || have === before[ci] || have === NO_LENGTHS ? own(lengths, before, ci) : have;
+        tailChunk = index[ci];
       }
-      const at = userId & LEAF_MASK;
+      const at = userId & LEN_MASK;
       const length = chunk[at]!;
       // A user listed twice (never by a send) appends onto what their first entry left.
       const held =
-        (moved === undefined ? undefined : moved.get(userId)) ??
-        tailChunk?.[userId & LEN_MASK] ??
-        byUser.get(userId);
+        (moved === undefined ? undefined : moved.get(userId)) ?? tailChunk?.[at] ?? byUser.get(userId);
       if (held instanceof Tail) {
         // The usual case, inline: this state's rows end at the tail's frontier and there is room.
         if (length === held.frontier && length < held.ids.length) {
@@ -215,35 +180,22 @@ export class RowTable implements Iterable<[number, UserRows]> {
   }
 
   private lengthOf(userId: number): number {
-    return (
-      this.lengths[userId >>> USER_BITS]?.[(userId >>> LEAF_BITS) & BRANCH_MASK]?.[userId & LEAF_MASK] ?? 0
-    );
+    return this.lengths[userId >>> LEN_BITS]?.[userId & LEN_MASK] ?? 0;
   }
 }
 
 /**
- * The branch `bi` of `lengths` (a copy of `before`'s array of branches), made this call's own: a
- * copy of `before`'s the first time this call reaches it (one still identical to `before`'s, or the
- * shared empty one, is not yet copied); missing branches before it are filled with the empty one.
+ * Chunk `ci` of `lengths` (a copy of `before`), made this call's own: a copy of the chunk `before`
+ * had (zeros past its end; missing chunks before it filled with the shared zero chunk).
  */
-function ownBranch(lengths: Branch[], before: readonly Branch[], bi: number): Leaf[] {
-  while (lengths.length <= bi) lengths.push(NO_BRANCH);
-  const branch = lengths[bi]!;
-  if (branch !== (before[bi] ?? NO_BRANCH) && branch !== NO_BRANCH) return branch as Leaf[];
-  const copy = branch.slice();
-  lengths[bi] = copy;
-  return copy;
-}
-
-/** The leaf of `lengths` holding `userId`'s length, made this call's own (`ownBranch`, then the leaf). */
-function ownLeaf(lengths: Branch[], before: readonly Branch[], userId: number): number[] {
-  const bi = userId >>> USER_BITS;
-  const li = (userId >>> LEAF_BITS) & BRANCH_MASK;
-  const branch = ownBranch(lengths, before, bi);
-  const leaf = branch[li]!;
-  if (leaf !== (before[bi] ?? NO_BRANCH)[li] && leaf !== NO_LENGTHS) return leaf as number[];
-  const copy = leaf.slice();
-  branch[li] = copy;
+function own(
+  lengths: Array<readonly number[]>,
+  before: ReadonlyArray<readonly number[]>,
+  ci: number,
+): number[] {
+  while (lengths.length <= ci) lengths.push(NO_LENGTHS);
+  const copy = (before[ci] ?? NO_LENGTHS).slice();
+  lengths[ci] = copy;
   return copy;
 }
 

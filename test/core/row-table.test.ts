@@ -41,7 +41,8 @@ describe('RowTable', () => {
   // appending onto one parent), full buffers, flag changes, deletions and rows set back from
   // another version.
   it('keeps every version as it was, whatever is done to it later', () => {
-    // Up to 700: users on either side of the lengths' leaf (32 users) and branch (256) boundaries.
+    // Up to 700: users in several of the lengths' 64-user chunks, and past boundaries of any other
+    // layout tried (32-user leaves under 256-user branches at stop 41).
     const users = fc.uniqueArray(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 12 });
     const step = fc.record({
       back: fc.nat({ max: 5 }),
@@ -106,10 +107,10 @@ describe('RowTable', () => {
     );
   });
 
-  // Row lengths live in per-state leaves of 32 users under branches of 256, copied on write: a send
-  // to users in any order, across leaf and branch boundaries and past users never seen (missing
-  // branches), and two sends onto one parent (a fork) must each read exactly their own counts, as
-  // a table rebuilt from plain rows does.
+  // Row lengths live in per-state chunks copied on write (64 users each; a two-level layout was
+  // tried and reverted at stop 41, and this test guards either): a send to users in any order,
+  // across chunk boundaries and past users never seen (missing chunks), and two sends onto one
+  // parent (a fork) must each read exactly their own counts, as a table rebuilt from plain rows does.
   it('keeps the row counts of each version across leaves, branches and forks', () => {
     const user = fc.oneof(
       fc.integer({ min: 0, max: 1100 }),

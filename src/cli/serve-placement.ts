@@ -23,6 +23,15 @@ import { leaseTable, leaseTableDdl, RealmLease, renewLeases } from '../stores/po
 export const REALM_PREFIX = '/realm/';
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
+/** The realm's name from its path segment; a malformed escape stays raw, and `NAME` then refuses it. */
+function realmName(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 interface Held {
   readonly lease: RealmLease;
   readonly store: RealmStore;
@@ -83,7 +92,7 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
     const url = new URL(request.url);
     if (!url.pathname.startsWith(REALM_PREFIX))
       return json(404, 'Serve a realm under /realm/<name>/api/v1/…');
-    const name = decodeURIComponent(url.pathname.slice(REALM_PREFIX.length).split('/')[0] ?? '');
+    const name = realmName(url.pathname.slice(REALM_PREFIX.length).split('/')[0] ?? '');
     if (!NAME.test(name)) return json(404, 'No such realm');
     const mine = held.get(name);
     if (mine) return mine.fetch(request);

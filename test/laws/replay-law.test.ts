@@ -38,6 +38,7 @@ import { openDatabase, uniqueSchema, type PgHandle } from '../stores/pg-backing'
 import { devRealm } from '../support/realm';
 import { plausibleCallsByOp, type Call } from './plausible';
 import { fcParams } from './runs';
+import { encodePathSegment } from '../support/path-segment';
 
 const NOW = 1795219200;
 /** Names no operation reads, some of them dangerous as object keys. */
@@ -81,7 +82,7 @@ function arbWireForm(state: RealmState, call: Call): fc.Arbitrary<ApiRequest> {
         const spec = specs.get(name);
         const wire = text(value, spec?.json ?? false, f.spaced[i]!);
         if (def.pathParams?.includes(name)) {
-          path = path.replace(`{${name}}`, encodeURIComponent(wire));
+          path = path.replace(`{${name}}`, encodePathSegment(wire));
           // A field of the same name: the URL's value wins.
           if (f.decoy) body.push([name, '999999']);
           return;

@@ -12,6 +12,7 @@ import { testCtx } from '../support/realm';
 import { fcParams } from './runs';
 import { arbActor, arbRealmCase, arbShapedParams, arbShapedWireParams } from './shapes';
 import { loose } from '../support/loose';
+import { encodePathSegment } from '../support/path-segment';
 
 /**
  * Totality over the whole input space, shaped: every operation, on arbitrary valid realms (the dev
@@ -57,7 +58,7 @@ function callWire(
   for (const name of op.def.pathParams ?? []) {
     const value = query[name] ?? '1';
     delete query[name];
-    path = path.replace(`{${name}}`, encodeURIComponent(value));
+    path = path.replace(`{${name}}`, encodePathSegment(value));
   }
   const user = 'userId' in actor ? state.users.get(actor.userId) : undefined;
   const headers: Record<string, string> = user

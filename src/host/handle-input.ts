@@ -10,6 +10,7 @@ import type { User } from '../core/model/records';
 import { basicAuthHeader } from '../wire/auth';
 import { forEachFormField, setField } from '../wire/form';
 import { handleApiRequest, type ApiRequest } from '../wire/handle';
+import { PathMemo } from '../wire/path-memo';
 import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
 
@@ -124,31 +125,18 @@ interface ParameterNames {
 
 /**
  * `parameterNames` by method and raw path: clients call the same few paths again and again, and
- * finding the names (decoding, routing) costs more than the lookup. Bounded.
+ * finding the names (decoding, routing) costs more than the lookup. Bounded. `null`: no operation.
  */
-const namesByPath = new Map<string, Map<string, ParameterNames | null>>();
-let namesKept = 0;
+const namesByPath = new PathMemo<ParameterNames | null>(
+  (method, rawPath) => findParameterNames(method, rawPath) ?? null,
+);
 
 /**
  * The names the operation a request reaches reads (each parameter's name and alias) and takes from
  * its path, or undefined when no operation matches.
  */
 function parameterNames(method: string, rawPath: string): ParameterNames | undefined {
-  // By method, then by path: no key string built per request.
-  let byPath = namesByPath.get(method);
-  let found = byPath?.get(rawPath);
-  if (found === undefined) {
-    found = findParameterNames(method, rawPath) ?? null;
-    if (namesKept >= 4096) {
-      namesByPath.clear();
-      namesKept = 0;
-      byPath = undefined;
-    }
-    if (byPath === undefined) namesByPath.set(method, (byPath = new Map()));
-    byPath.set(rawPath, found);
-    namesKept++;
-  }
-  return found ?? undefined;
+  return namesByPath.get(method, rawPath) ?? undefined;
 }
 
 function findParameterNames(method: string, rawPath: string): ParameterNames | undefined {

@@ -1,6 +1,7 @@
 import type { DefinedOperation } from '../core/operation';
 import { OPERATIONS } from '../ops/index';
 import { LIVE_OPERATIONS } from '../ops/live/index';
+import { PathMemo } from './path-memo';
 
 /** A route: the operation, and the regex for its path under /api/v1 with named path params. */
 export interface Route {
@@ -40,41 +41,14 @@ export type RouteMatch =
  * Matches by method and path, remembered: `ROUTES` never changes, so the match is a function of
  * the two strings, and clients call the same few paths again and again (scanning the routes' 69
  * patterns costs about a microsecond per request, a lookup a tenth of that). The remembered
- * matches are frozen, as every caller gets the same object. Bounded: paths with ids in them
- * (`/messages/17`) fill the table, which then starts again; long paths are not kept at all.
+ * matches are frozen, as every caller gets the same object. Bounded (paths with ids in them,
+ * `/messages/17`, fill the memo, which then starts again; long paths are not kept at all).
  */
-const matches = new Map<string, Map<string, RouteMatch>>();
-let remembered = 0;
-const MAX_REMEMBERED = 4096;
-const MAX_REMEMBERED_PATH = 256;
+const matches = new PathMemo<RouteMatch>(findRoute);
 
 /** Finds the operation for a method and a path below /api/v1 (e.g. `/streams/5`). */
 export function matchRoute(method: string, path: string): RouteMatch {
-  if (path.length > MAX_REMEMBERED_PATH) return findRoute(method, path);
-  let byPath = matches.get(method);
-  if (byPath === undefined) {
-    // Methods are few (a client may send any token, so they count against the bound too).
-    if (remembered >= MAX_REMEMBERED) forget();
-    byPath = new Map();
-    matches.set(method, byPath);
-  }
-  let match = byPath.get(path);
-  if (match === undefined) {
-    match = findRoute(method, path);
-    if (remembered >= MAX_REMEMBERED) {
-      forget();
-      matches.set(method, byPath);
-    }
-    byPath.set(path, match);
-    remembered++;
-  }
-  return match;
-}
-
-function forget(): void {
-  for (const byPath of matches.values()) byPath.clear();
-  matches.clear();
-  remembered = 0;
+  return matches.get(method, path);
 }
 
 function findRoute(method: string, path: string): RouteMatch {

@@ -3,40 +3,17 @@ import type { UserRows } from './rows';
 import { RowTail, TailRows, tailAfter } from './row-tail';
 
 /**
- * Row lengths are kept per state in a three-level trie copied on write: a top array of 256-user
- * groups, each a middle array of 8 leaves, each leaf the lengths of 32 users. A send copies the top
- * array once and the middle array and leaf of each recipient's group, so a send to 10 users of
- * 10,000 copies about 440 slots where a flat array of 64-user chunks copied about 800 (one per 64
- * users of the realm plus 64 per recipient), and a send to 1,000 of them copies fewer chunks. Not
- * 16-user leaves: they halve a small send's copy again but a send to a tenth of the realm then
- * allocates a leaf per few recipients, which measured slower (bench/README.md, h42sendstore).
- * Plain arrays of small integers, not typed arrays: copying one is a plain allocation, where a
- * small typed array gets a separately allocated buffer (several times slower to copy, and to
- * collect).
+ * Users per chunk of row lengths: a send copies the chunks of its recipients. Plain arrays of small
+ * integers, not typed arrays: copying one is a plain allocation, where a 256-byte typed array gets a
+ * separately allocated buffer (several times slower to copy, and to collect).
  */
-const LEAF_BITS = 5;
-const LEAF = 1 << LEAF_BITS;
-const LEAF_MASK = LEAF - 1;
-const MID_BITS = 3;
-const MID_MASK = (1 << MID_BITS) - 1;
-/** Users per entry of the top array. */
-const TOP_SHIFT = LEAF_BITS + MID_BITS;
-/** A leaf no state has written: shared, never written (copied first like any other). */
-const NO_LEAF: readonly number[] = new Array<number>(LEAF).fill(0);
-/** A middle array no state has written: shared, never written. */
-const NO_MID: ReadonlyArray<readonly number[]> = new Array<readonly number[]>(1 << MID_BITS).fill(NO_LEAF);
-/** user id → row count: `user >> 8`, then `(user >> 5) & 7`, then `user & 31`. */
-type Lengths = ReadonlyArray<ReadonlyArray<readonly number[]>>;
-
-/**
- * Users per chunk of the tail index: copied only when a tail moves (a few sends in 2,048 per user),
- * so its chunk size matters little to a send.
- */
-const TAIL_BITS = 6;
-const TAIL_CHUNK = 1 << TAIL_BITS;
-const TAIL_MASK = TAIL_CHUNK - 1;
+const LEN_BITS = 6;
+const LEN_CHUNK = 1 << LEN_BITS;
+const LEN_MASK = LEN_CHUNK - 1;
+/** A chunk of lengths no state has written: shared, never written (copied first like any other). */
+const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
 /** A chunk of the tail index with no tail: shared, never written. */
-const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(TAIL_CHUNK).fill(
+const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(LEN_CHUNK).fill(
   undefined,
 );
 
@@ -45,9 +22,10 @@ const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefin
  * `IntMap<UserRows>` (user id → rows).
  *
  * The rows appends leave are a prefix of a user's shared tail buffer (`RowTail`): the map holds the
- * tail, and the prefix's length lives here, in a per-state trie of lengths copied on write. So a send changes no map value (the tail is the same object before and after) and builds
+ * tail, and the prefix's length lives here, in per-state chunks of 64 users' lengths copied on
+ * write. So a send changes no map value (the tail is the same object before and after) and builds
  * no object per recipient: per recipient it writes two typed-array slots in the tail and one length
- * in a leaf it copied for the whole send, as a floor that keeps older states valid must. Rows made
+ * in a chunk it copied for the whole send, as a floor that keeps older states valid must. Rows made
  * any other way (built, flag changes, deletions) are held as they are; their next append moves them
  * into a tail. `get` answers a tail's rows with a view (`TailRows`) cached on the tail.
  */
@@ -57,8 +35,8 @@ export class RowTable implements Iterable<[number, UserRows]> {
   private constructor(
     /** user id → their rows, or the tail buffer whose first `lengths` rows are theirs. */
     private readonly byUser: IntMap<UserRows | RowTail>,
-    /** user id → how many rows of their tail are theirs (`Lengths`). */
-    private readonly lengths: Lengths,
+    /** user id → how many rows of their tail are theirs (`user >> 6`, then `user & 63`). */
+    private readonly lengths: ReadonlyArray<readonly number[]>,
     /**
      * user id → the `RowTail` `byUser` holds for them, or undefined when it holds rows (or nothing),
      * in chunks like `lengths` but copied only when a tail moves (a few sends in 2,048 per user):
@@ -95,7 +73,8 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const held = this.byUser.get(userId);
     if (rows instanceof TailRows) {
       if (held === rows.tail && this.lengthOf(userId) === rows.length) return this;
-      const lengths = withLength(this.lengths, userId, rows.length);
+      const lengths = this.lengths.slice();
+      own(lengths, this.lengths, userId >>> LEN_BITS)[userId & LEN_MASK] = rows.length;
       if (held === rows.tail) return new RowTable(this.byUser, lengths, this.tails);
       return new RowTable(
         this.byUser.set(userId, rows.tail),
@@ -131,30 +110,25 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const Tail = RowTail;
     // Users whose rows moved to another tail (rare after their first append): set in the map at the end.
     let moved: Map<number, RowTail> | undefined;
-    // The leaf of lengths (this call's copy) of the previous recipient's 32 users
-    // and the tail index chunk of its 64: recipients come mostly in ascending order, so each is
-    // looked up once per run of users.
-    let li = -1;
-    let leaf: number[] = [];
-    let ti = -1;
+    // The chunk of lengths (this call's copy) and of tails of the previous recipient's 64 users:
+    // recipients come mostly in ascending order, so a chunk is looked up once per run of users.
+    let ci = -1;
+    let chunk: number[] = [];
     let tailChunk: ReadonlyArray<RowTail | undefined> | undefined;
     for (let k = 0; k < n; k++) {
       const userId = userIds[k]!;
-      if (userId >>> LEAF_BITS !== li) {
-        li = userId >>> LEAF_BITS;
-        leaf = ownLeaf(lengths, before, userId);
+      if (userId >>> LEN_BITS !== ci) {
+        ci = userId >>> LEN_BITS;
+        const have = lengths[ci] as number[] | undefined;
+        chunk =
+          have === undefined || have === before[ci] || have === NO_LENGTHS ? own(lengths, before, ci) : have;
+        tailChunk = index[ci];
       }
-      if (userId >>> TAIL_BITS !== ti) {
-        ti = userId >>> TAIL_BITS;
-        tailChunk = index[ti];
-      }
-      const at = userId & LEAF_MASK;
-      const length = leaf[at]!;
+      const at = userId & LEN_MASK;
+      const length = chunk[at]!;
       // A user listed twice (never by a send) appends onto what their first entry left.
       const held =
-        (moved === undefined ? undefined : moved.get(userId)) ??
-        tailChunk?.[userId & TAIL_MASK] ??
-        byUser.get(userId);
+        (moved === undefined ? undefined : moved.get(userId)) ?? tailChunk?.[at] ?? byUser.get(userId);
       if (held instanceof Tail) {
         // The usual case, inline: this state's rows end at the tail's frontier and there is room.
         if (length === held.frontier && length < held.ids.length) {
@@ -163,16 +137,16 @@ export class RowTable implements Iterable<[number, UserRows]> {
           // flags, and skipping their write spares a large channel a cache miss per recipient.
           const f = flags[k]!;
           if (f !== 0) held.flags[length] = f;
-          held.frontier = leaf[at] = length + 1;
+          held.frontier = chunk[at] = length + 1;
           continue;
         }
         const tail = held.append(length, id, flags[k]!);
         if (tail !== held) (moved ??= new Map()).set(userId, tail);
-        leaf[at] = tail.frontier;
+        chunk[at] = tail.frontier;
       } else {
         const tail = tailAfter(held, id, flags[k]!);
         (moved ??= new Map()).set(userId, tail);
-        leaf[at] = tail.frontier;
+        chunk[at] = tail.frontier;
       }
     }
     if (moved === undefined) return new RowTable(byUser, lengths, index);
@@ -180,7 +154,7 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const tails = [...moved.values()];
     const nextIndex = index.slice();
     for (const [userId, tail] of moved)
-      ownTails(nextIndex, index, userId >>> TAIL_BITS)[userId & TAIL_MASK] = tail;
+      ownTails(nextIndex, index, userId >>> LEN_BITS)[userId & LEN_MASK] = tail;
     return new RowTable(
       byUser.updateMany(keys, (k) => tails[k]!),
       lengths,
@@ -206,33 +180,22 @@ export class RowTable implements Iterable<[number, UserRows]> {
   }
 
   private lengthOf(userId: number): number {
-    return this.lengths[userId >>> TOP_SHIFT]?.[(userId >>> LEAF_BITS) & MID_MASK]?.[userId & LEAF_MASK] ?? 0;
+    return this.lengths[userId >>> LEN_BITS]?.[userId & LEN_MASK] ?? 0;
   }
 }
 
-/** `lengths` with the user's row count set to `length` (copies the path to their leaf). */
-function withLength(lengths: Lengths, userId: number, length: number): Lengths {
-  const next = lengths.slice();
-  ownLeaf(next, lengths, userId)[userId & LEAF_MASK] = length;
-  return next;
-}
-
 /**
- * The leaf of `userId` in `next` (a copy of the top array of `before`), made this call's own: the
- * middle array and the leaf on its path are copied unless an earlier call for the same `next`
- * already did (missing entries are filled with the shared zero arrays).
+ * Chunk `ci` of `lengths` (a copy of `before`), made this call's own: a copy of the chunk `before`
+ * had (zeros past its end; missing chunks before it filled with the shared zero chunk).
  */
-function ownLeaf(next: Array<ReadonlyArray<readonly number[]>>, before: Lengths, userId: number): number[] {
-  const m = userId >>> TOP_SHIFT;
-  while (next.length <= m) next.push(NO_MID);
-  const beforeMid = before[m] ?? NO_MID;
-  let mid = next[m]!;
-  if (mid === beforeMid || mid === NO_MID) next[m] = mid = beforeMid.slice();
-  const slot = (userId >>> LEAF_BITS) & MID_MASK;
-  const leaf = mid[slot]!;
-  if (leaf !== beforeMid[slot] && leaf !== NO_LEAF) return leaf as number[];
-  const copy = leaf.slice();
-  (mid as Array<readonly number[]>)[slot] = copy;
+function own(
+  lengths: Array<readonly number[]>,
+  before: ReadonlyArray<readonly number[]>,
+  ci: number,
+): number[] {
+  while (lengths.length <= ci) lengths.push(NO_LENGTHS);
+  const copy = (before[ci] ?? NO_LENGTHS).slice();
+  lengths[ci] = copy;
   return copy;
 }
 
@@ -242,14 +205,14 @@ function withTail(
   userId: number,
   tail: RowTail | undefined,
 ): ReadonlyArray<ReadonlyArray<RowTail | undefined>> {
-  const ci = userId >>> TAIL_BITS;
-  if (tails[ci]?.[userId & TAIL_MASK] === tail) return tails;
+  const ci = userId >>> LEN_BITS;
+  if (tails[ci]?.[userId & LEN_MASK] === tail) return tails;
   const next = tails.slice();
-  ownTails(next, tails, ci)[userId & TAIL_MASK] = tail;
+  ownTails(next, tails, ci)[userId & LEN_MASK] = tail;
   return next;
 }
 
-/** Chunk `ci` of `next` (a copy of `before`), made this call's own (missing chunks filled with the shared empty one). */
+/** Chunk `ci` of `next` (a copy of `before`), made this call's own, as `own` does for lengths. */
 function ownTails(
   next: Array<ReadonlyArray<RowTail | undefined>>,
   before: ReadonlyArray<ReadonlyArray<RowTail | undefined>>,

@@ -26,6 +26,22 @@ export function isMeMessage(content: string): boolean {
 interface Derived {
   readonly html: Array<string | undefined>;
   readonly me: Uint8Array;
+  /**
+   * Ready-made message dicts by position (`channelDictAt`'s templates, Zulip's cached
+   * `MessageDict.wide_dict`), made on a column's first templated read and valid only for the
+   * `templatesFor` key they were built under (whatever else a dict reads: users, channels, realm,
+   * the request's options); a read under another key empties them first.
+   */
+  templates: Array<Readonly<Record<string, unknown>> | undefined> | undefined;
+  templatesFor: TemplateKey | undefined;
+}
+
+/** What a column's templates were built under: compared field by field, once per column switch. */
+export interface TemplateKey {
+  readonly users: unknown;
+  readonly channels: unknown;
+  readonly realm: unknown;
+  readonly variant: number;
 }
 
 /**
@@ -58,7 +74,12 @@ function derivedColumn(content: readonly string[]): Derived {
   // Sized for a full chunk (the newest one's array grows up to it): filled at scattered
   // positions, the HTML array stays a fast one.
   const size = Math.max(content.length, MESSAGE_CHUNK);
-  column = { html: new Array<string | undefined>(size), me: new Uint8Array(size) };
+  column = {
+    html: new Array<string | undefined>(size),
+    me: new Uint8Array(size),
+    templates: undefined,
+    templatesFor: undefined,
+  };
   columns.set(content, column);
   lastColumn = column;
   return column;
@@ -81,7 +102,7 @@ export function renderStored(content: readonly string[], index: number): string 
 }
 
 /** A reader's column before its first switch (never written: every read switches first). */
-const NO_COLUMN: Derived = { html: [], me: new Uint8Array(0) };
+const NO_COLUMN: Derived = { html: [], me: new Uint8Array(0), templates: undefined, templatesFor: undefined };
 
 /**
  * Reads what `channelDictAt` derives from stored contents, one column lookup per chunk switch.
@@ -92,6 +113,9 @@ const NO_COLUMN: Derived = { html: [], me: new Uint8Array(0) };
 export class ContentReader {
   private content: readonly string[] | undefined;
   private column: Derived = NO_COLUMN;
+  /** The column and key `templates` last checked (no comparisons while they stay the same). */
+  private keyedColumn: Derived | undefined;
+  private checkedKey: TemplateKey | undefined;
   /** Messages with a larger id use the columns. */
   private readonly columnsFrom: number;
 
@@ -117,6 +141,35 @@ export class ContentReader {
       column.html[index] = html;
     }
     return html;
+  }
+
+  /**
+   * The template slots of message `id`'s column, emptied first if they were built under another
+   * key; undefined for older history (no column), where every dict is built afresh.
+   */
+  templates(
+    content: readonly string[],
+    id: number,
+    key: TemplateKey,
+  ): Array<Readonly<Record<string, unknown>> | undefined> | undefined {
+    if (id <= this.columnsFrom) return undefined;
+    const column = this.switchTo(content);
+    // Checked once per column switch: a window reads runs of messages from one column.
+    if (column === this.keyedColumn && key === this.checkedKey) return column.templates;
+    this.keyedColumn = column;
+    this.checkedKey = key;
+    const was = column.templatesFor;
+    if (
+      was === undefined ||
+      was.users !== key.users ||
+      was.channels !== key.channels ||
+      was.realm !== key.realm ||
+      was.variant !== key.variant
+    ) {
+      column.templatesFor = key;
+      column.templates = new Array<Readonly<Record<string, unknown>> | undefined>(column.html.length);
+    }
+    return column.templates;
   }
 
   /** `isMeMessage(content[index])` of message `id`. */

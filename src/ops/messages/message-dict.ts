@@ -1,5 +1,5 @@
 import { DirectMapped } from '../../core/collections/direct-mapped';
-import { ContentReader, isMeMessage, renderedContent } from '../../core/messages/rendered';
+import { ContentReader, isMeMessage, renderedContent, type TemplateKey } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
 import { nameOf } from '../../core/messages/interner';
 import type { MessageChunk, MessageRecord } from '../../core/messages/store';
@@ -191,6 +191,26 @@ export class DictCache {
   /** A stored message's HTML and `is_me_message` by its place in its chunk (`channelDictAt`). */
   readonly content: ContentReader;
 
+  private key: TemplateKey | undefined;
+  private keyOpts: DictOptions | undefined;
+
+  /**
+   * What `channelDictAt`'s templates depend on besides the message's own columns: senders'
+   * names, emails and avatars (users, realm), channel names, and the request's three options.
+   * Undefined for a restricted guest, whose senders may be hidden: their dicts are built afresh.
+   */
+  templateKey(opts: DictOptions): TemplateKey | undefined {
+    if (this.restricted !== undefined) return undefined;
+    // A fetch passes the same options for every message: the key is made once.
+    if (opts === this.keyOpts) return this.key;
+    const variant =
+      (opts.applyMarkdown ? 1 : 0) | (this.clientGravatar ? 2 : 0) | (opts.allowEmptyTopicName ? 4 : 0);
+    if (this.key?.variant !== variant)
+      this.key = { users: this.state.users, channels: this.state.channels, realm: this.state.realm, variant };
+    this.keyOpts = opts;
+    return this.key;
+  }
+
   private lastChannelId = -1;
   private lastChannel = '';
 
@@ -337,16 +357,27 @@ export function channelDictAt(
   const streamId = chunk.recipient[index]!;
   const store = state.messages;
   if (streamId <= 0 || cache.edited(chunk, id)) return undefined;
+  // The has_reaction bit is kept with the reactions (store-reactions.ts): no map lookup without it.
+  // The stored list is frozen, reactions and all (frozen-reactions.ts): shared, not copied.
+  const reacted = (chunk.bits[index]! & MESSAGE_BITS.has_reaction) !== 0;
+  const reactions = reacted ? (store.reactions.get(id) ?? NONE) : NONE;
+  // A template built under the same key for the same message (the id guards the position) with
+  // the same reactions list is this dict but for `flags`: copied whole (one fast-shaped clone,
+  // what the dicts floor does) instead of looking up every field again.
+  const key = cache.templateKey(opts);
+  const templates = key === undefined ? undefined : cache.content.templates(chunk.content, id, key);
+  const template = templates?.[index];
+  if (template !== undefined && template['id'] === id && template['reactions'] === reactions) {
+    const copy: Record<string, unknown> = { ...template };
+    copy['flags'] = flags;
+    return copy;
+  }
   const senderId = chunk.sender[index]!;
   const sender = cache.sender(senderId);
   const raw = chunk.content[index]!;
   const stored = cache.topicName(chunk.topic[index]!);
   const topic = stored === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : stored;
-  // The has_reaction bit is kept with the reactions (store-reactions.ts): no map lookup without it.
-  // The stored list is frozen, reactions and all (frozen-reactions.ts): shared, not copied.
-  const reacted = (chunk.bits[index]! & MESSAGE_BITS.has_reaction) !== 0;
-  const reactions = reacted ? (store.reactions.get(id) ?? NONE) : NONE;
-  return {
+  const dict: Record<string, unknown> = {
     id,
     sender_id: senderId,
     content: opts.applyMarkdown ? cache.content.html(chunk.content, index, id) : raw,
@@ -368,6 +399,10 @@ export function channelDictAt(
     content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
     flags,
   };
+  if (templates === undefined) return dict;
+  // The caller owns what it gets (a search adds match fields): the template is a copy kept aside.
+  templates[index] = { ...dict };
+  return dict;
 }
 
 /**

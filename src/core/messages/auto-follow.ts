@@ -25,9 +25,12 @@ export function topicPolicy(state: RealmState, userId: number, streamId: number,
   const rows = state.userTopics.get(userId);
   // Most senders have no topic rows: nothing to fold the topic for.
   if (rows === undefined || rows.length === 0) return 0;
-  const folded = foldUserTopic(topic);
-  const row = rows.find((t) => t.stream_id === streamId && foldUserTopic(t.topic_name) === folded);
-  return row?.visibility_policy ?? 0;
+  // A loop, not `find` with a closure, and the topic folded only when a row of the channel is met.
+  let folded: string | undefined;
+  for (const row of rows)
+    if (row.stream_id === streamId && foldUserTopic(row.topic_name) === (folded ??= foldUserTopic(topic)))
+      return row.visibility_policy;
+  return 0;
 }
 
 /** `can_access_stream_history`. */

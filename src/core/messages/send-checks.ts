@@ -146,8 +146,8 @@ export function checkSendAccess(state: RealmState, sender: User, channel: Channe
     if (owner === undefined || !maySendByGroup(state, owner, channel))
       return errors.badRequest('You do not have permission to post in this channel.');
   }
-  const notAuthorized = errors.badRequest(`Not authorized to send to channel '${channel.name}'`);
-  if (channel.is_archived) return notAuthorized;
+  // The refusal is built only when it is the answer (it was built on every send).
+  if (channel.is_archived) return notAuthorizedToSend(channel);
   if (channel.is_web_public) return undefined;
   if (!channel.invite_only && !isGuest(sender)) return undefined;
   if (isSubscribed(state, channel.stream_id, sender.user_id)) return undefined;
@@ -164,7 +164,11 @@ export function checkSendAccess(state: RealmState, sender: User, channel: Channe
     grantsContentAccess(state, sender, channel)
   )
     return undefined;
-  return notAuthorized;
+  return notAuthorizedToSend(channel);
+}
+
+function notAuthorizedToSend(channel: Channel): ZulipError {
+  return errors.badRequest(`Not authorized to send to channel '${channel.name}'`);
 }
 
 /** `is_user_in_groups_granting_content_access`: `can_subscribe_group` or `can_add_subscribers_group` (callers exclude guests). */

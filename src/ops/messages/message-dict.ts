@@ -339,6 +339,59 @@ export function messageDict(
 }
 
 /**
+ * The event dict of a channel message this send has just stored: `messageDict` (markdown applied,
+ * no client gravatar, the empty topic as is) of it, built from what the send already holds — no
+ * decoded record and no `DictCache` (a sender and a channel name are each read once). A new
+ * message has no edits and no reactions. The same keys in the same order as `messageDict`'s.
+ */
+export function sentChannelDict(
+  state: RealmState,
+  sender: User,
+  channel: { readonly stream_id: number; readonly name: string },
+  topic: string,
+  id: number,
+  timestamp: number,
+  content: string,
+  html: string,
+): Record<string, unknown> {
+  return {
+    id,
+    sender_id: sender.user_id,
+    content: html,
+    recipient_id: 3 * channel.stream_id,
+    timestamp,
+    client: 'API',
+    subject: topic,
+    topic_links: [],
+    is_me_message: isMeMessage(content),
+    reactions: [],
+    submessages: [],
+    sender_full_name: sender.full_name,
+    sender_email: sender.email,
+    sender_realm_str: state.realm.string_id,
+    display_recipient: channel.name,
+    type: 'stream',
+    stream_id: channel.stream_id,
+    avatar_url: senderAvatar(state, sender),
+    content_type: 'text/html',
+  };
+}
+
+/**
+ * The last sender's avatar URL (no client gravatar), by user record and realm id: records are
+ * immutable (a new avatar is a new record), and consecutive sends are often one sender's, whose
+ * URL was otherwise built again (a key string, its memo lookup, the URL) on every send.
+ */
+let lastAvatar: { readonly user: User; readonly realmId: number; readonly url: string | null } | undefined;
+function senderAvatar(state: RealmState, sender: User): string | null {
+  const last = lastAvatar;
+  if (last !== undefined && last.user === sender && last.realmId === state.realm.id) return last.url;
+  const url = avatarUrl(state, sender, false);
+  lastAvatar = { user: sender, realmId: state.realm.id, url };
+  return url;
+}
+
+/**
  * `messageDict` of the channel message `id` (at `index` of `chunk`: the caller has found it, so
  * its id is not read again from the column) with `flags`, read straight from the
  * columns (no decoded record: a window of 1000 messages allocated one per message for nothing), or

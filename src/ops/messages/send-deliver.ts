@@ -5,7 +5,7 @@ import { addPersonalFlags } from '../../core/messages/personal-flags';
 import { findMentions, mayMention, type Mentions } from '../../core/messages/mentions';
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
-import { decode, locateMessage, type MessageRecord } from '../../core/messages/store';
+import { decode, locateMessage } from '../../core/messages/store';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
 import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
@@ -25,9 +25,9 @@ import {
   hasRealmPermission,
   USER_GROUP_SETTING_RULES,
 } from '../../core/permissions/setting-rules';
-import { failure, success, type OpResult } from '../../core/result';
+import { failure, type OpResult, type ZulipSuccess } from '../../core/result';
 import type { RealmState } from '../../core/state';
-import { flagNames, messageDict, withInaccessibleSender } from './message-dict';
+import { flagNames, messageDict, sentChannelDict, withInaccessibleSender } from './message-dict';
 import {
   allUsersAccessible,
   accessibleUserIdsAmong,
@@ -236,35 +236,81 @@ export function deliverMessage(
   // messages find it (a direct message's dict reads the text-keyed memo, as before).
   const last = store.chunks[store.chunks.length - 1]!;
   const newest = last.ids.length - 1;
-  const record = decode(store, last, newest);
-  const html = isStream ? renderStored(last.content, newest) : undefined;
-  events.push(...messageEvents(next, record, html, rows, opts));
-  return success(next, {
-    ignored: opts.ignored,
-    data: automatic === null ? { id } : { id, automatic_new_visibility_policy: automatic },
-    events,
-  });
+  // A channel message's dict is built from what this send knows (no decoded record, no dict
+  // cache: `sentChannelDict`); a direct message's goes through `messageDict` as before.
+  const message = isStream
+    ? sentChannelDict(
+        next,
+        sender,
+        target.channel,
+        target.topic,
+        id,
+        timestamp,
+        content,
+        renderStored(last.content, newest),
+      )
+    : messageDict(next, decode(store, last, newest), PRIVATE_EVENT_DICT);
+  return {
+    state: next,
+    status: 200,
+    body: successBody(id, automatic, opts.ignored),
+    events: messageEvents(
+      next,
+      events,
+      message,
+      sender.user_id,
+      content,
+      isStream ? target.channel : undefined,
+      rows,
+      opts,
+    ),
+    effects: [],
+  };
+}
+
+/** The direct message event's dict options (one object for every send). */
+const PRIVATE_EVENT_DICT = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true } as const;
+
+/**
+ * `success`'s body for a send, each shape one literal: `success` spreads its data and ignored
+ * parameters into the body, V8's generic copy, on every send. Key order as `success` gives it.
+ */
+function successBody(
+  id: number,
+  automatic: 2 | 3 | null,
+  ignored: readonly string[],
+): ZulipSuccess<{ id: number } | { id: number; automatic_new_visibility_policy: 2 | 3 }> {
+  if (ignored.length === 0)
+    return automatic === null
+      ? { result: 'success', msg: '', id }
+      : { result: 'success', msg: '', id, automatic_new_visibility_policy: automatic };
+  return automatic === null
+    ? { result: 'success', msg: '', id, ignored_parameters_unsupported: ignored }
+    : {
+        result: 'success',
+        msg: '',
+        id,
+        automatic_new_visibility_policy: automatic,
+        ignored_parameters_unsupported: ignored,
+      };
 }
 
 /**
  * One `message` event per distinct flag set (each recipient sees their own flags); the sender first,
- * alone when their queue is to get `local_message_id`.
+ * alone when their queue is to get `local_message_id`. Appended to `out`, the send's other events,
+ * which is returned; when `out` is empty and one event goes to everyone (the usual send), a
+ * one-event list is returned instead (pushing onto the empty list allocated room for 17).
  */
 function messageEvents(
   state: RealmState,
-  record: MessageRecord,
-  html: string | undefined,
+  out: AddressedEvent[],
+  message: Record<string, unknown>,
+  senderId: number,
+  markdown: string,
+  channel: Channel | undefined,
   rows: RowBatch & { readonly userIds: readonly number[] },
   opts: DeliverOptions,
 ): AddressedEvent[] {
-  const senderId = record.sender_id;
-  const message = messageDict(
-    state,
-    record,
-    html === undefined
-      ? { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true }
-      : { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true, rendered: html },
-  );
   const { userIds, flags } = rows;
   const ascending = isAscending(userIds);
   let byFlags: Map<number, number[]> | undefined;
@@ -277,9 +323,9 @@ function messageEvents(
   let lastKey = -1;
   let lastList: number[] = [];
   let senderKey = -1;
-  let whole: [number, readonly number[]] | undefined;
+  let whole = false;
   if (ascending && hidesSender === null && !separateSender && sameFlags(flags, userIds.length)) {
-    if (userIds.length > 0) whole = [flags[0]! & ~IS_PRIVATE, userIds];
+    whole = userIds.length > 0;
   } else
     for (let k = 0; k < userIds.length; k++) {
       const userId = userIds[k]!;
@@ -299,12 +345,11 @@ function messageEvents(
       }
       lastList.push(userId);
     }
-  const out: AddressedEvent[] = [];
-  const markdown = record.content;
+  // The message events go after what `out` already holds (the send's other events).
+  const start = out.length;
   // Zulip's Tornado also gives a public channel's messages to `all_public_streams` queues: the
   // first event says so. Every event is built as one literal (a spread of an event costs V8's slow
   // copy), its keys in the order they always had: event, users, forQueue, markdown, allPublicStreams.
-  const channel = record.stream_id === null ? undefined : state.channels.get(record.stream_id);
   // The recipients' list is itself ascending and never changed: shared, not copied.
   const everyone =
     channel !== undefined && !channel.invite_only
@@ -319,11 +364,21 @@ function messageEvents(
         : { event, users: [senderId], forQueue, markdown, allPublicStreams: everyone },
     );
   }
+  if (whole) {
+    // Everyone in one event (no sender's event before it: `separateSender` is off).
+    const event: ZulipEvent = { type: 'message', message, flags: flagNames(flags[0]! & ~IS_PRIVATE) };
+    const addressed: AddressedEvent =
+      everyone === undefined
+        ? { event, users: userIds, markdown }
+        : { event, users: userIds, markdown, allPublicStreams: everyone };
+    if (start === 0) return [addressed];
+    out.push(addressed);
+    return out;
+  }
   // The sender's group first, then by flags.
-  const groups: Array<readonly [number, readonly number[]]> =
-    whole !== undefined
-      ? [whole]
-      : [...(byFlags ?? [])].sort((a, b) => (a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0]));
+  const groups: Array<readonly [number, readonly number[]]> = [...(byFlags ?? [])].sort((a, b) =>
+    a[0] === senderKey ? -1 : b[0] === senderKey ? 1 : a[0] - b[0],
+  );
   let anonymous: Record<string, unknown> | undefined;
   for (const [key, users] of groups) {
     const names = flagNames(key & ~HIDDEN);
@@ -331,14 +386,14 @@ function messageEvents(
     const event: ZulipEvent = { type: 'message', message: shown, flags: names };
     const list = ascending ? users : to(users, event).users;
     out.push(
-      everyone === undefined || out.length > 0
+      everyone === undefined || out.length > start
         ? { event, users: list, markdown }
         : { event, users: list, markdown, allPublicStreams: everyone },
     );
   }
   // A channel without subscribers gives no one a row, but Tornado still offers the message to
   // every `all_public_streams` queue: an event for those queues alone (no direct recipient).
-  if (everyone !== undefined && out.length === 0)
+  if (everyone !== undefined && out.length === start)
     out.push({
       event: { type: 'message', message, flags: [] },
       users: [],

@@ -5,6 +5,7 @@ import type { RealmState } from '../../src/core/state';
 import { addReaction } from '../../src/ops/reactions/addReaction';
 import { editChannel } from '../../src/ops/channels/editChannel';
 import { getMessages } from '../../src/ops/messages/getMessages';
+import { updateMessage } from '../../src/ops/messages/updateMessage';
 import { updateSettings } from '../../src/ops/settings/updateSettings';
 import { as, cast, devSnapshot, testCtx } from '../support/realm';
 
@@ -104,5 +105,29 @@ describe('getMessages: kept message dicts', () => {
     const first = window(s);
     first[0]!['content'] = 'changed';
     expect(window(s)[0]!['content']).not.toBe('changed');
+  });
+
+  it('answers an edited and a moved message as they now are, and the older state as it was', () => {
+    const s0 = realm();
+    const before = JSON.stringify(window(s0));
+    window(s0);
+    const edited = updateMessage(
+      s0,
+      as('cordelia'),
+      { message_id: 1004, content: 'edited *now*' },
+      testCtx({ now: 1_700_000_100 }),
+    );
+    expect(edited.status).toBe(200);
+    const moved = updateMessage(
+      edited.state,
+      as('iago'),
+      { message_id: 1002, topic: 'moved here' },
+      testCtx({ now: 1_700_000_100 }),
+    );
+    expect(moved.status).toBe(200);
+    const after = window(moved.state);
+    expect(after.find((m) => m.id === 1004)!['content']).toBe('<p>edited <em>now</em></p>');
+    expect(after.find((m) => m.id === 1002)!['subject']).toBe('moved here');
+    expect(JSON.stringify(window(s0))).toBe(before);
   });
 });

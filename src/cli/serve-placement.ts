@@ -14,6 +14,7 @@
 import { withEventQueues, type LiveRealm } from '../host/live-realm';
 import { openRealm, type RealmHandle } from '../host/realm-handle';
 import type { RealmStore } from '../host/store';
+import { decodePercentOrRaw } from '../core/url';
 import { createFetchHandler } from '../server/fetch';
 import { serveNode, type NodeServer } from '../server/node';
 import type { FetchHandler } from '../server/types';
@@ -22,15 +23,6 @@ import { leaseTable, leaseTableDdl, RealmLease, renewLeases } from '../stores/po
 
 export const REALM_PREFIX = '/realm/';
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
-
-/** The realm's name from its path segment; a malformed escape stays raw, and `NAME` then refuses it. */
-function realmName(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
 
 interface Held {
   readonly lease: RealmLease;
@@ -92,7 +84,8 @@ export async function startPlacement(options: PlacementOptions): Promise<Placeme
     const url = new URL(request.url);
     if (!url.pathname.startsWith(REALM_PREFIX))
       return json(404, 'Serve a realm under /realm/<name>/api/v1/…');
-    const name = realmName(url.pathname.slice(REALM_PREFIX.length).split('/')[0] ?? '');
+    // A malformed escape stays raw, and `NAME` then refuses it.
+    const name = decodePercentOrRaw(url.pathname.slice(REALM_PREFIX.length).split('/')[0] ?? '');
     if (!NAME.test(name)) return json(404, 'No such realm');
     const mine = held.get(name);
     if (mine) return mine.fetch(request);

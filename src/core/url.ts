@@ -20,3 +20,16 @@ export function isUrl(value: string): boolean {
   if (value.length > 2048) return false;
   return URL_PATTERN.test(value);
 }
+
+/**
+ * `decodeURIComponent`, or the text as sent when its escapes are malformed (Django keeps such a
+ * path segment raw too); text without `%` is returned without trying.
+ */
+export function decodePercentOrRaw(text: string): string {
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -9,7 +9,7 @@ import type { RealmState } from '../core/state';
 import type { User } from '../core/model/records';
 import { basicAuthHeader } from '../wire/auth';
 import { forEachFormField, setField } from '../wire/form';
-import { handleApiRequest, type ApiRequest } from '../wire/handle';
+import { decodedPath, handleApiRequest, type ApiRequest } from '../wire/handle';
 import { PathMemo } from '../wire/path-memo';
 import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
@@ -140,13 +140,8 @@ function parameterNames(method: string, rawPath: string): ParameterNames | undef
 }
 
 function findParameterNames(method: string, rawPath: string): ParameterNames | undefined {
-  let path = rawPath;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
-    // The wire layer routes the raw path then; so do we.
-  }
-  path = path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  // The path as the wire layer routes it.
+  const path = decodedPath(rawPath);
   if (!path.startsWith('/api/v1/')) return undefined;
   const match = matchRoute(String(method).toUpperCase(), path.slice(7).replace(/\/+$/, '') || '/');
   if (match.kind !== 'found') return undefined;

@@ -2,6 +2,7 @@ import type { OpContext } from '../core/context';
 import { errors } from '../core/errors';
 import { invoke } from '../core/operation';
 import { failure, type OpResult } from '../core/result';
+import { decodePercentOrRaw } from '../core/url';
 import type { RealmState } from '../core/state';
 import { authenticate } from './auth';
 import { forEachFormField, setField } from './form';
@@ -86,18 +87,14 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
 /** The decoded path and the raw query (without `?`). Runs on every request: no work it can skip. */
 function splitUrl(url: string): { path: string; query: string } {
   const q = url.indexOf('?');
-  const rawPath = q < 0 ? url : url.slice(0, q);
-  let path = rawPath;
-  if (rawPath.includes('%')) {
-    try {
-      path = decodeURIComponent(rawPath);
-    } catch {
-      path = rawPath;
-    }
-  }
+  return { path: decodedPath(q < 0 ? url : url.slice(0, q)), query: q < 0 ? '' : url.slice(q + 1) };
+}
+
+/** A request's path percent-decoded (raw when malformed), without the scheme and host of an absolute URL. */
+export function decodedPath(rawPath: string): string {
+  const path = decodePercentOrRaw(rawPath);
   // Hosts may pass absolute URLs; keep only the path.
-  if (!path.startsWith('/')) path = path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
-  return { path, query: q < 0 ? '' : url.slice(q + 1) };
+  return path.startsWith('/') ? path : path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
 }
 
 function header(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {

@@ -7,6 +7,7 @@ import { legacyPresence, PRESENCE_SETTINGS } from '../../core/presence/presence'
 import { failure, success } from '../../core/result';
 import type { User } from '../../core/model/records';
 import type { RealmState } from '../../core/state';
+import { decodePercentOrRaw } from '../../core/url';
 
 /**
  * GET /api/v1/users/{user_id_or_email}/presence — https://zulip.com/api/get-user-presence
@@ -31,7 +32,7 @@ export const getUserPresence = defineOperation({
   params: [rawParam('user_id_or_email', z.string(), { required: true })],
   handler: ({ state, user, params, ctx, ignored }) => {
     if (user === null) return failure(state, errors.notLoggedIn());
-    const key = decodePath(params.user_id_or_email);
+    const key = decodePercentOrRaw(params.user_id_or_email);
     const target = findUser(state, key);
     if (target === undefined || !target.is_active || !canAccessUser(state, user, target))
       return failure(state, errors.badRequest('No such user'));
@@ -56,13 +57,4 @@ function findUser(state: RealmState, key: string): User | undefined {
   if (/^\s*[+-]?\d+\s*$/.test(key)) return state.users.get(Number(key));
   const id = state.usersByEmail.get(key.toLowerCase());
   return id === undefined ? undefined : state.users.get(id);
-}
-
-/** The path segment as Django sees it (percent-decoded); a malformed escape stays as sent. */
-function decodePath(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

@@ -1,6 +1,7 @@
 import { renderMarkdown } from '../markdown';
 import { memoText } from '../text/memo';
 import { MESSAGE_CHUNK, type MessageStore } from './store-types';
+import type { Reaction } from '../model/records';
 
 /**
  * A message's `rendered_content` (HTML) from its Markdown source. Zulip renders once on send and
@@ -32,9 +33,37 @@ interface Derived {
    * `templatesFor` key they were built under (whatever else a dict reads: users, channels, realm,
    * the request's options); a read under another key empties them first.
    */
-  templates: Array<Readonly<Record<string, unknown>> | undefined> | undefined;
+  templates: Array<ChannelDictTemplate | undefined> | undefined;
   templatesFor: TemplateKey | undefined;
 }
+
+/**
+ * A kept channel message dict (`channelDictAt`'s template): the wire dict's fields in its key
+ * order, flags included (the reader's are set on each copy). Typed field by field so a copy is
+ * one object literal read from it (see `channelDictAt`).
+ */
+export type ChannelDictTemplate = {
+  readonly id: number;
+  readonly sender_id: number;
+  readonly content: string;
+  readonly recipient_id: number;
+  readonly timestamp: number;
+  readonly client: string;
+  readonly subject: string;
+  readonly topic_links: readonly never[];
+  readonly is_me_message: boolean;
+  readonly reactions: readonly Reaction[];
+  readonly submessages: readonly never[];
+  readonly sender_full_name: string;
+  readonly sender_email: string;
+  readonly sender_realm_str: string;
+  readonly display_recipient: string;
+  readonly type: 'stream';
+  readonly stream_id: number;
+  readonly avatar_url: string | null;
+  readonly content_type: string;
+  readonly flags: readonly string[];
+};
 
 /** What a column's templates were built under: compared field by field, once per column switch. */
 export interface TemplateKey {
@@ -151,7 +180,7 @@ export class ContentReader {
     content: readonly string[],
     id: number,
     key: TemplateKey,
-  ): Array<Readonly<Record<string, unknown>> | undefined> | undefined {
+  ): Array<ChannelDictTemplate | undefined> | undefined {
     if (id <= this.columnsFrom) return undefined;
     const column = this.switchTo(content);
     // Checked once per column switch: a window reads runs of messages from one column.
@@ -167,7 +196,7 @@ export class ContentReader {
       was.variant !== key.variant
     ) {
       column.templatesFor = key;
-      column.templates = new Array<Readonly<Record<string, unknown>> | undefined>(column.html.length);
+      column.templates = new Array<ChannelDictTemplate | undefined>(column.html.length);
     }
     return column.templates;
   }

@@ -6,6 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { registerState } from '../../src/core/register/register-state';
 import type { RealmState } from '../../src/core/state';
+import type { User } from '../../src/core/model/records';
+import { isUserAccessRestricted } from '../../src/core/permissions/user-access';
+import { registerUserDict } from '../../src/core/users/format';
 import { createCustomProfileField } from '../../src/ops/users/createCustomProfileField';
 import { updateProfileData } from '../../src/ops/users/updateProfileData';
 import { as, cast, devRealm, testCtx } from '../support/realm';
@@ -69,5 +72,49 @@ describe('register realm_users dicts', () => {
       users(state, cast.iago, clientGravatar).map((u) => u['avatar_url']);
     expect(avatars(true)).not.toEqual(avatars(false));
     expect(avatars(false)).toEqual(avatars(false));
+  });
+
+  it('are, for every viewer and client_gravatar, each user walked with that viewer (the per-role lists shared)', () => {
+    const base = devRealm();
+    // One user who shows their address to admins only: a member sees it only as themselves.
+    const hidden = base.users.get(cast.hamlet)!;
+    const state: RealmState = {
+      ...base,
+      users: base.users.set(cast.hamlet, {
+        ...hidden,
+        settings: { ...hidden.settings, email_address_visibility: 3 },
+      }),
+    };
+    const walk = (viewer: User, clientGravatar: boolean): string => {
+      const active: unknown[] = [];
+      const inactive: unknown[] = [];
+      state.users.forEachValue((u) =>
+        (u.is_active ? active : inactive).push(registerUserDict(state, viewer, u, clientGravatar)),
+      );
+      return JSON.stringify([active, inactive]);
+    };
+    let viewers = 0;
+    state.users.forEachValue((viewer) => {
+      if (isUserAccessRestricted(state, viewer)) return;
+      viewers++;
+      for (const clientGravatar of [false, true]) {
+        const answer = registerState(state, viewer.user_id, {
+          event_types: ['realm_user'],
+          client_gravatar: clientGravatar,
+        });
+        expect(JSON.stringify([answer['realm_users'], answer['realm_non_active_users']])).toBe(
+          walk(viewer, clientGravatar),
+        );
+      }
+    });
+    expect(viewers).toBeGreaterThan(3);
+    const ownOf = (viewer: number): unknown => hamletOf(users(state, viewer))['delivery_email'];
+    expect(ownOf(cast.hamlet)).not.toBeNull();
+    expect(ownOf(cast.othello)).toBeNull();
+    // Each answer owns its arrays: writing to one leaves the next as it was.
+    const first = users(state, cast.othello);
+    const length = first.length;
+    first.length = 0;
+    expect(users(state, cast.othello)).toHaveLength(length);
   });
 });

@@ -7,6 +7,7 @@ import type { RealmState } from '../state';
 import { crossRealmBots } from '../users/system-bots';
 import { inaccessibleListedUser } from '../users/inaccessible-user';
 import { apiEmail, avatarUrl, mediumAvatarUrl, registerUserDict } from '../users/format';
+import { unrestrictedUserLists } from './user-lists';
 
 type Dict = Record<string, unknown>;
 
@@ -21,19 +22,9 @@ export function realmUserSection(
   me: User,
   opts: { readonly clientGravatar: boolean; readonly userListIncomplete: boolean },
 ): Dict {
-  const active: object[] = [];
-  const inactive: object[] = [];
-  const restricted = isUserAccessRestricted(state, me);
-  // A callback walk, not `values()`: no iterator result per user.
-  state.users.forEachValue((u) => {
-    if (restricted && !canAccessUser(state, me, u)) {
-      if (opts.userListIncomplete) return;
-      // "Unknown user" placeholders are always active ones.
-      active.push(inaccessibleListedUser(state, u.user_id));
-      return;
-    }
-    (u.is_active ? active : inactive).push(registerUserDict(state, me, u, opts.clientGravatar));
-  });
+  const { active, inactive } = isUserAccessRestricted(state, me)
+    ? restrictedUserLists(state, me, opts)
+    : unrestrictedUserLists(state, me, opts.clientGravatar);
   const canCreatePrivate = hasRealmPermission(state, me, 'can_create_private_channel_group');
   const canCreatePublic = hasRealmPermission(state, me, 'can_create_public_channel_group');
   const canCreateWebPublic = hasRealmPermission(state, me, 'can_create_web_public_channel_group');
@@ -59,6 +50,27 @@ export function realmUserSection(
     delivery_email: me.delivery_email,
     full_name: me.full_name,
   };
+}
+
+/** The user lists for a guest who may not see everyone: each user checked against the viewer. */
+function restrictedUserLists(
+  state: RealmState,
+  me: User,
+  opts: { readonly clientGravatar: boolean; readonly userListIncomplete: boolean },
+): { active: object[]; inactive: object[] } {
+  const active: object[] = [];
+  const inactive: object[] = [];
+  // A callback walk, not `values()`: no iterator result per user.
+  state.users.forEachValue((u) => {
+    if (!canAccessUser(state, me, u)) {
+      if (opts.userListIncomplete) return;
+      // "Unknown user" placeholders are always active ones.
+      active.push(inaccessibleListedUser(state, u.user_id));
+      return;
+    }
+    (u.is_active ? active : inactive).push(registerUserDict(state, me, u, opts.clientGravatar));
+  });
+  return { active, inactive };
 }
 
 /** The `realm_bot` state type (Zulip's `get_owned_bot_dicts`): every bot for an admin, one's own otherwise. */

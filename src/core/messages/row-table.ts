@@ -4,20 +4,24 @@ import { RowTail, TailRows, tailAfter } from './row-tail';
 
 /**
  * Users per chunk of row lengths: a send copies the chunks of its recipients and the list of chunks.
- * Plain arrays of small integers, not typed arrays: copying one is a plain allocation, where a
- * typed array gets a separately allocated buffer (several times slower to copy, and to collect).
- * 32, not 64: a few recipients scattered over the users each cost a whole chunk (10 of 1,000 users
- * touch ~9 chunks either way), so halving the chunk halves what a small send copies, while the list
- * of chunks it also copies grows by only one slot per 32 users (measured, stop 43: 16 saves more at
- * 1,000 users but loses it again in the list at 10,000).
+ * A chunk is a `Uint16Array` of 32 (a length is a count of rows in one tail, under `ROW_CHUNK`):
+ * 64 bytes, which V8 keeps on the heap with the array object, so copying one is one allocation and
+ * a memcpy. A larger typed array gets a separately allocated buffer (several times slower to copy,
+ * and to collect), which is why chunks were plain arrays of 64 small integers (8 bytes a slot). A
+ * few recipients scattered over the users each cost a whole chunk (10 of 1,000 users touch ~9
+ * chunks either way), so the smaller chunk halves what a small send copies; a send to everyone
+ * copies about what it did (measured, stop 43).
  */
 const LEN_BITS = 5;
 const LEN_CHUNK = 1 << LEN_BITS;
 const LEN_MASK = LEN_CHUNK - 1;
+/** Users per chunk of the tail index: 64 (copied only when a tail moves, so its size costs sends little). */
+const TAIL_BITS = 6;
+const TAIL_MASK = (1 << TAIL_BITS) - 1;
 /** A chunk of lengths no state has written: shared, never written (copied first like any other). */
-const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
+const NO_LENGTHS: Uint16Array = new Uint16Array(LEN_CHUNK);
 /** A chunk of the tail index with no tail: shared, never written. */
-const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(LEN_CHUNK).fill(
+const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(1 << TAIL_BITS).fill(
   undefined,
 );
 
@@ -39,8 +43,8 @@ export class RowTable implements Iterable<[number, UserRows]> {
   private constructor(
     /** user id → their rows, or the tail buffer whose first `lengths` rows are theirs. */
     private readonly byUser: IntMap<UserRows | RowTail>,
-    /** user id → how many rows of their tail are theirs (`user >> 6`, then `user & 63`). */
-    private readonly lengths: ReadonlyArray<readonly number[]>,
+    /** user id → how many rows of their tail are theirs (`user >> 5`, then `user & 31`). */
+    private readonly lengths: readonly Uint16Array[],
     /**
      * user id → the `RowTail` `byUser` holds for them, or undefined when it holds rows (or nothing),
      * in chunks like `lengths` but copied only when a tail moves (a few sends in 2,048 per user):
@@ -117,22 +121,23 @@ export class RowTable implements Iterable<[number, UserRows]> {
     // The chunk of lengths (this call's copy) and of tails of the previous recipient's 32 users:
     // recipients come mostly in ascending order, so a chunk is looked up once per run of users.
     let ci = -1;
-    let chunk: number[] = [];
+    let chunk: Uint16Array = NO_LENGTHS;
     let tailChunk: ReadonlyArray<RowTail | undefined> | undefined;
     for (let k = 0; k < n; k++) {
       const userId = userIds[k]!;
       if (userId >>> LEN_BITS !== ci) {
         ci = userId >>> LEN_BITS;
-        const have = lengths[ci] as number[] | undefined;
+        const have = lengths[ci];
         chunk =
           have === undefined || have === before[ci] || have === NO_LENGTHS ? own(lengths, before, ci) : have;
-        tailChunk = index[ci];
+        tailChunk = index[userId >>> TAIL_BITS];
       }
       const at = userId & LEN_MASK;
+      const tat = userId & TAIL_MASK;
       const length = chunk[at]!;
       // A user listed twice (never by a send) appends onto what their first entry left.
       const held =
-        (moved === undefined ? undefined : moved.get(userId)) ?? tailChunk?.[at] ?? byUser.get(userId);
+        (moved === undefined ? undefined : moved.get(userId)) ?? tailChunk?.[tat] ?? byUser.get(userId);
       if (held instanceof Tail) {
         // The usual case, inline: this state's rows end at the tail's frontier and there is room.
         if (length === held.frontier && length < held.ids.length) {
@@ -158,7 +163,7 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const tails = [...moved.values()];
     const nextIndex = index.slice();
     for (const [userId, tail] of moved)
-      ownTails(nextIndex, index, userId >>> LEN_BITS)[userId & LEN_MASK] = tail;
+      ownTails(nextIndex, index, userId >>> TAIL_BITS)[userId & TAIL_MASK] = tail;
     return new RowTable(
       byUser.updateMany(keys, (k) => tails[k]!),
       lengths,
@@ -192,13 +197,9 @@ export class RowTable implements Iterable<[number, UserRows]> {
  * Chunk `ci` of `lengths` (a copy of `before`), made this call's own: a copy of the chunk `before`
  * had (zeros past its end; missing chunks before it filled with the shared zero chunk).
  */
-function own(
-  lengths: Array<readonly number[]>,
-  before: ReadonlyArray<readonly number[]>,
-  ci: number,
-): number[] {
+function own(lengths: Uint16Array[], before: readonly Uint16Array[], ci: number): Uint16Array {
   while (lengths.length <= ci) lengths.push(NO_LENGTHS);
-  const copy = (before[ci] ?? NO_LENGTHS).slice();
+  const copy = new Uint16Array(before[ci] ?? NO_LENGTHS);
   lengths[ci] = copy;
   return copy;
 }
@@ -209,10 +210,10 @@ function withTail(
   userId: number,
   tail: RowTail | undefined,
 ): ReadonlyArray<ReadonlyArray<RowTail | undefined>> {
-  const ci = userId >>> LEN_BITS;
-  if (tails[ci]?.[userId & LEN_MASK] === tail) return tails;
+  const ci = userId >>> TAIL_BITS;
+  if (tails[ci]?.[userId & TAIL_MASK] === tail) return tails;
   const next = tails.slice();
-  ownTails(next, tails, ci)[userId & LEN_MASK] = tail;
+  ownTails(next, tails, ci)[userId & TAIL_MASK] = tail;
   return next;
 }
 

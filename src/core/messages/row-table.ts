@@ -3,25 +3,17 @@ import type { UserRows } from './rows';
 import { RowTail, TailRows, tailAfter } from './row-tail';
 
 /**
- * Users per chunk of row lengths: a send copies the chunks of its recipients and the list of chunks.
- * A chunk is a `Uint16Array` of 32 (a length is a count of rows in one tail, under `ROW_CHUNK`):
- * 64 bytes, which V8 keeps on the heap with the array object, so copying one is one allocation and
- * a memcpy. A larger typed array gets a separately allocated buffer (several times slower to copy,
- * and to collect), which is why chunks were plain arrays of 64 small integers (8 bytes a slot). A
- * few recipients scattered over the users each cost a whole chunk (10 of 1,000 users touch ~9
- * chunks either way), so the smaller chunk halves what a small send copies; a send to everyone
- * copies about what it did (measured, stop 43).
+ * Users per chunk of row lengths: a send copies the chunks of its recipients. Plain arrays of small
+ * integers, not typed arrays: copying one is a plain allocation, where a 256-byte typed array gets a
+ * separately allocated buffer (several times slower to copy, and to collect).
  */
-const LEN_BITS = 5;
+const LEN_BITS = 6;
 const LEN_CHUNK = 1 << LEN_BITS;
 const LEN_MASK = LEN_CHUNK - 1;
-/** Users per chunk of the tail index: 64 (copied only when a tail moves, so its size costs sends little). */
-const TAIL_BITS = 6;
-const TAIL_MASK = (1 << TAIL_BITS) - 1;
 /** A chunk of lengths no state has written: shared, never written (copied first like any other). */
-const NO_LENGTHS: Uint16Array = new Uint16Array(LEN_CHUNK);
+const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
 /** A chunk of the tail index with no tail: shared, never written. */
-const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(1 << TAIL_BITS).fill(
+const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(LEN_CHUNK).fill(
   undefined,
 );
 
@@ -30,7 +22,7 @@ const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefin
  * `IntMap<UserRows>` (user id → rows).
  *
  * The rows appends leave are a prefix of a user's shared tail buffer (`RowTail`): the map holds the
- * tail, and the prefix's length lives here, in per-state chunks of 32 users' lengths copied on
+ * tail, and the prefix's length lives here, in per-state chunks of 64 users' lengths copied on
  * write. So a send changes no map value (the tail is the same object before and after) and builds
  * no object per recipient: per recipient it writes two typed-array slots in the tail and one length
  * in a chunk it copied for the whole send, as a floor that keeps older states valid must. Rows made
@@ -43,8 +35,8 @@ export class RowTable implements Iterable<[number, UserRows]> {
   private constructor(
     /** user id → their rows, or the tail buffer whose first `lengths` rows are theirs. */
     private readonly byUser: IntMap<UserRows | RowTail>,
-    /** user id → how many rows of their tail are theirs (`user >> 5`, then `user & 31`). */
-    private readonly lengths: readonly Uint16Array[],
+    /** user id → how many rows of their tail are theirs (`user >> 6`, then `user & 63`). */
+    private readonly lengths: ReadonlyArray<readonly number[]>,
     /**
      * user id → the `RowTail` `byUser` holds for them, or undefined when it holds rows (or nothing),
      * in chunks like `lengths` but copied only when a tail moves (a few sends in 2,048 per user):
@@ -118,26 +110,25 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const Tail = RowTail;
     // Users whose rows moved to another tail (rare after their first append): set in the map at the end.
     let moved: Map<number, RowTail> | undefined;
-    // The chunk of lengths (this call's copy) and of tails of the previous recipient's 32 users:
+    // The chunk of lengths (this call's copy) and of tails of the previous recipient's 64 users:
     // recipients come mostly in ascending order, so a chunk is looked up once per run of users.
     let ci = -1;
-    let chunk: Uint16Array = NO_LENGTHS;
+    let chunk: number[] = [];
     let tailChunk: ReadonlyArray<RowTail | undefined> | undefined;
     for (let k = 0; k < n; k++) {
       const userId = userIds[k]!;
       if (userId >>> LEN_BITS !== ci) {
         ci = userId >>> LEN_BITS;
-        const have = lengths[ci];
+        const have = lengths[ci] as number[] | undefined;
         chunk =
           have === undefined || have === before[ci] || have === NO_LENGTHS ? own(lengths, before, ci) : have;
-        tailChunk = index[userId >>> TAIL_BITS];
+        tailChunk = index[ci];
       }
       const at = userId & LEN_MASK;
-      const tat = userId & TAIL_MASK;
       const length = chunk[at]!;
       // A user listed twice (never by a send) appends onto what their first entry left.
       const held =
-        (moved === undefined ? undefined : moved.get(userId)) ?? tailChunk?.[tat] ?? byUser.get(userId);
+        (moved === undefined ? undefined : moved.get(userId)) ?? tailChunk?.[at] ?? byUser.get(userId);
       if (held instanceof Tail) {
         // The usual case, inline: this state's rows end at the tail's frontier and there is room.
         if (length === held.frontier && length < held.ids.length) {
@@ -163,7 +154,7 @@ export class RowTable implements Iterable<[number, UserRows]> {
     const tails = [...moved.values()];
     const nextIndex = index.slice();
     for (const [userId, tail] of moved)
-      ownTails(nextIndex, index, userId >>> TAIL_BITS)[userId & TAIL_MASK] = tail;
+      ownTails(nextIndex, index, userId >>> LEN_BITS)[userId & LEN_MASK] = tail;
     return new RowTable(
       byUser.updateMany(keys, (k) => tails[k]!),
       lengths,
@@ -197,9 +188,13 @@ export class RowTable implements Iterable<[number, UserRows]> {
  * Chunk `ci` of `lengths` (a copy of `before`), made this call's own: a copy of the chunk `before`
  * had (zeros past its end; missing chunks before it filled with the shared zero chunk).
  */
-function own(lengths: Uint16Array[], before: readonly Uint16Array[], ci: number): Uint16Array {
+function own(
+  lengths: Array<readonly number[]>,
+  before: ReadonlyArray<readonly number[]>,
+  ci: number,
+): number[] {
   while (lengths.length <= ci) lengths.push(NO_LENGTHS);
-  const copy = new Uint16Array(before[ci] ?? NO_LENGTHS);
+  const copy = (before[ci] ?? NO_LENGTHS).slice();
   lengths[ci] = copy;
   return copy;
 }
@@ -210,10 +205,10 @@ function withTail(
   userId: number,
   tail: RowTail | undefined,
 ): ReadonlyArray<ReadonlyArray<RowTail | undefined>> {
-  const ci = userId >>> TAIL_BITS;
-  if (tails[ci]?.[userId & TAIL_MASK] === tail) return tails;
+  const ci = userId >>> LEN_BITS;
+  if (tails[ci]?.[userId & LEN_MASK] === tail) return tails;
   const next = tails.slice();
-  ownTails(next, tails, ci)[userId & TAIL_MASK] = tail;
+  ownTails(next, tails, ci)[userId & LEN_MASK] = tail;
   return next;
 }
 

@@ -46,7 +46,7 @@ export class RowTail {
   append(length: number, id: number, flags: number): RowTail {
     if (length === this.frontier && length < ROW_CHUNK) {
       // Growing in place keeps the tail, so the table's map and tail index need no change: a new
-      // tail per growth copied a map path and an index chunk that lived long enough to be
+      // tail per growth copied a map path and a 64-user index chunk that lived long enough to be
       // promoted, and a large channel's sends grew dozens of tails each.
       if (length === this.ids.length) {
         const [ids, flagColumn] = columns(capacityFor(length));

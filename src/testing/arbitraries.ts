@@ -102,14 +102,21 @@ export function arbSnapshot(max: Partial<SnapshotShape> = {}): fc.Arbitrary<Real
         can_manage_group: setting(),
         can_mention_group: setting(),
       }));
-      const channels = Array.from({ length: nChannels }, (_, i) => ({
-        stream_id: i + 1,
-        name: `channel ${i + 1}`,
-        invite_only: r(3) === 0,
-        is_web_public: r(5) === 0,
-        can_remove_subscribers_group: setting(),
-        can_administer_channel_group: setting(),
-      }));
+      const channels = Array.from({ length: nChannels }, (_, i) => {
+        const inviteOnly = r(3) === 0;
+        // Drawn either way (the rest of the realm stays the same), kept only for a public channel:
+        // Zulip never has a private web-public channel that is not archived, and one made the
+        // register law fail (a subscriber gets `create` for a channel they could already see).
+        const webPublic = r(5) === 0;
+        return {
+          stream_id: i + 1,
+          name: `channel ${i + 1}`,
+          invite_only: inviteOnly,
+          is_web_public: webPublic && !inviteOnly,
+          can_remove_subscribers_group: setting(),
+          can_administer_channel_group: setting(),
+        };
+      });
       const subscriptions = channels.flatMap((c) =>
         someUsers().map((u) => ({
           user_id: u,

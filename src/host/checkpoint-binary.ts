@@ -21,7 +21,7 @@
 import { buildMessageStoreFromColumns, EMPTY_STORE } from '../core/messages/store';
 import type { MessageChunk, MessageEdits } from '../core/messages/store-types';
 import type { Reaction } from '../core/model/records';
-import { createRealm } from '../core/snapshot/create';
+import { createStoredRealm } from '../core/snapshot/create';
 import { snapshotRealm, type RealmSnapshot } from '../core/snapshot/export';
 import type { RealmState } from '../core/state';
 
@@ -29,7 +29,7 @@ const MAGIC2 = 0x4b435243; // "CRCK" read as a little-endian u32
 const MAGIC3 = 0x334b5243; // "CRK3"
 
 interface BinaryHeader {
-  /** The realm without its messages (checked by `createRealm` when read back). */
+  /** The realm without its messages (checked as a snapshot when read back). */
   readonly snapshot: Omit<RealmSnapshot, 'messages'>;
   readonly count: number;
   /** [interned id, exact topic name]: the ids the `topic` column uses. */
@@ -248,7 +248,7 @@ function decodeSections(payload: Uint8Array, from: number, end: number, header: 
     });
   }
   if (at !== end) throw new Error('the checkpoint has trailing bytes');
-  const base = createRealm({ ...header.snapshot, messages: [] });
+  const base = createStoredRealm({ ...header.snapshot, messages: [] });
   const messages = buildMessageStoreFromColumns(
     { ids, recipient, sender, timestamp, bits, content, topics, conversations },
     rows,

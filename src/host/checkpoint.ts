@@ -11,7 +11,7 @@
  * (immutable) realm of one version a slice at a time, yielding to the event loop between slices,
  * while later operations run; the store writes the pieces as they come.
  */
-import { parseRealm } from '../core/snapshot/create';
+import { parseStoredRealm } from '../core/snapshot/create';
 import type { RealmSnapshot } from '../core/snapshot/format';
 import type { RealmState } from '../core/state';
 import { decodeCheckpoint2, decodeCheckpoint3, encodeCheckpoint, isFormat3 } from './checkpoint-binary';
@@ -160,7 +160,7 @@ export function readCheckpoint(
     } catch (cause) {
       throw new CorruptStoreError(where, 'the checkpoint is not valid JSON', { cause });
     }
-    const parsed = parseRealm(snapshot);
+    const parsed = parseStoredRealm(snapshot);
     if (!parsed.ok)
       throw new CorruptStoreError(where, `the snapshot is invalid (${parsed.error.message})`, {
         cause: parsed.error,

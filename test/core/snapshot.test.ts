@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRealm, parseRealm } from '../../src/core/snapshot/create';
+import { createRealm, parseRealm, parseStoredRealm } from '../../src/core/snapshot/create';
 import type { RealmSnapshotInput } from '../../src/core/snapshot/format';
 import { snapshotRealm } from '../../src/core/snapshot/export';
 import { SnapshotError } from '../../src/core/snapshot/issues';
@@ -129,6 +129,21 @@ describe('SnapshotError', () => {
         'channels[2].can_add_subscribers_group.direct_members[1]: no user 99',
       ]),
     );
+  });
+
+  it('refuses an unarchived channel that is both private and web-public, and reads a stored one back', () => {
+    const s = base();
+    Object.assign(s['channels']![0]!, { invite_only: true, is_web_public: true });
+    Object.assign(s['channels']![1]!, { invite_only: true, is_web_public: true, is_archived: true });
+    const parsed = parseRealm(s);
+    expect(parsed.ok ? [] : parsed.error.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'channels[0].is_web_public: a channel cannot be both private (invite_only) and web-public unless it is archived',
+    ]);
+    // A store written before the rule holds such a realm: its checkpoint still reads back.
+    const stored = parseStoredRealm(s);
+    expect(
+      stored.ok && stored.state.channels.get(s['channels']![0]!['stream_id'] as number)?.is_web_public,
+    ).toBe(true);
   });
 
   it('says which part of a group-setting value is wrong, not just "Invalid input"', () => {

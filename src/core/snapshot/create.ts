@@ -47,6 +47,25 @@ export function createRealm(snapshot: RealmSnapshotInput, options: RealmOptions 
   return buildRealm(snapshot, options);
 }
 
+/**
+ * What the stores' checkpoints are read with: a realm this library stored is read back as it was,
+ * even where a snapshot given today would be refused (a rule added later must not make an
+ * acknowledged store unreadable).
+ */
+export interface BuildOptions extends RealmOptions {
+  readonly stored?: boolean;
+}
+
+/** `createRealm` for a realm read back from a store's checkpoint (`BuildOptions.stored`). */
+export function createStoredRealm(snapshot: RealmSnapshotInput): RealmState {
+  return buildRealm(snapshot, { stored: true });
+}
+
+/** `parseRealm` for a realm read back from a store's checkpoint (`BuildOptions.stored`). */
+export function parseStoredRealm(value: unknown): ParsedRealm {
+  return parseWith(value, { stored: true });
+}
+
 /** What `parseRealm` returns: the realm, or the `SnapshotError` listing every problem. */
 export type ParsedRealm =
   { readonly ok: true; readonly state: RealmState } | { readonly ok: false; readonly error: SnapshotError };
@@ -65,6 +84,10 @@ export type ParsedRealm =
  * ```
  */
 export function parseRealm(value: unknown, options: RealmOptions = {}): ParsedRealm {
+  return parseWith(value, options);
+}
+
+function parseWith(value: unknown, options: BuildOptions): ParsedRealm {
   try {
     return { ok: true, state: buildRealm(value, options) };
   } catch (error) {
@@ -73,7 +96,7 @@ export function parseRealm(value: unknown, options: RealmOptions = {}): ParsedRe
   }
 }
 
-function buildRealm(snapshot: unknown, options: RealmOptions): RealmState {
+function buildRealm(snapshot: unknown, options: BuildOptions): RealmState {
   const assembly = new RealmAssembly(snapshot, options);
   const rawMessages = isRecord(snapshot) ? snapshot['messages'] : undefined;
   if (Array.isArray(rawMessages))
@@ -102,7 +125,7 @@ export class RealmAssembly {
   private readonly loader: MessageLoader | undefined;
 
   /** `snapshot`: the document; its `messages` elements are ignored here (give them to `message`). */
-  constructor(snapshot: unknown, options: RealmOptions = {}) {
+  constructor(snapshot: unknown, options: BuildOptions = {}) {
     const { header } = this;
     checkJsonValues(snapshot, [], header, (p) => p.length === 2 && p[0] === 'messages');
     const notJson = header.items.map((i) => i.path);
@@ -208,11 +231,26 @@ function zodIssues(
   return out;
 }
 
+/**
+ * Zulip has no channel that is both private and web-public unless it is archived (unarchiving one
+ * makes it web-public no more); the events the engine sends for such a channel would be none of
+ * Zulip's, so a snapshot holding one is refused.
+ */
+function privateWebPublic(s: SnapshotInput, issues: IssueList): void {
+  (s.channels ?? []).forEach((c, i) => {
+    if (c.invite_only === true && c.is_web_public === true && c.is_archived !== true)
+      issues.add(
+        ['channels', i, 'is_web_public'],
+        'a channel cannot be both private (invite_only) and web-public unless it is archived',
+      );
+  });
+}
+
 /** Reads every section but the messages, each checking its references through the shared `Loader`. */
 function startBuild(
   s: SnapshotInput,
   issues: IssueList,
-  options: RealmOptions,
+  options: BuildOptions,
   refs: IssueList,
   failed: () => boolean,
 ): { build: (store: MessageStore) => RealmState; loader: MessageLoader } {
@@ -226,6 +264,7 @@ function startBuild(
   uniqueKeys(s.channel_folders ?? [], (f) => f.name, 'channel_folders', 'name', issues);
   const channelIds = uniqueIds(s.channels ?? [], (c) => c.stream_id, 'channels', 'stream_id', issues);
   uniqueKeys(s.channels ?? [], (c) => c.name.toLowerCase(), 'channels', 'name', issues);
+  if (options.stored !== true) privateWebPublic(s, issues);
   const loader = new Loader(issues, userIds, groupIds, channelIds, folderIds, systemIds);
 
   const realm = loadRealm(s, loader);

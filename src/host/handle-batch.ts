@@ -8,7 +8,11 @@
  * With a store whose appends cost no wait (`hurry`: the memory store) the turn is skipped while
  * requests come alone: when they come one client at a time, waiting a turn per batch only adds an
  * event-loop iteration to every request. A batch waits when the one before it held more than one
- * request (they are coming together), or when it grows during its turn; one batch in
+ * request (they are coming together), when it grows during its turn, or when more than one batch
+ * was opened in this turn of the event loop or the one before: a batch that skips its turn is run,
+ * committed and answered in microtasks, before the next connection's request of the same turn is
+ * even read, so requests that arrive together would otherwise each go alone, a batch (and a
+ * commit, and an answer) each, and never show as a batch of more than one. One batch in
  * `SAMPLE_EVERY` waits anyway, to notice when others start joining. "Held more than one" and not
  * only "grew during its turn": with fair scheduling a user's requests that arrive during the turn
  * wait in the user's queue, not in this batch, and go in together as the next group (one batch,
@@ -43,6 +47,9 @@ export class Batches<R> {
   /** Whether the last batch held one request and its turn, if waited for, brought none (`hurry`); batches since a turn. */
   private turnIdle = false;
   private sinceSample = 0;
+  /** Batches opened in this turn of the event loop, and in the last turn that opened any (`hurry`). */
+  private openedThisTurn = 0;
+  private openedLastTurn = 0;
 
   constructor(
     private readonly queue: TaskQueue,
@@ -82,9 +89,21 @@ export class Batches<R> {
     this.open = undefined;
   }
 
+  /** The turn in which batches were opened is over (`hurry`). */
+  private turnEnded(): void {
+    this.openedLastTurn = this.openedThisTurn;
+    this.openedThisTurn = 0;
+  }
+
   /** Lets requests that arrive in the next turn join `batch` (see the top of this file). */
   private async gather(batch: readonly BatchEntry<R>[]): Promise<void> {
-    if (this.hurry && this.turnIdle && ++this.sinceSample < SAMPLE_EVERY) {
+    if (
+      this.hurry &&
+      this.turnIdle &&
+      this.openedThisTurn <= 1 &&
+      this.openedLastTurn <= 1 &&
+      ++this.sinceSample < SAMPLE_EVERY
+    ) {
       this.turnIdle = batch.length <= 1;
       return;
     }
@@ -97,6 +116,7 @@ export class Batches<R> {
   private start(): BatchEntry<R>[] {
     const batch: BatchEntry<R>[] = [];
     this.open = batch;
+    if (this.hurry && this.openedThisTurn++ === 0) void nextTurn().then(() => this.turnEnded());
     this.queue
       .enqueue(async () => {
         if (this.maxBatch > 1) await this.gather(batch);

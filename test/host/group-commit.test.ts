@@ -195,6 +195,36 @@ describe('group commit', () => {
     expect(h.state.users.get(cast.hamlet)!.full_name).toMatch(/abcdefghij$/);
   });
 
+  it('on the memory store, requests read in one turn of the event loop go in together; one that comes alone waits for nothing', async () => {
+    const inner = memoryStore();
+    const sizes: number[] = [];
+    const store: RealmStore = {
+      ...inner,
+      appendBatch: (changes, expected) => (sizes.push(changes.length), inner.appendBatch(changes, expected)),
+    };
+    const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS });
+    // A lone request, then another a turn later: each its own batch.
+    await h.run(appendMark, hamlet, { mark: 'a' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await h.run(appendMark, hamlet, { mark: 'b' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sizes).toEqual([1, 1]);
+    // Eight requests as connections' requests are read: each in its own callback of one turn,
+    // the microtasks of the one before run in between (so the first is answered before the second
+    // is even made). The first goes alone; the second sees that they come together and waits a turn.
+    const runs = await new Promise<Array<Promise<unknown>>>((resolve) => {
+      const made: Array<Promise<unknown>> = [];
+      for (const mark of 'cdefghij')
+        setImmediate(() => {
+          made.push(h.run(appendMark, hamlet, { mark }));
+          if (made.length === 8) resolve(made);
+        });
+    });
+    await Promise.all(runs);
+    expect(sizes).toEqual([1, 1, 1, 7]);
+    expect(h.state.users.get(cast.hamlet)!.full_name).toMatch(/abcdefghij$/);
+  });
+
   it("with writeLock 'always', appends holding the store's write lock, never takes it for reads, and refuses the batch when it cannot be taken", async () => {
     const inner = memoryStore();
     const log: string[] = [];

@@ -6,6 +6,7 @@ import { findMentions, mayMention, type Mentions } from '../../core/messages/men
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
 import { decode, locateMessage } from '../../core/messages/store';
+import type { MessageStore } from '../../core/messages/store-types';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
 import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
@@ -53,6 +54,9 @@ export interface DeliverOptions {
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 const NO_USERS: ReadonlySet<number> = new Set();
+
+/** A channel message's `participants` (read only for direct messages): one list for every send. */
+const NO_PARTICIPANTS: readonly number[] = Object.freeze([]);
 
 const NO_MENTIONS: Mentions = {
   userIds: NO_USERS,
@@ -159,7 +163,7 @@ export function deliverMessage(
       content,
       streamId: isStream ? target.channel.stream_id : null,
       topic: isStream ? target.topic : '',
-      participants: isStream ? [] : target.participants,
+      participants: isStream ? NO_PARTICIPANTS : target.participants,
     },
     rows,
   );
@@ -524,12 +528,29 @@ function recentlyActiveBefore(state: RealmState, streamId: number, now: number):
   // The last id alone: the list's chunks are put together only when read.
   const lastId = list === undefined ? undefined : lastIdOf(list);
   if (lastId === undefined) return false;
-  const at = locateMessage(state.messages, lastId);
-  if (at !== undefined && at.chunk.timestamp[at.index]! >= now - 180 * 86400) return true;
+  if (timestampOf(state.messages, lastId) >= now - 180 * 86400) return true;
   return isRecentlyActive(state, streamId, now);
+}
+
+const LINK = /\bhttps?:\/\/|\bmailto:/i;
+
+/**
+ * The timestamp of message `lastId`, or -Infinity when it is not stored. The channel's newest
+ * message is usually the store's newest (the previous send): looked at first, before a search
+ * over every chunk.
+ */
+function timestampOf(store: MessageStore, lastId: number): number {
+  const last = store.chunks[store.chunks.length - 1];
+  if (last !== undefined) {
+    const n = last.ids.length;
+    if (n > 0 && last.ids[n - 1] === lastId) return last.timestamp[n - 1]!;
+  }
+  const at = locateMessage(store, lastId);
+  return at === undefined ? -Infinity : at.chunk.timestamp[at.index]!;
 }
 
 /** `has_link` from the content (Zulip sets it when rendering finds a link). */
 function linkBits(content: string): number {
-  return /\bhttps?:\/\/|\bmailto:/i.test(content) ? MESSAGE_BITS.has_link : 0;
+  // Both forms have a colon: most messages have none, and skip the case-insensitive search.
+  return content.includes(':') && LINK.test(content) ? MESSAGE_BITS.has_link : 0;
 }

@@ -230,7 +230,8 @@ export function parseParams(
   for (const _key in input) keys++;
   if (!distinct || keys !== found)
     for (const key in input)
-      if (Object.hasOwn(input, key) && !known.has(key) && !pathParams.includes(key)) (ignored ??= []).push(key);
+      if (Object.hasOwn(input, key) && !known.has(key) && !pathParams.includes(key))
+        (ignored ??= []).push(key);
   return { ok: true, values, ignored: ignored === undefined ? NOTHING_IGNORED : ignored.sort() };
 }
 

@@ -11,7 +11,29 @@ function withRows(names: readonly string[]): RealmState {
 
 // ASCII letters and punctuation next to letters' case boundaries, and characters whose lower case
 // differs in length or is ASCII (İ, the Kelvin sign), or depends on its place (Σ).
-const chars = ['a', 'A', 'z', 'Z', '@', '[', '`', '{', ' ', '1', 'İ', 'i', 'I', 'K', 'k', 'Σ', 'σ', 'ς', 'ß', 'é', 'É'];
+const chars = [
+  'a',
+  'A',
+  'z',
+  'Z',
+  '@',
+  '[',
+  '`',
+  '{',
+  ' ',
+  '1',
+  'İ',
+  'i',
+  'I',
+  'K',
+  'k',
+  'Σ',
+  'σ',
+  'ς',
+  'ß',
+  'é',
+  'É',
+];
 const topic = fc.array(fc.constantFrom(...chars), { maxLength: 5 }).map((cs) => cs.join(''));
 
 describe('topicPolicy matches topics as their lower case does', () => {

@@ -1,3 +1,4 @@
+import type { Effect } from '../../core/effects';
 import { zulipError } from '../../core/errors';
 import { to, type AddressedEvent, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
@@ -54,6 +55,9 @@ export interface DeliverOptions {
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 const NO_USERS: ReadonlySet<number> = new Set();
+
+/** A send's effects: none, one frozen list for every send. */
+const NO_EFFECTS: readonly Effect[] = Object.freeze([]);
 
 /** A channel message's `participants` (read only for direct messages): one list for every send. */
 const NO_PARTICIPANTS: readonly number[] = Object.freeze([]);
@@ -125,18 +129,21 @@ export function deliverMessage(
   // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`). Two
   // parallel columns and no object per recipient: a large channel's send is a few passes over them.
   let bots: number[] | undefined;
-  for (const id of mentioned) {
-    const u = state.users.get(id);
-    if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT && ascendingIndexOf(recipients, id) < 0)
-      (bots ??= []).push(id);
-  }
+  // (Loops over `mentioned` are skipped when it is empty, most sends: each made a set iterator.)
+  if (mentioned.size > 0)
+    for (const id of mentioned) {
+      const u = state.users.get(id);
+      if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT && ascendingIndexOf(recipients, id) < 0)
+        (bots ??= []).push(id);
+    }
   const eligible: readonly number[] = bots === undefined ? recipients : [...recipients, ...bots];
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
   const flags = flagScratch(eligible.length, base);
   const at = recipients.length;
   if (opts.readBySender) markFlag(flags, eligible, at, sender.user_id, FLAG_BITS.read);
-  for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
+  if (mentioned.size > 0)
+    for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
   if (mentions.topicWildcard)
     for (const userId of participants)
       markFlag(flags, eligible, at, userId, FLAG_BITS.topic_wildcard_mentioned);
@@ -268,7 +275,7 @@ export function deliverMessage(
       rows,
       opts,
     ),
-    effects: [],
+    effects: NO_EFFECTS,
   };
 }
 

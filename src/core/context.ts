@@ -93,16 +93,18 @@ export function seededRandom(seed: number): RandomSource {
 }
 
 export function resolveContext(ctx: OpContext | undefined, stateNow: number | null): ResolvedContext {
-  return {
-    now: ctx?.now ?? stateNow ?? 0,
-    random: ctx?.random ?? cryptoRandom,
-    ...(ctx?.passwords ? { passwords: ctx.passwords } : {}),
-    deleteTopic: {
-      batchSize: ctx?.deleteTopic?.batchSize ?? 100,
-      maxBatches: ctx?.deleteTopic?.maxBatches ?? Number.POSITIVE_INFINITY,
-    },
-    presence: ctx?.presence ?? EMPTY_PRESENCE,
+  const now = ctx?.now ?? stateNow ?? 0;
+  const random = ctx?.random ?? cryptoRandom;
+  const deleteTopic = {
+    batchSize: ctx?.deleteTopic?.batchSize ?? 100,
+    maxBatches: ctx?.deleteTopic?.maxBatches ?? Number.POSITIVE_INFINITY,
   };
+  const presence = ctx?.presence ?? EMPTY_PRESENCE;
+  // Two literals, not a spread of an optional part: every operation resolves its context, and a
+  // literal with a spread is built by V8's generic copy. Keys in the order they always had.
+  return ctx?.passwords
+    ? { now, random, passwords: ctx.passwords, deleteTopic, presence }
+    : { now, random, deleteTopic, presence };
 }
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -157,7 +157,10 @@ export function parseParams(
   pathParams: readonly string[] = [],
 ): ParseResult {
   const values: Record<string, unknown> = {};
-  const { known, plain, pipes, ints } = specInfo(specs);
+  const { known, distinct, plain, pipes, ints } = specInfo(specs);
+  // Input keys that named a spec (by name or alias, a value given): when they are all of the
+  // input's keys, nothing is ignored and the keys need no lookup (the usual request).
+  let found = 0;
   for (let k = 0; k < specs.length; k++) {
     const spec = specs[k]!;
     let name = spec.name;
@@ -174,6 +177,7 @@ export function parseParams(
       if (spec.required) return fail(errors.missingArgument(spec.name));
       continue;
     }
+    found++;
     // A string for a bare `z.string()` is its own parse: zod's machinery skipped.
     if (typeof raw === 'string') {
       if (plain[k] === true) {
@@ -221,8 +225,13 @@ export function parseParams(
   }
   // Most requests ignore nothing: one shared, frozen empty list, and no array of the input's keys.
   let ignored: string[] | undefined;
-  for (const key in input)
-    if (Object.hasOwn(input, key) && !known.has(key) && !pathParams.includes(key)) (ignored ??= []).push(key);
+  let keys = 0;
+  // Every enumerable key, inherited ones too: any key not among the `found` ones is looked at below.
+  for (const _key in input) keys++;
+  if (!distinct || keys !== found)
+    for (const key in input)
+      if (Object.hasOwn(input, key) && !known.has(key) && !pathParams.includes(key))
+        (ignored ??= []).push(key);
   return { ok: true, values, ignored: ignored === undefined ? NOTHING_IGNORED : ignored.sort() };
 }
 
@@ -239,6 +248,8 @@ const transformPayload: z.core.ParsePayload<unknown> = { value: undefined, issue
 interface SpecInfo {
   /** Every name and alias of the specs: the parameters that are not ignored. */
   readonly known: ReadonlySet<string>;
+  /** No name or alias is another spec's: each found key is a different key of the input. */
+  readonly distinct: boolean;
   /** By spec: its schema is a bare `z.string()` (no checks), whose parse of a string is the string. */
   readonly plain: readonly boolean[];
   /**
@@ -287,9 +298,14 @@ function specInfo(specs: readonly ParamSpec[]): SpecInfo {
   let info = specInfos.get(specs);
   if (info === undefined) {
     const known = new Set<string>();
+    let names = 0;
     for (const spec of specs) {
       known.add(spec.name);
-      if (spec.alias !== undefined) known.add(spec.alias);
+      names++;
+      if (spec.alias !== undefined) {
+        known.add(spec.alias);
+        names++;
+      }
     }
     const plain = specs.map((spec) => {
       const def: z.core.$ZodTypeDef = spec.schema._zod.def;
@@ -297,7 +313,13 @@ function specInfo(specs: readonly ParamSpec[]): SpecInfo {
     });
     specInfos.set(
       specs,
-      (info = { known, plain, pipes: specs.map(pipeTransform), ints: specs.map(takesInt) }),
+      (info = {
+        known,
+        distinct: known.size === names,
+        plain,
+        pipes: specs.map(pipeTransform),
+        ints: specs.map(takesInt),
+      }),
     );
   }
   return info;

@@ -25,12 +25,39 @@ export function topicPolicy(state: RealmState, userId: number, streamId: number,
   const rows = state.userTopics.get(userId);
   // Most senders have no topic rows: nothing to fold the topic for.
   if (rows === undefined || rows.length === 0) return 0;
-  // A loop, not `find` with a closure, and the topic folded only when a row of the channel is met.
-  let folded: string | undefined;
+  // A loop, not `find` with a closure; topics compared without folding them when ASCII (a sender
+  // who follows several topics of the channel folded each of them on every send).
   for (const row of rows)
-    if (row.stream_id === streamId && foldUserTopic(row.topic_name) === (folded ??= foldUserTopic(topic)))
-      return row.visibility_policy;
+    if (row.stream_id === streamId && foldsEqual(row.topic_name, topic)) return row.visibility_policy;
   return 0;
+}
+
+/**
+ * `foldUserTopic(a) === foldUserTopic(b)`, without building either fold while both are ASCII (an
+ * ASCII letter folds to one letter, anything else ASCII to itself); any other character (whose
+ * fold may differ in length, or be ASCII: the Kelvin sign is `k`) decides by folding.
+ */
+function foldsEqual(a: string, b: string): boolean {
+  if (a === b) return true;
+  const n = a.length;
+  if (n !== b.length) return !(isAscii(a) && isAscii(b)) && foldUserTopic(a) === foldUserTopic(b);
+  // From the end: topics of a channel often differ only there ("lunch 1", "lunch 2"). Each
+  // character folds to as many code units in both strings wherever it is, so a difference at the
+  // same distance from either end is a difference of the folds.
+  for (let i = n - 1; i >= 0; i--) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if ((x | y) >= 0x80) return foldUserTopic(a) === foldUserTopic(b);
+    const lx = x | 0x20;
+    if (lx !== (y | 0x20) || lx < 0x61 || lx > 0x7a) return false;
+  }
+  return true;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
 }
 
 /** `can_access_stream_history`. */

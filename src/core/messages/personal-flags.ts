@@ -41,13 +41,14 @@ export function addPersonalFlags(
   const n = userIds.length;
   const { mutedUsers, alertWords } = state;
   const read = FLAG_BITS.read;
-  if (mutedUsers.size <= n) {
+  // An empty map (most realms mute no one) is not iterated: its iterator alone is two generators.
+  if (mutedUsers.size > 0 && mutedUsers.size <= n) {
     for (const [userId, muted] of mutedUsers) {
       if (!mutes(userId, muted, senderId)) continue;
       const k = indexOf(userIds, userId);
       if (k >= 0) flags[k] = flags[k]! | read;
     }
-  } else {
+  } else if (mutedUsers.size > n) {
     for (let k = 0; k < n; k++) {
       const muted = mutedUsers.get(userIds[k]!);
       if (muted !== undefined && mutes(userIds[k]!, muted, senderId)) flags[k] = flags[k]! | read;

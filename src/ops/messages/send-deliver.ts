@@ -1,3 +1,4 @@
+import type { Effect } from '../../core/effects';
 import { zulipError } from '../../core/errors';
 import { to, type AddressedEvent, type ZulipEvent } from '../../core/events';
 import { FLAG_BITS, MESSAGE_BITS } from '../../core/messages/flags';
@@ -6,6 +7,7 @@ import { findMentions, mayMention, type Mentions } from '../../core/messages/men
 import { topicMessageIds } from '../../core/messages/query';
 import { getRowFlags } from '../../core/messages/rows';
 import { decode, locateMessage } from '../../core/messages/store';
+import type { MessageStore } from '../../core/messages/store-types';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
 import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
@@ -53,6 +55,12 @@ export interface DeliverOptions {
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 const NO_USERS: ReadonlySet<number> = new Set();
+
+/** A send's effects: none, one frozen list for every send. */
+const NO_EFFECTS: readonly Effect[] = Object.freeze([]);
+
+/** A channel message's `participants` (read only for direct messages): one list for every send. */
+const NO_PARTICIPANTS: readonly number[] = Object.freeze([]);
 
 const NO_MENTIONS: Mentions = {
   userIds: NO_USERS,
@@ -121,18 +129,21 @@ export function deliverMessage(
   // UserMessage rows: the recipients, plus mentioned default bots (`um_eligible_user_ids`). Two
   // parallel columns and no object per recipient: a large channel's send is a few passes over them.
   let bots: number[] | undefined;
-  for (const id of mentioned) {
-    const u = state.users.get(id);
-    if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT && ascendingIndexOf(recipients, id) < 0)
-      (bots ??= []).push(id);
-  }
+  // (Loops over `mentioned` are skipped when it is empty, most sends: each made a set iterator.)
+  if (mentioned.size > 0)
+    for (const id of mentioned) {
+      const u = state.users.get(id);
+      if (u?.is_active && u.is_bot && u.bot_type === DEFAULT_BOT && ascendingIndexOf(recipients, id) < 0)
+        (bots ??= []).push(id);
+    }
   const eligible: readonly number[] = bots === undefined ? recipients : [...recipients, ...bots];
   let base = mentions.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0;
   if (!isStream) base |= FLAG_BITS.is_private;
   const flags = flagScratch(eligible.length, base);
   const at = recipients.length;
   if (opts.readBySender) markFlag(flags, eligible, at, sender.user_id, FLAG_BITS.read);
-  for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
+  if (mentioned.size > 0)
+    for (const userId of mentioned) markFlag(flags, eligible, at, userId, FLAG_BITS.mentioned);
   if (mentions.topicWildcard)
     for (const userId of participants)
       markFlag(flags, eligible, at, userId, FLAG_BITS.topic_wildcard_mentioned);
@@ -159,7 +170,7 @@ export function deliverMessage(
       content,
       streamId: isStream ? target.channel.stream_id : null,
       topic: isStream ? target.topic : '',
-      participants: isStream ? [] : target.participants,
+      participants: isStream ? NO_PARTICIPANTS : target.participants,
     },
     rows,
   );
@@ -264,7 +275,7 @@ export function deliverMessage(
       rows,
       opts,
     ),
-    effects: [],
+    effects: NO_EFFECTS,
   };
 }
 
@@ -524,12 +535,29 @@ function recentlyActiveBefore(state: RealmState, streamId: number, now: number):
   // The last id alone: the list's chunks are put together only when read.
   const lastId = list === undefined ? undefined : lastIdOf(list);
   if (lastId === undefined) return false;
-  const at = locateMessage(state.messages, lastId);
-  if (at !== undefined && at.chunk.timestamp[at.index]! >= now - 180 * 86400) return true;
+  if (timestampOf(state.messages, lastId) >= now - 180 * 86400) return true;
   return isRecentlyActive(state, streamId, now);
+}
+
+const LINK = /\bhttps?:\/\/|\bmailto:/i;
+
+/**
+ * The timestamp of message `lastId`, or -Infinity when it is not stored. The channel's newest
+ * message is usually the store's newest (the previous send): looked at first, before a search
+ * over every chunk.
+ */
+function timestampOf(store: MessageStore, lastId: number): number {
+  const last = store.chunks[store.chunks.length - 1];
+  if (last !== undefined) {
+    const n = last.ids.length;
+    if (n > 0 && last.ids[n - 1] === lastId) return last.timestamp[n - 1]!;
+  }
+  const at = locateMessage(store, lastId);
+  return at === undefined ? -Infinity : at.chunk.timestamp[at.index]!;
 }
 
 /** `has_link` from the content (Zulip sets it when rendering finds a link). */
 function linkBits(content: string): number {
-  return /\bhttps?:\/\/|\bmailto:/i.test(content) ? MESSAGE_BITS.has_link : 0;
+  // Both forms have a colon: most messages have none, and skip the case-insensitive search.
+  return content.includes(':') && LINK.test(content) ? MESSAGE_BITS.has_link : 0;
 }

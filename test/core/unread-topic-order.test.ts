@@ -61,6 +61,46 @@ describe('unread_msgs topic order and grouping', () => {
     ]);
   });
 
+  it('orders upper-case spellings as their lower-cased forms, ASCII or not', () => {
+    // The sort folds ASCII letters unit by unit and lower-cases whole strings only past a non-ASCII
+    // unit: 'Z' must follow '[' and '_' (as 'z' does), a difference after a shared non-ASCII
+    // prefix or inside the first three units must still decide, and expanding lower-casings
+    // ('İ' → 'i̇') and final sigmas must order as the whole lower-cased strings do.
+    const topics = [
+      'Zebra',
+      '[x',
+      '_y',
+      'apple',
+      'APPLE PIE',
+      'Ab',
+      'aC',
+      'CAFÉ B',
+      'café a',
+      'Café',
+      'İstanbul',
+      'istanbul',
+      'ΟΔΟΣ',
+      'οδοσ x',
+      'ÀB',
+      'àa',
+      'Ω',
+      'ω1',
+      '\u00c5x',
+      'Å',
+    ];
+    const state = sendAll(topics.map((t) => [1, t] as const));
+    const listed = unreadMsgs(state, cast.hamlet, true).streams.filter((s) => s.stream_id === 1);
+    const mine = listed.filter((s) => topics.includes(s.topic)).map((s) => s.topic);
+    const codePoints = (s: string): number[] => [...s.toLowerCase()].map((c) => c.codePointAt(0)!);
+    const byFolded = (a: string, b: string): number => {
+      const [x, y] = [codePoints(a), codePoints(b)];
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+      return x.length - y.length;
+    };
+    expect(new Set(topics.map((t) => t.toLowerCase())).size).toBe(topics.length);
+    expect(mine).toEqual([...topics].sort(byFolded));
+  });
+
   it('groups topics differing only in case under the oldest spelling, per channel', () => {
     const state = sendAll([
       [1, 'Lunch'],

@@ -5,7 +5,7 @@ import { everyRowHas } from '../messages/row-summary';
 import { conversationParticipants, nameOf } from '../messages/interner';
 import type { UserRows } from '../messages/rows';
 import { mutedByPolicy, policyAmong } from '../messages/unread-muting';
-import type { UserTopic } from '../model/records';
+import { VisibilityPolicy, type UserTopic } from '../model/records';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../model/realm';
 import type { RealmState } from '../state';
 
@@ -32,43 +32,38 @@ interface ChannelEntry {
   last: number;
   /** How many buckets it has. */
   count: number;
-  /** Its buckets by folded topic (made when it gets a second one). */
-  byKey: Map<string, number> | undefined;
+  /** Without `empty_topic_name`: the bucket the empty topic shares with its display name (-1: none yet). */
+  display: number;
 }
 
 /**
- * The (channel, folded topic) buckets, numbered in the order met: each one's channel, topic and the
- * channel's previous bucket, in columns and not an object per bucket (and a list of them per
- * channel), which were a fifth of what `unread_msgs` allocated besides its answer.
+ * The (channel, folded topic) buckets, numbered in the order met: each one's channel, the topic id
+ * of its oldest row (its spelling), its folded topic id and the channel's previous bucket, in
+ * columns and not an object per bucket (and a list of them per channel), which were a fifth of
+ * what `unread_msgs` allocated besides its answer.
  */
 class Buckets {
   readonly stream: Int32Array;
   readonly prior: Int32Array;
   /** How many rows each bucket has (counted by the row loop). */
   readonly rows: Int32Array;
-  /** Each folded topic's first three units as one number that orders as the strings do (see `sortByTopic`). */
-  readonly head: Float64Array;
-  /** The topic as the bucket's oldest row spells it. */
-  readonly topic: string[] = [];
-  /** The topic lower-cased: what Zulip groups and sorts by. */
-  readonly key: string[] = [];
+  /** The topic id of the bucket's oldest row: the answer spells the bucket so. */
+  readonly topic: Int32Array;
   size = 0;
 
   /** Room for `capacity` buckets: at most one per unread row, so the columns never grow. */
   constructor(capacity: number) {
     this.stream = new Int32Array(capacity);
     this.prior = new Int32Array(capacity);
-    this.head = new Float64Array(capacity);
     this.rows = new Int32Array(capacity);
+    this.topic = new Int32Array(capacity);
   }
 
-  add(channel: ChannelEntry, streamId: number, topic: string, key: string): number {
+  add(channel: ChannelEntry, streamId: number, topicId: number): number {
     const b = this.size++;
     this.stream[b] = streamId;
     this.prior[b] = channel.last;
-    this.head[b] = headOf(key);
-    this.topic.push(topic);
-    this.key.push(key);
+    this.topic[b] = topicId;
     channel.last = b;
     channel.count++;
     return b;
@@ -76,15 +71,18 @@ class Buckets {
 }
 
 /**
- * The (channel, topic id) pairs met among the unread rows, in parallel typed arrays indexed by entry
- * number: an entry's channel, its bucket (-1 when the user left the channel: Zulip's inactive
- * recipient, whose unreads are not listed), its muting, and the next entry with the same topic id in
- * another channel. Typed arrays and not an object per entry: the row loop reads an entry per row,
- * and chasing thousands of small heap objects (entry, then bucket) was most of its time.
+ * The (channel, folded topic id) pairs met among the unread rows, in parallel typed arrays indexed
+ * by entry number: an entry's channel, its bucket (-1 when the user left the channel: Zulip's
+ * inactive recipient, whose unreads are not listed), its muting, and the next entry with the same
+ * folded topic in another channel. Typed arrays and not an object per entry: the row loop reads an
+ * entry per row, and chasing thousands of small heap objects (entry, then bucket) was most of its
+ * time. Keyed by the store's folded topic id (the `topicKey` column), so every spelling of a topic
+ * in a channel is one entry and one bucket, with no string lower-cased, hashed or compared per
+ * entry (topic settings compare case-insensitively, so one muting holds for every spelling).
  *
- * Topic id → first entry is a plain array indexed by topic id when the rows are many against the
- * realm's topics (one load per row), a `Map` otherwise (a user with few unreads allocates nothing in
- * proportion to the realm's topics).
+ * Folded topic id → first entry is a plain array indexed by that id when the rows are many against
+ * the realm's topics (one load per row), a `Map` otherwise (a user with few unreads allocates
+ * nothing in proportion to the realm's topics).
  */
 class Entries {
   readonly dense: Int32Array | undefined;
@@ -99,29 +97,31 @@ class Entries {
    * Room for `rows` entries (at most one per unread row): the columns never grow, so the row loop
    * keeps them in locals.
    */
-  constructor(topicIds: number, rows: number) {
-    this.dense = topicIds <= 4 * rows ? new Int32Array(topicIds).fill(-1) : undefined;
+  constructor(topicKeys: number, rows: number) {
+    this.dense = topicKeys <= 4 * rows ? new Int32Array(topicKeys).fill(-1) : undefined;
     this.stream = new Int32Array(rows);
     this.bucket = new Int32Array(rows);
     this.muted = new Uint8Array(rows);
     this.next = new Int32Array(rows);
   }
 
-  /** The first entry of a topic id, or -1. */
-  first(topicId: number): number {
+  /** The first entry of a folded topic id, or -1. */
+  first(topicKey: number): number {
     const dense = this.dense;
-    return dense !== undefined && topicId < dense.length ? dense[topicId]! : (this.sparse.get(topicId) ?? -1);
+    return dense !== undefined && topicKey < dense.length
+      ? dense[topicKey]!
+      : (this.sparse.get(topicKey) ?? -1);
   }
 
-  /** A new entry, put ahead of the topic id's entries in other channels. */
-  add(streamId: number, topicId: number, bucket: number, muted: boolean): number {
+  /** A new entry, put ahead of the folded topic's entries in other channels. */
+  add(streamId: number, topicKey: number, bucket: number, muted: boolean): number {
     const e = this.size++;
     this.stream[e] = streamId;
     this.bucket[e] = bucket;
     this.muted[e] = muted ? 1 : 0;
-    this.next[e] = this.first(topicId);
-    if (this.dense !== undefined && topicId < this.dense.length) this.dense[topicId] = e;
-    else this.sparse.set(topicId, e);
+    this.next[e] = this.first(topicKey);
+    if (this.dense !== undefined && topicKey < this.dense.length) this.dense[topicKey] = e;
+    else this.sparse.set(topicKey, e);
     return e;
   }
 }
@@ -140,18 +140,20 @@ const WILDCARD = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_
  */
 export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: boolean): UnreadMsgs {
   const { ids: unreadIds, bits: unreadBits, missing } = newestUnread(state.messages.rows.get(userId));
-  const topics = state.messages.topics;
-  // Entries are found by interned topic id, one map lookup per row (no string key per row). An id
-  // names one exact topic; the first time one is met, it joins the bucket of its lower-cased form
-  // in the channel (Zulip groups unreads case-insensitively). Without `empty_topic_name` the empty
-  // topic is named by its display name first, so it shares the bucket of a topic of that name.
+  const folded = state.messages.foldedTopics;
+  // Entries are found by folded topic id (the store's `topicKey` column), one load per row and no
+  // string per row or per entry: Zulip groups unreads case-insensitively, so a folded topic in a
+  // channel is one bucket. Without `empty_topic_name` the empty topic is named by its display
+  // name, so it shares the bucket of a topic of that name (the one exception, see `newTopicEntry`).
   const walk: RowWalk = {
     state,
     userId,
-    entries: new Entries(topics.names.maxKey() + 1, unreadIds.length),
+    entries: new Entries(folded.names.maxKey() + 1, unreadIds.length),
     channels: new Map(),
     myTopics: state.userTopics.get(userId) ?? [],
     emptyAsDisplay: !emptyTopicName,
+    emptyKey: folded.ids.get('') ?? -1,
+    displayKey: folded.ids.get(DISPLAY_KEY) ?? -1,
     buckets: new Buckets(unreadIds.length),
     pms: new Map(),
     huddles: new Map(),
@@ -167,7 +169,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     pms: [...walk.pms.entries()]
       .sort(byKey)
       .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-    streams: streamBuckets(walk.channels, walk.buckets, unreadIds, walk.rowBucket),
+    streams: streamBuckets(walk, unreadIds),
     huddles: [...walk.huddles.entries()]
       .sort(byKey)
       .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
@@ -176,6 +178,9 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     old_unreads_missing: missing,
   };
 }
+
+/** The empty topic's display name lower-cased: its bucket's key without `empty_topic_name`. */
+const DISPLAY_KEY = EMPTY_TOPIC_DISPLAY_NAME.toLowerCase();
 
 /** What the row walk reads and fills: the realm and user, the entries and buckets met, the DM lists. */
 interface RowWalk extends EntryContext {
@@ -234,10 +239,10 @@ function walkRows(walk: RowWalk, unreadIds: Int32Array, unreadBits: Uint16Array)
     const recipient = chunk.recipient[index]!;
     let muted = false;
     if (recipient > 0) {
-      const topicId = chunk.topic[index]!;
-      let e = dense !== undefined && topicId < dense.length ? dense[topicId]! : entries.first(topicId);
+      const topicKey = chunk.topicKey[index]!;
+      let e = dense !== undefined && topicKey < dense.length ? dense[topicKey]! : entries.first(topicKey);
       while (e >= 0 && eStream[e] !== recipient) e = eNext[e]!;
-      if (e < 0) e = newTopicEntry(state, walk.userId, recipient, topicId, walk);
+      if (e < 0) e = newTopicEntry(state, walk.userId, recipient, topicKey, chunk.topic[index]!, walk);
       const bucket = eBucket[e]!;
       if (bucket < 0) continue;
       muted = eMuted[e] === 1;
@@ -278,22 +283,27 @@ interface EntryContext {
   readonly myTopics: readonly UserTopic[];
   /** Without `empty_topic_name`: the empty topic is listed under its display name. */
   readonly emptyAsDisplay: boolean;
+  /** The folded ids of the empty topic and of its display name (-1: not in the store). */
+  readonly emptyKey: number;
+  readonly displayKey: number;
   readonly buckets: Buckets;
 }
 
 /**
- * The entry of a (channel, topic id) met for the first time: the channel's subscription and the
- * user's topic settings are read once per channel, muting once per exact topic (`isUnreadMuted`'s
- * rule, on the stored topic; topic settings match case-insensitively, so every spelling in a
- * bucket mutes alike). Its bucket is the channel's bucket of the same lower-cased topic, or a new
- * one spelled as this topic (rows come oldest first, as Zulip's aggregation meets them).
+ * The entry of a (channel, folded topic) met for the first time: the channel's subscription and
+ * the user's topic settings are read once per channel, muting once per entry (`isUnreadMuted`'s
+ * rule; topic settings match case-insensitively, so every spelling in a bucket mutes alike, and the
+ * topic's name is read only when the user has settings in the channel). Its bucket is new, spelled
+ * as this row's topic (rows come oldest first, as Zulip's aggregation meets them), except that
+ * without `empty_topic_name` the empty topic and its display name share one, whichever came first.
  */
 function newTopicEntry(
   state: RealmState,
   userId: number,
   streamId: number,
+  topicKey: number,
   topicId: number,
-  { entries, channels, myTopics, emptyAsDisplay, buckets }: EntryContext,
+  { entries, channels, myTopics, emptyAsDisplay, emptyKey, displayKey, buckets }: EntryContext,
 ): number {
   let channel = channels.get(streamId);
   if (channel === undefined) {
@@ -304,52 +314,52 @@ function newTopicEntry(
       policies: myTopics.filter((t) => t.stream_id === streamId),
       last: -1,
       count: 0,
-      byKey: undefined,
+      display: -1,
     };
     channels.set(streamId, channel);
   }
-  if (channel.left) return entries.add(streamId, topicId, -1, false);
-  const name = nameOf(state.messages.topics, topicId);
-  const muted = mutedByPolicy(channel.muted, policyAmong(channel.policies, streamId, name));
-  const topic = emptyAsDisplay && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name;
-  const key = topic.toLowerCase();
-  let bucket: number | undefined;
-  if (channel.count === 1) {
-    if (buckets.key[channel.last] === key) bucket = channel.last;
-  } else if (channel.count > 1) bucket = channel.byKey!.get(key);
-  if (bucket === undefined) {
-    // Most channels have one bucket: its map is made when a second one comes.
-    if (channel.count === 1) channel.byKey = new Map([[buckets.key[channel.last]!, channel.last]]);
-    bucket = buckets.add(channel, streamId, topic, key);
-    channel.byKey?.set(key, bucket);
-  }
-  return entries.add(streamId, topicId, bucket, muted);
+  if (channel.left) return entries.add(streamId, topicKey, -1, false);
+  const policy =
+    channel.policies.length === 0
+      ? VisibilityPolicy.inherit
+      : policyAmong(channel.policies, streamId, nameOf(state.messages.topics, topicId));
+  const muted = mutedByPolicy(channel.muted, policy);
+  let bucket: number;
+  if (emptyAsDisplay && (topicKey === emptyKey || topicKey === displayKey)) {
+    if (channel.display < 0) channel.display = buckets.add(channel, streamId, topicId);
+    bucket = channel.display;
+  } else bucket = buckets.add(channel, streamId, topicId);
+  return entries.add(streamId, topicKey, bucket, muted);
 }
 
 /**
  * The `streams` list, sorted by (channel, topic): the channels by id, then each channel's few
- * buckets by topic. Rows were only given a bucket; here they are placed by a counting sort
+ * buckets by folded topic. Rows were only given a bucket; here they are placed by a counting sort
  * (stable, so each bucket's ids stay ascending) and each bucket's id list is built in one go, right
  * before its dict: lists grown row by row across thousands of buckets lay the answer out scattered
  * in the heap, and serializing it took twice as long.
  */
-function streamBuckets(
-  channels: Map<number, ChannelEntry>,
-  buckets: Buckets,
-  unreadIds: Int32Array,
-  rowBucket: Int32Array,
-): StreamBucket[] {
+function streamBuckets(walk: RowWalk, unreadIds: Int32Array): StreamBucket[] {
+  const { channels, buckets, rowBucket } = walk;
   const bucketCount = buckets.size;
   const counts = buckets.rows;
+  // Each bucket's spelling, read once: the sort compares them and the answer lists them.
+  const topics = walk.state.messages.topics;
+  const names: string[] = [];
+  for (let b = 0; b < bucketCount; b++) {
+    const name = nameOf(topics, buckets.topic[b]!);
+    names.push(walk.emptyAsDisplay && name === '' ? EMPTY_TOPIC_DISPLAY_NAME : name);
+  }
   // The buckets in answer order: each channel's as a run, filled from its end along the `prior`
   // chain (so in the order met), then sorted by topic.
   const ordered = new Int32Array(bucketCount);
+  const head = new Float64Array(bucketCount);
   let filled = 0;
   for (const streamId of [...channels.keys()].sort((a, b) => a - b)) {
     const channel = channels.get(streamId)!;
     let at = filled + channel.count;
     for (let b = channel.last; b >= 0; b = buckets.prior[b]!) ordered[--at] = b;
-    sortByTopic(ordered, filled, filled + channel.count, buckets);
+    if (channel.count > 1) sortByTopic(ordered, filled, filled + channel.count, names, head);
     filled += channel.count;
   }
   // end[b]: where bucket b's ids end in `placed`; it steps back as they are placed (from the
@@ -371,7 +381,7 @@ function streamBuckets(
     const b = ordered[j]!;
     out.push({
       stream_id: buckets.stream[b]!,
-      topic: buckets.topic[b]!,
+      topic: names[b]!,
       unread_message_ids: idList(placed, end[b]!, counts[b]!),
     });
   }
@@ -413,26 +423,48 @@ function idList(placed: Int32Array, from: number, n: number): number[] {
 /**
  * Sorts `order[from, to)`, one channel's buckets, by lower-cased topic in code-point order (Python's
  * string order, which Zulip sorts by; UTF-16 order, what `<` gives, differs where a character
- * outside the Basic Multilingual Plane meets one from U+E000 up). Keys are distinct per channel. An
+ * outside the Basic Multilingual Plane meets one from U+E000 up). Every spelling of a bucket
+ * lower-cases alike, so its `names` entry stands for its key; keys are distinct per channel. An
  * insertion sort: a channel has a handful of buckets, and `Array.prototype.sort` with a comparator
  * closure per channel cost more than the comparisons. Keys are compared by their `head` numbers
- * first, and unit by unit only when their first three units agree: string comparisons were most of
- * the sort.
+ * first (filled here, moved along with `order`), and unit by unit only when their first three
+ * units agree: string comparisons were most of the sort.
  */
-function sortByTopic(order: Int32Array, from: number, to: number, buckets: Buckets): void {
-  const { head, key } = buckets;
+function sortByTopic(order: Int32Array, from: number, to: number, names: string[], head: Float64Array): void {
+  for (let j = from; j < to; j++) head[j] = foldedHead(names[order[j]!]!);
   for (let i = from + 1; i < to; i++) {
     const b = order[i]!;
-    const h = head[b]!;
+    const h = head[i]!;
     let j = i - 1;
     for (; j >= from; j--) {
-      const a = order[j]!;
-      const ha = head[a]!;
-      if (ha < h || (ha === h && codePointCompare(key[a]!, key[b]!) <= 0)) break;
-      order[j + 1] = a;
+      const ha = head[j]!;
+      if (ha < h || (ha === h && foldedCompare(names[order[j]!]!, names[b]!) <= 0)) break;
+      order[j + 1] = order[j]!;
+      head[j + 1] = ha;
     }
     order[j + 1] = b;
+    head[j + 1] = h;
   }
+}
+
+/**
+ * Compares two topics as their lower-cased forms compare by code point (negative, zero or
+ * positive), without lower-casing them while both are ASCII: ASCII letters fold unit by unit, and
+ * lower-casing changes no unit before a non-ASCII one and never removes one, so an ASCII prefix
+ * decides as the whole strings would. A non-ASCII unit before the first difference compares the
+ * two strings lower-cased whole.
+ */
+function foldedCompare(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if ((x | y) >= 0x80) return codePointCompare(a.toLowerCase(), b.toLowerCase());
+    if (x >= 0x41 && x <= 0x5a) x += 0x20;
+    if (y >= 0x41 && y <= 0x5a) y += 0x20;
+    if (x !== y) return x - y;
+  }
+  return a.length - b.length;
 }
 
 /**
@@ -452,6 +484,23 @@ function codePointCompare(a: string, b: string): number {
     if (x !== y) return unitRank(x) - unitRank(y);
   }
   return a.length - b.length;
+}
+
+/**
+ * `headOf` a topic lower-cased, without lower-casing it when its first three units are ASCII (as in
+ * `foldedCompare`).
+ */
+function foldedHead(topic: string): number {
+  const n = topic.length;
+  let u0 = n > 0 ? topic.charCodeAt(0) : 0;
+  let u1 = n > 1 ? topic.charCodeAt(1) : 0;
+  let u2 = n > 2 ? topic.charCodeAt(2) : 0;
+  if ((u0 | u1 | u2) >= 0x80) return headOf(topic.toLowerCase());
+  if (u0 >= 0x41 && u0 <= 0x5a) u0 += 0x20;
+  if (u1 >= 0x41 && u1 <= 0x5a) u1 += 0x20;
+  if (u2 >= 0x41 && u2 <= 0x5a) u2 += 0x20;
+  // An ASCII unit's rank is itself (see `unitRank`); a missing unit is 0, as in `headOf`.
+  return ((n > 0 ? u0 + 1 : 0) * 65537 + (n > 1 ? u1 + 1 : 0)) * 65537 + (n > 2 ? u2 + 1 : 0);
 }
 
 /**

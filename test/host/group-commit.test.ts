@@ -42,6 +42,17 @@ function gatedStore() {
   return { store, inner, calls, appends };
 }
 
+/** A memory store that records the size of every batch appended to it. */
+function sizedStore(): { store: RealmStore; sizes: number[] } {
+  const inner = memoryStore();
+  const sizes: number[] = [];
+  const store: RealmStore = {
+    ...inner,
+    appendBatch: (changes, expected) => (sizes.push(changes.length), inner.appendBatch(changes, expected)),
+  };
+  return { store, sizes };
+}
+
 const me = () => {
   const u = devRealm().users.get(cast.hamlet)!;
   return {
@@ -168,12 +179,7 @@ describe('group commit', () => {
   });
 
   it('commits one change per transaction with maxBatch: 1', async () => {
-    const inner = memoryStore();
-    const sizes: number[] = [];
-    const store: RealmStore = {
-      ...inner,
-      appendBatch: (changes, expected) => (sizes.push(changes.length), inner.appendBatch(changes, expected)),
-    };
+    const { store, sizes } = sizedStore();
     const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS, maxBatch: 1 });
     await Promise.all('abcdef'.split('').map((mark) => h.run(appendMark, hamlet, { mark })));
     expect(sizes).toEqual([1, 1, 1, 1, 1, 1]);
@@ -183,12 +189,7 @@ describe('group commit', () => {
   });
 
   it('batches up to maxBatch requests', async () => {
-    const inner = memoryStore();
-    const sizes: number[] = [];
-    const store: RealmStore = {
-      ...inner,
-      appendBatch: (changes, expected) => (sizes.push(changes.length), inner.appendBatch(changes, expected)),
-    };
+    const { store, sizes } = sizedStore();
     const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS, maxBatch: 4 });
     await Promise.all('abcdefghij'.split('').map((mark) => h.run(appendMark, hamlet, { mark })));
     expect(sizes).toEqual([4, 4, 2]);
@@ -196,12 +197,7 @@ describe('group commit', () => {
   });
 
   it('on the memory store, requests read in one turn of the event loop go in together; one that comes alone waits for nothing', async () => {
-    const inner = memoryStore();
-    const sizes: number[] = [];
-    const store: RealmStore = {
-      ...inner,
-      appendBatch: (changes, expected) => (sizes.push(changes.length), inner.appendBatch(changes, expected)),
-    };
+    const { store, sizes } = sizedStore();
     const h = await openRealm({ store, snapshot: devSnapshot(), ctx, operations: ALL_OPS });
     // A lone request, then another a turn later: each its own batch.
     await h.run(appendMark, hamlet, { mark: 'a' });

@@ -21,6 +21,13 @@ function sendAll(topics: ReadonlyArray<readonly [number, string]>): RealmState {
   return state;
 }
 
+/** The given topics, each with one unread message of channel 1, in the order hamlet's unread_msgs lists them. */
+function listedTopics(topics: readonly string[]): string[] {
+  const state = sendAll(topics.map((t) => [1, t] as const));
+  const listed = unreadMsgs(state, cast.hamlet, true).streams.filter((s) => s.stream_id === 1);
+  return listed.filter((s) => topics.includes(s.topic)).map((s) => s.topic);
+}
+
 describe('unread_msgs topic order and grouping', () => {
   it('sorts each channel by lower-cased topic in code-point order', () => {
     const topics = [
@@ -39,9 +46,7 @@ describe('unread_msgs topic order and grouping', () => {
       'a b',
       'C',
     ];
-    const state = sendAll(topics.map((t) => [1, t] as const));
-    const listed = unreadMsgs(state, cast.hamlet, true).streams.filter((s) => s.stream_id === 1);
-    const mine = listed.filter((s) => topics.includes(s.topic)).map((s) => s.topic);
+    const mine = listedTopics(topics);
     // U+FF5A sorts before U+1F600 by code point; as UTF-16 units the emoji's surrogate (U+D83D) came first.
     expect(mine).toEqual([
       'a',
@@ -88,9 +93,7 @@ describe('unread_msgs topic order and grouping', () => {
       '\u00c5x',
       'Å',
     ];
-    const state = sendAll(topics.map((t) => [1, t] as const));
-    const listed = unreadMsgs(state, cast.hamlet, true).streams.filter((s) => s.stream_id === 1);
-    const mine = listed.filter((s) => topics.includes(s.topic)).map((s) => s.topic);
+    const mine = listedTopics(topics);
     const codePoints = (s: string): number[] => [...s.toLowerCase()].map((c) => c.codePointAt(0)!);
     const byFolded = (a: string, b: string): number => {
       const [x, y] = [codePoints(a), codePoints(b)];

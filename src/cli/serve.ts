@@ -313,10 +313,11 @@ export async function startServe(argv: readonly string[], io: CliIO): Promise<Se
 type ServedBy = Pick<ServeNodeOptions, 'handler' | 'realm' | 'maxBodyBytes' | 'rateLimit' | 'fairness'>;
 
 /**
- * A user's queued cheap requests go into the realm together (one batch, one turn), as many as
- * its recent cost per request fits in 1 ms: a client that sends many at once (over several
- * connections) is not held to one event-loop turn per request, and another user's request still
- * waits behind at most ~1 ms of this user's work beyond one request (src/server/fairness.ts).
+ * While nobody else is active, a user's cheap requests go into the realm as they arrive (joining
+ * the open batch), as many at once as its recent cost per request fits in 1 ms: a client that
+ * sends many at once (over several connections) is not held to one request, or one batch, at a
+ * time, and another user's request still waits behind at most ~1 ms of this user's work beyond
+ * one request (src/server/fairness.ts).
  */
 const SERVE_GROUPS = { maxGroup: 32, groupMs: 1 } as const;
 

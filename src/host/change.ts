@@ -145,20 +145,26 @@ const MIGRATIONS: Readonly<Record<number, (raw: Record<string, unknown>) => Reco
 export function sealChange(change: Change, chain: number): SealedChange {
   const tagged = change.requestId !== undefined || change.answer !== undefined;
   const format = tagged ? TAGGED_CHANGE_FORMAT : CHANGE_FORMAT;
-  let payload: string;
   if (!Object.hasOwn(change, 'passwords') && !Object.hasOwn(change, 'format')) {
     // Nearly every change: the record is `format` and then the change's own fields in order, so
     // the change's JSON is spliced after `format` instead of being copied twice into new objects
-    // first (every write seals one). `version` always makes the JSON non-empty.
-    payload = `{"format":${format},${JSON.stringify(change).slice(1)}`;
-  } else {
-    const { passwords, ...rest } = change;
-    payload = JSON.stringify({
-      format,
-      ...rest,
-      ...(passwords && passwords.length > 0 ? { passwords } : {}),
-    });
+    // first (every write seals one). `version` always makes the JSON non-empty. The checksum
+    // reads the two parts, not the spliced string: `JSON.stringify`'s answer is flat, and the
+    // splice is read three times slower (V8's indirections), same value.
+    const head = `{"format":${format},`;
+    const json = JSON.stringify(change);
+    return {
+      version: change.version,
+      payload: head + json.slice(1),
+      checksum: checksum(json, checksum(head, chain), 1),
+    };
   }
+  const { passwords, ...rest } = change;
+  const payload = JSON.stringify({
+    format,
+    ...rest,
+    ...(passwords && passwords.length > 0 ? { passwords } : {}),
+  });
   return { version: change.version, payload, checksum: checksum(payload, chain) };
 }
 

@@ -14,9 +14,9 @@
  * even read, so requests that arrive together would otherwise each go alone, a batch (and a
  * commit, and an answer) each, and never show as a batch of more than one. One batch in
  * `SAMPLE_EVERY` waits anyway, to notice when others start joining. "Held more than one" and not
- * only "grew during its turn": with fair scheduling a user's requests that arrive during the turn
- * wait in the user's queue, not in this batch, and go in together as the next group (one batch,
- * answered together) only because this batch waited for them to arrive; skipping the turn would
+ * only "grew during its turn": with fair scheduling a user's requests beyond what it may have in
+ * the realm wait in the user's queue, not in this batch, and go in together as the next batch
+ * (answered together) only because this batch waited for them to arrive; skipping the turn would
  * let them in one by one, a batch and an answer each.
  */
 import type { ApiRequest } from '../wire/handle';

@@ -6,7 +6,8 @@
  *
  * - **One request in the realm per user** (`maxInFlight`, default 1): a user's further
  *   requests wait in that user's own queue, in order, so a second user's request joins the
- *   realm's next batch behind at most one request of a user who sent 200 at once.
+ *   realm's next batch behind at most one request of a user who sent 200 at once. A user alone
+ *   on the server may have more in at once (`maxGroup`, within `groupMs` of estimated work).
  * - **A share of the event loop per user** while other users are active: every request is
  *   charged the event loop's busy time while it was in the realm, shared equally among the
  *   requests in the realm at the same moment (waiting for a disk write costs nothing). Each user
@@ -21,20 +22,21 @@
  */
 
 export interface FairnessOptions {
-  /** A user's requests (or groups, see `maxGroup`) in the realm at once; the rest wait in the user's queue. Default 1. */
+  /** A user's requests in the realm at once while other users are active; the rest wait in the user's queue. Default 1. */
   readonly maxInFlight?: number;
   /**
-   * Most of a user's queued requests let into the realm together, as one group that takes one of
-   * the user's `maxInFlight` places (so they join one batch of the realm handle: one turn, one
-   * append, instead of one each). Only while no other user is active (`activeWindowMs`), and only
-   * as many as the user's recent cost per request says fit in `groupMs`; a user who has not been
-   * measured yet, or whose requests are expensive, goes one at a time. Default 1 (no groups).
+   * Most of a user's requests in the realm at once while no other user is active
+   * (`activeWindowMs`): each goes in as it arrives, without waiting for the user's earlier ones
+   * to leave, so a burst joins the realm handle's open batch (one turn, one append) as it would
+   * with no scheduling. Only as many as the user's recent cost per request says fit in
+   * `groupMs`; a user who has not been measured yet, or whose requests are expensive, goes
+   * `maxInFlight` at a time. Default 1 (none beyond `maxInFlight`).
    */
   readonly maxGroup?: number;
   /**
-   * Event-loop milliseconds a group may be expected to take (its size times the user's recent
-   * cost per request, an estimate that rises at once and falls by half per request). What a
-   * group makes another user's request wait beyond one request. Default 1.
+   * Event-loop milliseconds the requests a lone user has in the realm may be expected to take
+   * (their number times the user's recent cost per request, an estimate that rises at once and
+   * falls by half per request): what they make another user's request wait when it comes. Default 1.
    */
   readonly groupMs?: number;
   /**
@@ -68,17 +70,11 @@ interface Waiting {
   readonly reject: (error: unknown) => void;
 }
 
-/** Requests of one user let into the realm together; its place is freed when the last leaves. */
-interface Group {
-  readonly key: string;
-  readonly user: UserState;
-  left: number;
-}
-
 interface UserState {
   /** Waiting requests from `head` on (an index, not `shift`: a burst of thousands stays linear). */
   pending: Waiting[];
   head: number;
+  /** Requests in the realm. */
   inFlight: number;
   /** Event-loop milliseconds left; negative when overspent. */
   budget: number;
@@ -88,7 +84,7 @@ interface UserState {
   /**
    * Recent event-loop ms per request (undefined until one was measured): the cost of a request
    * that finished, or half the previous estimate if that is more (one expensive request keeps
-   * the user's groups small for the next few).
+   * the user's window small for the next few).
    */
   costMs: number | undefined;
 }
@@ -121,6 +117,8 @@ export class FairScheduler {
   private readonly users = new Map<string, UserState>();
   private readonly maxInFlight: number;
   private readonly maxGroup: number;
+  /** The most a user can ever have in the realm (`maxInFlight` or `maxGroup`). */
+  private readonly mostInFlight: number;
   private readonly groupMs: number;
   private readonly burstMs: number;
   private readonly shareMsPerSec: number;
@@ -141,6 +139,7 @@ export class FairScheduler {
   constructor(options: FairnessOptions = {}) {
     this.maxInFlight = options.maxInFlight ?? 1;
     this.maxGroup = options.maxGroup ?? 1;
+    this.mostInFlight = Math.max(this.maxInFlight, this.maxGroup);
     this.groupMs = options.groupMs ?? 1;
     this.burstMs = options.burstMs ?? 100;
     this.shareMsPerSec = options.shareMsPerSec ?? 100;
@@ -167,21 +166,46 @@ export class FairScheduler {
    * requests, within `maxInFlight`, and once the user's budget allows it.
    */
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const user = this.userOf(key);
     const at = this.now();
+    const user = this.userOf(key, at);
     if (this.lastUser !== key) {
       this.othersSeenAt = this.lastSeenAt;
       this.lastUser = key;
     }
     this.lastSeenAt = at;
+    // Nothing of the user's waiting and a place free: in at once, without a queue entry (most
+    // requests, and the cheapest way: no promise of our own around the task's).
+    if (user.head === user.pending.length && user.inFlight < this.mostInFlight) {
+      const alone = !this.othersActive(key, at);
+      if (user.inFlight < this.limitOf(user, alone) && this.paid(user, alone, at)) {
+        user.inFlight++;
+        const started = this.enter();
+        let ran: Promise<T>;
+        try {
+          ran = task();
+        } catch (error) {
+          ran = Promise.reject(error as Error);
+        }
+        return ran.then(
+          (value) => {
+            this.finish(key, user, started);
+            return value;
+          },
+          (error: unknown) => {
+            this.finish(key, user, started);
+            throw error;
+          },
+        );
+      }
+    }
     return new Promise<T>((resolve, reject) => {
       user.pending.push({ task, resolve: resolve as (value: unknown) => void, reject });
-      this.admit(key, user);
+      this.admit(key, user, at);
     });
   }
 
-  /** Starts a request of `group` in the realm. */
-  private start(waiting: Waiting, group: Group): void {
+  /** Starts a request of `user` in the realm. */
+  private start(waiting: Waiting, key: string, user: UserState): void {
     const started = this.enter();
     let ran: Promise<unknown>;
     try {
@@ -193,19 +217,22 @@ export class FairScheduler {
     // charged nothing of this one's time.
     ran.then(
       (value) => {
-        this.finish(group, started);
+        this.finish(key, user, started);
         waiting.resolve(value);
       },
       (error: unknown) => {
-        this.finish(group, started);
+        this.finish(key, user, started);
         waiting.reject(error);
       },
     );
   }
 
-  private finish(group: Group, started: number): void {
-    this.leave(group.user, started);
-    if (--group.left === 0) this.groupLeft(group.key, group.user);
+  /** A request left the realm: charged to its user, whose next one may take its place. */
+  private finish(key: string, user: UserState, started: number): void {
+    const at = this.now();
+    this.leave(user, started, at);
+    user.inFlight--;
+    this.admit(key, user, at);
   }
 
   /** Users tracked now. */
@@ -220,7 +247,7 @@ export class FairScheduler {
     return n;
   }
 
-  private userOf(key: string): UserState {
+  private userOf(key: string, at: number): UserState {
     let user = this.users.get(key);
     if (user === undefined) {
       user = {
@@ -228,7 +255,7 @@ export class FairScheduler {
         head: 0,
         inFlight: 0,
         budget: this.burstMs,
-        refilledAt: this.now(),
+        refilledAt: at,
         timer: false,
         costMs: undefined,
       };
@@ -271,10 +298,10 @@ export class FairScheduler {
   }
 
   /** Charges a request that left the realm to its user. */
-  private leave(user: UserState, started: number): void {
+  private leave(user: UserState, started: number, at: number): void {
     this.account();
     this.inRealm--;
-    this.refill(user);
+    this.refill(user, at);
     const cost = this.share - started;
     // Bounded debt: one huge request delays the user's next by a bounded time; sustained heavy
     // use is paced all the same (each request's debt is added after the previous one is paid).
@@ -282,60 +309,55 @@ export class FairScheduler {
     user.costMs = user.costMs === undefined ? cost : Math.max(cost, user.costMs / 2);
   }
 
-  /** A group (or single request) of the user left the realm: its place is free for the next. */
-  private groupLeft(key: string, user: UserState): void {
-    user.inFlight--;
-    this.admit(key, user);
-  }
-
   /**
-   * How many of the user's queued requests go in together: what fits in `groupMs` at its recent
-   * cost, and only while nobody else is active (like pacing, groups are for a user alone: the
-   * estimate comes from past requests, and a user who mixes cheap ones before expensive ones could
-   * fill a group with expensive ones; with others active, one request at a time bounds that).
+   * How many of the user's requests may be in the realm at once: `maxInFlight`, or while nobody
+   * else is active what fits in `groupMs` at its recent cost, up to `maxGroup` (like pacing, this
+   * is for a user alone: the estimate comes from past requests, and a user who mixes cheap ones
+   * before expensive ones could have several expensive ones in at once; with others active,
+   * `maxInFlight` at a time bounds that).
    */
-  private groupSize(key: string, user: UserState): number {
-    if (this.maxGroup === 1 || user.costMs === undefined || this.othersActive(key)) return 1;
+  private limitOf(user: UserState, alone: boolean): number {
+    if (!alone || this.maxGroup <= this.maxInFlight || user.costMs === undefined) return this.maxInFlight;
     const fit = Math.floor(this.groupMs / Math.max(user.costMs, 1e-3));
-    return Math.max(1, Math.min(this.maxGroup, fit));
+    return Math.max(this.maxInFlight, Math.min(this.maxGroup, fit));
   }
 
-  private refill(user: UserState): void {
-    const at = this.now();
+  /** Whether the user may go in now as far as its budget goes (refilled first; a user alone is never paced). */
+  private paid(user: UserState, alone: boolean, at: number): boolean {
+    this.refill(user, at);
+    return alone || user.budget >= 0;
+  }
+
+  private refill(user: UserState, at: number): void {
     user.budget = Math.min(this.burstMs, user.budget + ((at - user.refilledAt) * this.shareMsPerSec) / 1000);
     user.refilledAt = at;
   }
 
-  /** Lets the user's next requests into the realm, as far as its limits allow. */
-  private admit(key: string, user: UserState): void {
-    while (user.head < user.pending.length && user.inFlight < this.maxInFlight) {
-      this.refill(user);
-      if (user.budget < 0 && this.othersActive(key)) {
+  /** Lets the user's next requests into the realm, as far as its limits allow (`at`: now). */
+  private admit(key: string, user: UserState, at: number): void {
+    if (user.head === user.pending.length || user.inFlight >= this.mostInFlight) return;
+    const alone = !this.othersActive(key, at);
+    const limit = this.limitOf(user, alone);
+    while (user.head < user.pending.length && user.inFlight < limit) {
+      if (!this.paid(user, alone, at)) {
         this.wakeLater(key, user);
         return;
       }
       user.inFlight++;
-      const group: Group = { key, user, left: 0 };
-      const size = this.groupSize(key, user);
-      // Started one after another in this same turn: a realm handle puts them in one batch. (A
-      // task's promise settles in a later microtask, so `left` is complete before any finishes.)
-      for (let i = 0; i < size && user.head < user.pending.length; i++) {
-        group.left++;
-        this.start(user.pending[user.head++]!, group);
-      }
-      if (user.head === user.pending.length) {
-        user.pending = [];
-        user.head = 0;
-      } else if (user.head >= 1024 && user.head * 2 >= user.pending.length) {
-        user.pending = user.pending.slice(user.head);
-        user.head = 0;
-      }
+      // Started in this same turn as the user's others: a realm handle puts them in one batch.
+      this.start(user.pending[user.head++]!, key, user);
+    }
+    if (user.head === user.pending.length) {
+      user.pending = [];
+      user.head = 0;
+    } else if (user.head >= 1024 && user.head * 2 >= user.pending.length) {
+      user.pending = user.pending.slice(user.head);
+      user.head = 0;
     }
   }
 
   /** Whether a user other than `key` made a request recently (pacing a lone user helps nobody). */
-  private othersActive(key: string): boolean {
-    const at = this.now();
+  private othersActive(key: string, at: number): boolean {
     return at - (this.lastUser === key ? this.othersSeenAt : this.lastSeenAt) < this.activeWindowMs;
   }
 
@@ -345,7 +367,7 @@ export class FairScheduler {
     const ms = Math.max(1, Math.ceil((-user.budget * 1000) / this.shareMsPerSec));
     this.setTimer(() => {
       user.timer = false;
-      this.admit(key, user);
+      this.admit(key, user, this.now());
     }, ms);
   }
 }

@@ -126,16 +126,17 @@ export function createHttpCore(options: HttpOptions): HttpCore {
 
   /**
    * Per credential, requests let through the in-turn check below and not yet counted: with fair
-   * scheduling's groups several of a user's requests are in the realm at once, and each must see
-   * the others' places in the window (one at a time, this is always 0).
+   * scheduling's lone-user window several of a user's requests are in the realm at once, and
+   * each must see the others' places in the window (one at a time, this is always 0).
    */
   const admitted = new Map<string, number>();
 
   /** The realm's answer to a request (in its user's turn, with fair scheduling). */
   async function respond(apiRequest: ApiRequest, credential: string | undefined): Promise<HttpAnswer> {
     if (credential === undefined) return resultAnswer(await realm.request(apiRequest));
-    // Checked again in the user's turn: with fair scheduling a user's requests run one at a
-    // time (or in groups), so a burst sent at once is counted one by one and refused past the limit.
+    // Checked again in the user's turn: with fair scheduling a user's requests run one at a time
+    // (or a few at once while alone), so a burst sent at once is counted one by one and refused
+    // past the limit.
     const inTurn = fairness === undefined ? 0 : (admitted.get(credential) ?? 0);
     const secs = limiter!.secsToFreedom(credential, inTurn);
     if (secs > 0) return rateLimited(secs);

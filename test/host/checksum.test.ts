@@ -26,4 +26,21 @@ describe('checksum', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('from a start offset is the checksum of the rest, for strings and bytes, any seed', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.integer({ min: -2, max: 45 }),
+        fc.nat(),
+        (text, start, seed) => {
+          const from = Math.max(0, start);
+          expect(checksum(text, seed, start)).toBe(checksum(text.slice(from), seed));
+          const bytes = utf16le(text);
+          expect(checksum(bytes, seed, start)).toBe(checksum(bytes.subarray(from), seed));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
 });

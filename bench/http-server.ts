@@ -6,6 +6,7 @@
  *   memory store behind event queues, the direct `node:http` path, Zulip's per-user rate limit
  *   (raised so the bench is never refused, but counted) and fair scheduling (on, as by default).
  *   Seeded from the dev-realm fixture.
+ * - `serve-unfair`: the same with fair scheduling off (`serve --fair-share off`), to show its cost.
  * - `fetch`: the same realm behind the Fetch handler and the Node adapter (what a Fetch host runs).
  * - `floor`: a bare `node:http` server answering the same bytes: `FLOOR_ME` for GET, and for POST
  *   (once the body is read) `FLOOR_SEND` with `{id}` replaced by a counter, so each answer has the
@@ -81,10 +82,19 @@ if (mode === 'floor') {
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
   });
-} else if (mode === 'serve') {
+} else if (mode === 'serve' || mode === 'serve-unfair') {
   const io = { out: () => undefined, err: (t: string) => process.stderr.write(`${t}\n`) };
   const serving = await startServe(
-    ['--memory', '--snapshot', FIXTURE, '--port', '0', '--rate-limit', '1000000000/60'],
+    [
+      '--memory',
+      '--snapshot',
+      FIXTURE,
+      '--port',
+      '0',
+      '--rate-limit',
+      '1000000000/60',
+      ...(mode === 'serve-unfair' ? ['--fair-share', 'off'] : []),
+    ],
     io,
   );
   if (serving === 'help') throw new Error('unexpected help');

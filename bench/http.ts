@@ -151,6 +151,8 @@ async function measure(opts: { quick?: boolean; log: (line: string) => void }): 
     servers.push(fetchServer);
     const opOnly = await start('op');
     servers.push(opOnly);
+    const unfair = await start('serve-unfair');
+    servers.push(unfair);
     const target = (name: string, server: Server, requests: AutocannonRequest[]): Target => ({
       name,
       server,
@@ -170,6 +172,7 @@ async function measure(opts: { quick?: boolean; log: (line: string) => void }): 
       target('GET /users/me: Fetch handler + Node adapter', fetchServer, me),
       target('POST /messages: Fetch handler + Node adapter', fetchServer, send),
       target('POST /messages: bare node:http + the operation alone (no host)', opOnly, send),
+      target('POST /messages: `serve --fair-share off` (no fair scheduling)', unfair, send),
     ];
     const loads: string[] = [];
     // Warm-up: every target, until JIT and caches settle (2 s each).
@@ -222,7 +225,8 @@ function markdown(
     const cpu = median(t.cpuUs);
     return `| ${t.name} | ${rps.toFixed(0)} | ${(rps / median(floor.rps)).toFixed(2)}× | ${cpu.toFixed(1)} | ${(median(floor.cpuUs) / cpu).toFixed(2)}× | ${median(t.p50)} / ${median(t.p99)} | ${t.non2xx} | ${t.errors} |`;
   };
-  const [meFloor, meServe, sendFloor, sendServe, meFetch, sendFetch, sendOp] = targets as [
+  const [meFloor, meServe, sendFloor, sendServe, meFetch, sendFetch, sendOp, sendUnfair] = targets as [
+    Target,
     Target,
     Target,
     Target,
@@ -249,10 +253,12 @@ function markdown(
     row(sendServe, sendFloor),
     row(sendFetch, sendFloor),
     row(sendOp, sendFloor),
+    row(sendUnfair, sendFloor),
     '',
     `- Goal: ${verdict('GET /users/me', meServe, meFloor, 0.6)}`,
     `- Goal: ${verdict('POST /messages', sendServe, sendFloor, 0.5)}`,
     `- The ceiling of any host for POST: a bare \`node:http\` server that runs only the wire layer and the send on a state in a variable (no change recorded, no event queue, no rate limit or scheduling) reaches ${ratio(sendOp, sendFloor).toFixed(2)}× the floor in requests/s and ${cpuRatio(sendOp, sendFloor).toFixed(2)}× in CPU per request. \`serve\` reaches ${(ratio(sendServe, sendFloor) / ratio(sendOp, sendFloor)).toFixed(2)}× that ceiling in requests/s.`,
+    `- What fair scheduling costs one user alone with ${CONNECTIONS} connections (\`serve\` as shipped against \`serve --fair-share off\`): ${(median(sendServe.rps) / median(sendUnfair.rps)).toFixed(2)}× the requests/s, ${(median(sendUnfair.cpuUs) / median(sendServe.cpuUs)).toFixed(2)}× in CPU per request.`,
     `- Machine: ${os.cpus().length} CPUs, Node ${process.version}; load average (1 / 5 / 15 min) after each round: ${run.loads.join('; ')}. ${PIN ? "Every server pinned to CPU 0 and the load generator (this process) to CPU 1 with `taskset`, so neither takes CPU from the other (other engineers' processes still share both)." : 'Not pinned: the load generator shares the CPUs with the servers.'}`,
   ].join('\n');
 }

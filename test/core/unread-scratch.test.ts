@@ -1,14 +1,14 @@
 /**
- * `unread_msgs` works in scratch columns kept from one call to the next (register/scratch.ts) and
- * slices its id lists out of one kept array. No answer may depend on an earlier call: every user's
- * answer is the same whether it comes first, after a heavier user's (longer columns left full of
- * that user's rows) or after a lighter one's, and the same again when asked twice.
+ * `unread_msgs` slices its id lists out of one array kept from one call to the next
+ * (`placedScratch`). No answer may depend on an earlier call: every user's answer is the same
+ * whether it comes first, after a heavier user's (the array left longer and full of that user's
+ * ids) or after a lighter one's, and the same again when asked twice.
  */
 import { describe, expect, it } from 'vitest';
 import { unreadMsgs } from '../../src/core/register/unread';
 import { simulateRealm } from '../../src/simulate/simulate';
 
-describe('unreadMsgs with kept scratch columns', () => {
+describe('unreadMsgs with a kept scratch array', () => {
   const state = simulateRealm({ preset: 'small', seed: 3 });
   const users = [...state.users.values()].filter((u) => u.is_active && !u.is_bot).slice(0, 12);
   const answer = (id: number, emptyTopicName: boolean): string =>

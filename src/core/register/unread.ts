@@ -8,20 +8,6 @@ import { mutedByPolicy, policyAmong } from '../messages/unread-muting';
 import { VisibilityPolicy, type UserTopic } from '../model/records';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../model/realm';
 import type { RealmState } from '../state';
-import { scratchInt32, scratchUint16, scratchUint8 } from './scratch';
-
-/** The scratch columns `unread_msgs` uses, one slot each. */
-const I32 = {
-  unreadIds: 0,
-  rowBucket: 1,
-  entryStream: 2,
-  entryBucket: 3,
-  entryNext: 4,
-  bucketStream: 5,
-  bucketPrior: 6,
-  bucketRows: 7,
-  bucketTopic: 8,
-} as const;
 
 /** Zulip's `MAX_UNREAD_MESSAGES`: register reports at most this many (the newest). */
 export const MAX_UNREAD_MESSAGES = 50000;
@@ -67,18 +53,16 @@ class Buckets {
 
   /** Room for `capacity` buckets: at most one per unread row, so the columns never grow. */
   constructor(capacity: number) {
-    // Scratch columns (see scratch.ts): every slot is written by `add` before it is read.
-    this.stream = scratchInt32(I32.bucketStream, capacity);
-    this.prior = scratchInt32(I32.bucketPrior, capacity);
-    this.rows = scratchInt32(I32.bucketRows, capacity);
-    this.topic = scratchInt32(I32.bucketTopic, capacity);
+    this.stream = new Int32Array(capacity);
+    this.prior = new Int32Array(capacity);
+    this.rows = new Int32Array(capacity);
+    this.topic = new Int32Array(capacity);
   }
 
   add(channel: ChannelEntry, streamId: number, topicId: number): number {
     const b = this.size++;
     this.stream[b] = streamId;
     this.prior[b] = channel.last;
-    this.rows[b] = 0;
     this.topic[b] = topicId;
     channel.last = b;
     channel.count++;
@@ -115,11 +99,10 @@ class Entries {
    */
   constructor(topicKeys: number, rows: number) {
     this.dense = topicKeys <= 4 * rows ? new Int32Array(topicKeys).fill(-1) : undefined;
-    // Scratch columns (see scratch.ts): every slot is written by `add` before it is read.
-    this.stream = scratchInt32(I32.entryStream, rows);
-    this.bucket = scratchInt32(I32.entryBucket, rows);
-    this.muted = scratchUint8(0, rows);
-    this.next = scratchInt32(I32.entryNext, rows);
+    this.stream = new Int32Array(rows);
+    this.bucket = new Int32Array(rows);
+    this.muted = new Uint8Array(rows);
+    this.next = new Int32Array(rows);
   }
 
   /** The first entry of a folded topic id, or -1. */
@@ -177,7 +160,7 @@ export function unreadMsgs(state: RealmState, userId: number, emptyTopicName: bo
     conversationLists: new Map(),
     mentions: [],
     // Each row's bucket (-1: none), placed in its list afterwards (see `streamBuckets`).
-    rowBucket: scratchInt32(I32.rowBucket, unreadIds.length).fill(-1),
+    rowBucket: new Int32Array(unreadIds.length).fill(-1),
   };
   const count = walkRows(walk, unreadIds, unreadBits);
   const byKey = <T>(a: [string | number, T], b: [string | number, T]) =>
@@ -525,9 +508,8 @@ function headOf(key: string): number {
  * newest, was most of a register for such a user).
  */
 function newestUnread(rows: UserRows | undefined): { ids: Int32Array; bits: Uint16Array; missing: boolean } {
-  // Scratch columns (see scratch.ts), filled from the end; only the filled part is returned.
-  const ids = scratchInt32(I32.unreadIds, rows === undefined ? 0 : Math.min(rows.count, MAX_UNREAD_MESSAGES));
-  const bits = scratchUint16(0, ids.length);
+  const ids = new Int32Array(rows === undefined ? 0 : Math.min(rows.count, MAX_UNREAD_MESSAGES));
+  const bits = new Uint16Array(ids.length);
   // Filled from the end: `at` is the first filled slot.
   let at = ids.length;
   let missing = false;

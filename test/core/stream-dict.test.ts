@@ -106,4 +106,33 @@ describe('subscribedStreamDict', () => {
       }
     expect(checked).toBeGreaterThan(10);
   });
+
+  // Register's legacy clients: only a null setting takes the global one; set ones stay as they are.
+  it('with nullAs, writes a null notification setting as the given one and keeps the others', () => {
+    const nullAs = {
+      desktop_notifications: true,
+      audible_notifications: false,
+      push_notifications: true,
+      email_notifications: false,
+      wildcard_mentions_notify: true,
+    };
+    let replaced = 0;
+    let kept = 0;
+    for (const [streamId, subs] of realm.subscriptions.entries())
+      for (const sub of subs.values()) {
+        const channel = realm.channels.get(streamId)!;
+        const counts = (id: number) => subscriberCount(realm, id);
+        const dict = subscribedStreamDict(realm, channel, sub, 0, counts, nullAs);
+        const bare = subscribedStreamDict(realm, channel, sub, 0, counts);
+        expect(Object.keys(dict)).toEqual(Object.keys(bare));
+        for (const k of SUBSCRIPTION_NOTIFICATION_PROPERTIES) {
+          const own = sub[k as keyof typeof sub];
+          if (own === null) replaced++;
+          else kept++;
+          expect(dict[k]).toBe(own === null ? nullAs[k as keyof typeof nullAs] : own);
+        }
+      }
+    expect(replaced).toBeGreaterThan(10);
+    expect(kept).toBeGreaterThan(0);
+  });
 });

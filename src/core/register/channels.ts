@@ -1,4 +1,9 @@
-import { sharedStreamDict, streamToDict, subscribedStreamDict } from '../channels/stream-dict';
+import {
+  sharedStreamDict,
+  streamToDict,
+  subscribedStreamDict,
+  type NotificationDefaults,
+} from '../channels/stream-dict';
 import type { Channel, User } from '../model/records';
 import { hasMetadataAccess, subscriberIds } from '../permissions/channels';
 import { isGuest, isRealmAdmin } from '../permissions/roles';
@@ -26,12 +31,18 @@ export interface SubscriptionLists {
  * Zulip's `gather_subscriptions_helper`: the user's active subscriptions, the channels they left
  * (while they can still see them), and the channels they can see but were never subscribed to, each sorted by name (Zulip's order: Python's, by code point)
  * and, on request, with `subscribers`. Archived channels are left out unless `archived` (the
- * `archived_channels` capability).
+ * `archived_channels` capability). `nullAs`: what a subscription's null notification settings are
+ * shown as (null or absent: left null).
  */
 export function subscriptionLists(
   state: RealmState,
   user: User,
-  opts: { readonly includeSubscribers: boolean; readonly archived: boolean; readonly now: number },
+  opts: {
+    readonly includeSubscribers: boolean;
+    readonly archived: boolean;
+    readonly now: number;
+    readonly nullAs?: NotificationDefaults | null;
+  },
 ): SubscriptionLists {
   const out: SubscriptionLists = { subscriptions: [], unsubscribed: [], never_subscribed: [] };
   const counts = subscriberCounter(state);
@@ -47,7 +58,7 @@ export function subscriptionLists(
     const dict: Dict =
       sub === undefined
         ? streamToDict(state, channel, opts.now, counts)
-        : subscribedStreamDict(state, channel, sub, opts.now, counts);
+        : subscribedStreamDict(state, channel, sub, opts.now, counts, opts.nullAs ?? null);
     if (opts.includeSubscribers && canSeeSubscribers(state, user, channel, active))
       dict['subscribers'] = subscriberIds(state, channel.stream_id);
     (active ? out.subscriptions : sub === undefined ? out.never_subscribed : out.unsubscribed).push(dict);

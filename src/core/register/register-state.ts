@@ -8,6 +8,7 @@ import type { RealmState } from '../state';
 import { fieldsInOrder, formatCustomProfileField } from '../users/custom-profile-fields';
 import { canonicalizeTimezone } from '../users/timezones';
 import { renderMarkdown } from '../markdown';
+import type { NotificationDefaults } from '../channels/stream-dict';
 import { subscriptionLists, streamsFor } from './channels';
 import { capabilities, wantFunction, type RegisterOptions } from './options';
 import { realmSection } from './realm';
@@ -166,9 +167,8 @@ export function registerState(
       includeSubscribers: options.include_subscribers ?? false,
       archived: caps.archived_channels,
       now,
+      nullAs: caps.notification_settings_null ? null : legacyNotifications(me),
     });
-    if (!caps.notification_settings_null)
-      for (const l of [lists.subscriptions, lists.unsubscribed]) l.forEach(legacyNotifications(me));
     Object.assign(out, lists);
   }
   if (want('channel_folders'))
@@ -283,19 +283,15 @@ function mutedTopics(state: RealmState, userId: number): Array<[string, string, 
 
 /**
  * Zulip's `handle_stream_notifications_compatibility` for clients without
- * `notification_settings_null`: a null channel notification setting becomes the user's global one.
+ * `notification_settings_null`: a null channel notification setting becomes the user's global one
+ * (applied as each subscription's dict is built).
  */
-function legacyNotifications(me: User): (sub: Dict) => void {
-  const globals: Record<string, boolean> = {
+function legacyNotifications(me: User): NotificationDefaults {
+  return {
     desktop_notifications: me.settings.enable_stream_desktop_notifications,
     audible_notifications: me.settings.enable_stream_audible_notifications,
     push_notifications: me.settings.enable_stream_push_notifications,
     email_notifications: me.settings.enable_stream_email_notifications,
     wildcard_mentions_notify: me.settings.wildcard_mentions_notify,
-  };
-  // The pairs listed once, not once per subscription.
-  const pairs = Object.entries(globals);
-  return (sub) => {
-    for (const [k, v] of pairs) if (sub[k] === null) sub[k] = v;
   };
 }

@@ -371,7 +371,7 @@ function streamBuckets(walk: RowWalk, unreadIds: Int32Array): StreamBucket[] {
     at += counts[b]!;
     end[b] = at;
   }
-  const placed = new Int32Array(at);
+  const placed = placedIds(at);
   for (let k = rowBucket.length - 1; k >= 0; k--) {
     const b = rowBucket[k]!;
     if (b >= 0) placed[--end[b]!] = unreadIds[k]!;
@@ -379,45 +379,30 @@ function streamBuckets(walk: RowWalk, unreadIds: Int32Array): StreamBucket[] {
   const out: StreamBucket[] = [];
   for (let j = 0; j < filled; j++) {
     const b = ordered[j]!;
+    const from = end[b]!;
     out.push({
       stream_id: buckets.stream[b]!,
       topic: names[b]!,
-      unread_message_ids: idList(placed, end[b]!, counts[b]!),
+      unread_message_ids: placed.slice(from, from + counts[b]!),
     });
   }
   return out;
 }
 
 /**
- * `placed[from, from + n)` as a list exactly as long as it is and packed (which `JSON.stringify`
- * walks fastest): short lists, most of them, as array literals; longer ones grown from the first
- * eight. A list grown by `push` from empty keeps room for 17 ids, and slicing one packed array of
- * every id cost its growth (three times its size, a quarter of what `unread_msgs` allocated).
+ * Where `streamBuckets` places the rows' ids before slicing each bucket's list out: one packed array
+ * of small integers kept from call to call, grown only when a register has more unread rows than
+ * any before it (at most `MAX_UNREAD_MESSAGES`, 400 KB). Slicing a packed array gives a list exactly
+ * as long as it is and packed (which `JSON.stringify` walks fastest) in one copy; lists built by
+ * literals and `push` left each longer one's outgrown stores behind (half of what `unread_msgs`
+ * allocated). Each call overwrites the part it slices and nothing reads the rest, so no answer
+ * depends on an earlier one; writes to existing indexes keep the array packed.
  */
-function idList(placed: Int32Array, from: number, n: number): number[] {
-  const p = placed;
-  const f = from;
-  switch (n) {
-    case 1:
-      return [p[f]!];
-    case 2:
-      return [p[f]!, p[f + 1]!];
-    case 3:
-      return [p[f]!, p[f + 1]!, p[f + 2]!];
-    case 4:
-      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!];
-    case 5:
-      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!];
-    case 6:
-      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!, p[f + 5]!];
-    case 7:
-      return [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!, p[f + 5]!, p[f + 6]!];
-    default: {
-      const list = [p[f]!, p[f + 1]!, p[f + 2]!, p[f + 3]!, p[f + 4]!, p[f + 5]!, p[f + 6]!, p[f + 7]!];
-      for (let k = f + 8; k < f + n; k++) list.push(p[k]!);
-      return list;
-    }
-  }
+const placedScratch: number[] = [];
+
+function placedIds(n: number): number[] {
+  while (placedScratch.length < n) placedScratch.push(0);
+  return placedScratch;
 }
 
 /**

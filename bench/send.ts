@@ -7,9 +7,10 @@
  * state while the old one still sees exactly its own rows. Its layout is the cheapest persistent
  * one we know: each user's rows live in a shared append-only buffer written in place while the
  * writer is at the buffer's frontier (a second writer onto the same parent copies), and each state
- * owns a chunked vector of per-user row counts that is copied on write, 64 users a chunk. So a
- * send costs two typed-array writes and a frontier check per recipient plus the copy of the count
- * chunks it touches; no checks, no mentions, no events, no per-recipient objects.
+ * owns a chunked vector of per-user row counts that is copied on write, 32 users a chunk (as the
+ * store's `RowTable`). So a send costs two typed-array writes and a frontier check per recipient
+ * plus the copy of the count chunks it touches; no checks, no mentions, no events, no per-recipient
+ * objects.
  *
  * Method: both sides run in one process on the same realm, interleaved batch by batch (op, floor,
  * op, floor, …), warmed until their medians settle; each figure is the median over batches of
@@ -91,7 +92,7 @@ function nearest(targets: readonly Target[], n: number): Target {
 
 // ---- the persistent floor -------------------------------------------------------------------
 
-const LEN_CHUNK = 64;
+const LEN_CHUNK = 32;
 const ROW_CAP = 2048;
 
 /** One user's shared row buffer: slots below `frontier` are written; each state sees a prefix. */
@@ -104,7 +105,7 @@ interface FloorBuffer {
 /** A state of the floor: the message column's visible length and every user's visible row count. */
 interface FloorState {
   readonly messages: number;
-  /** Plain arrays of small integers, as the store keeps them: a 64-slot typed array would have its own off-heap buffer to allocate per copy. */
+  /** Plain arrays of small integers, as the store keeps them: a 32-slot typed array would have its own off-heap buffer to allocate per copy. */
   readonly lens: readonly (readonly number[])[];
 }
 
@@ -186,7 +187,7 @@ interface FloorOutput {
   readonly body: { readonly result: string; readonly msg: string; readonly id: number };
 }
 
-/** Lengths for `keys` keys, 64 a chunk, all zero. */
+/** Lengths for `keys` keys, 32 a chunk, all zero. */
 function zeroLens(keys: number): number[][] {
   const out: number[][] = [];
   for (let i = 0; i < keys; i += LEN_CHUNK) out.push(new Array<number>(LEN_CHUNK).fill(0));
@@ -560,7 +561,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn. The medians drop the batches an old-generation GC lands in; the mean column keeps them (total time over total calls of the same batches), so where the two disagree a major GC is weighing on one side.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 32-user chunks, as the store). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn. The medians drop the batches an old-generation GC lands in; the mean column keeps them (total time over total calls of the same batches), so where the two disagree a major GC is weighing on one side.',
     '',
     '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | floor + outputs wall / CPU | ratio to it, wall / CPU | mean wall incl. every GC: sendMessage / floor + outputs (ratio) | load (1, 5, 15 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -7,9 +7,10 @@
  * state while the old one still sees exactly its own rows. Its layout is the cheapest persistent
  * one we know: each user's rows live in a shared append-only buffer written in place while the
  * writer is at the buffer's frontier (a second writer onto the same parent copies), and each state
- * owns a chunked vector of per-user row counts that is copied on write, 64 users a chunk. So a
- * send costs two typed-array writes and a frontier check per recipient plus the copy of the count
- * chunks it touches; no checks, no mentions, no events, no per-recipient objects.
+ * owns a chunked vector of per-user row counts that is copied on write, 32 users a chunk (as the
+ * store's `RowTable`). So a send costs two typed-array writes and a frontier check per recipient
+ * plus the copy of the count chunks it touches; no checks, no mentions, no events, no per-recipient
+ * objects.
  *
  * Method: both sides run in one process on the same realm, interleaved batch by batch (op, floor,
  * op, floor, …), warmed until their medians settle; each figure is the median over batches of
@@ -22,7 +23,8 @@
  * proportion to what it allocates; the batch's tail, under one young generation, is collected by a
  * minor GC inside the timing, so nothing goes unpaid), capped at BATCH_MAX_MS. The two sides may therefore make different
  * numbers of calls per batch; figures are per call. Old-generation (major) GC is not reset: it
- * lands where it lands, and the medians over rounds absorb it.
+ * lands where it lands, and the medians over rounds absorb it; so the table also gives each side's
+ * mean over the same batches (total time over total calls), which keeps every major GC it met.
  *
  * A third side, the floor with the send's outputs (`OutputFloor`), adds to the store floor what a
  * send must also produce whatever the engine: the message's remaining columns, its entries in the
@@ -90,7 +92,7 @@ function nearest(targets: readonly Target[], n: number): Target {
 
 // ---- the persistent floor -------------------------------------------------------------------
 
-const LEN_CHUNK = 64;
+const LEN_CHUNK = 32;
 const ROW_CAP = 2048;
 
 /** One user's shared row buffer: slots below `frontier` are written; each state sees a prefix. */
@@ -103,7 +105,7 @@ interface FloorBuffer {
 /** A state of the floor: the message column's visible length and every user's visible row count. */
 interface FloorState {
   readonly messages: number;
-  /** Plain arrays of small integers, as the store keeps them: a 64-slot typed array would have its own off-heap buffer to allocate per copy. */
+  /** Plain arrays of small integers, as the store keeps them: a 32-slot typed array would have its own off-heap buffer to allocate per copy. */
   readonly lens: readonly (readonly number[])[];
 }
 
@@ -185,7 +187,7 @@ interface FloorOutput {
   readonly body: { readonly result: string; readonly msg: string; readonly id: number };
 }
 
-/** Lengths for `keys` keys, 64 a chunk, all zero. */
+/** Lengths for `keys` keys, 32 a chunk, all zero. */
 function zeroLens(keys: number): number[][] {
   const out: number[][] = [];
   for (let i = 0; i < keys; i += LEN_CHUNK) out.push(new Array<number>(LEN_CHUNK).fill(0));
@@ -426,8 +428,13 @@ function interleaved(fns: ReadonlyArray<() => void>, rounds: number, maxWarm: nu
   const samples: Sample[][] = fns.map(() => []);
   for (let r = 0; r < rounds; r++) fns.forEach((fn, k) => samples[k]!.push(batch(fn, sized[k]!.per)));
   const med = (xs: Sample[], key: keyof Sample) => median(xs.map((x) => x[key]));
+  // Every batch of a side makes the same number of calls, so the mean over batches is the total
+  // time over the total calls: unlike the median it keeps the batches an old-generation GC landed
+  // in, which the side whose heap grows faster (the send's new state, not the floor's) meets more.
+  const mean = (xs: Sample[], key: keyof Sample) => xs.reduce((a, x) => a + x[key], 0) / xs.length;
   return samples.map((xs, k) => ({
     timing: { wallUs: med(xs, 'wallUs'), cpuUs: med(xs, 'cpuUs') } as Sample,
+    mean: { wallUs: mean(xs, 'wallUs'), cpuUs: mean(xs, 'cpuUs') } as Sample,
     sized: sized[k]!,
   }));
 }
@@ -438,6 +445,8 @@ export interface SendFigures {
   readonly floor: Sample;
   /** The floor that also produces the send's outputs (`OutputFloor`). */
   readonly full: Sample;
+  /** Means over the same batches (GC pauses of every generation included), each side. */
+  readonly mean: { readonly op: Sample; readonly floor: Sample; readonly full: Sample };
   /** Calls per batch and bytes allocated per call, each side. */
   readonly sizing: { readonly op: Sized; readonly floor: Sized; readonly full: Sized };
 }
@@ -510,6 +519,7 @@ function measure(state: RealmState, t: Target, quick: boolean): SendFigures {
     op: o!.timing,
     floor: fo!.timing,
     full: fu!.timing,
+    mean: { op: o!.mean, floor: fo!.mean, full: fu!.mean },
     sizing: { op: o!.sized, floor: fo!.sized, full: fu!.sized },
   };
 }
@@ -551,10 +561,10 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 64-user chunks). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 32-user chunks, as the store). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn. The medians drop the batches an old-generation GC lands in; the mean column keeps them (total time over total calls of the same batches), so where the two disagree a major GC is weighing on one side.',
     '',
-    '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | floor + outputs wall / CPU | ratio to it, wall / CPU | load (1, 5, 15 min) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | floor + outputs wall / CPU | ratio to it, wall / CPU | mean wall incl. every GC: sendMessage / floor + outputs (ratio) | load (1, 5, 15 min) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const heap: string[] = [];
   const f = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
@@ -576,10 +586,10 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
         .map((x) => x.toFixed(2))
         .join(' ');
       opts.log(
-        `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, floor + outputs ${f(r.full.wallUs)} / ${f(r.full.cpuUs)} cpu, load ${load}; per batch op ${r.sizing.op.per} × ${(r.sizing.op.bytes / 1024).toFixed(1)} KB, floor ${r.sizing.floor.per} × ${(r.sizing.floor.bytes / 1024).toFixed(1)} KB, floor + outputs ${r.sizing.full.per} × ${(r.sizing.full.bytes / 1024).toFixed(1)} KB`,
+        `send ${preset} ${r.recipients}: op ${f(r.op.wallUs)} / ${f(r.op.cpuUs)} cpu, floor ${f(r.floor.wallUs)} / ${f(r.floor.cpuUs)} cpu, floor + outputs ${f(r.full.wallUs)} / ${f(r.full.cpuUs)} cpu, means op ${f(r.mean.op.wallUs)} floor + outputs ${f(r.mean.full.wallUs)}, load ${load}; per batch op ${r.sizing.op.per} × ${(r.sizing.op.bytes / 1024).toFixed(1)} KB, floor ${r.sizing.floor.per} × ${(r.sizing.floor.bytes / 1024).toFixed(1)} KB, floor + outputs ${r.sizing.full.per} × ${(r.sizing.full.bytes / 1024).toFixed(1)} KB`,
       );
       lines.push(
-        `| ${preset} | ${r.recipients.toLocaleString('en')}${note} | ${f(r.op.wallUs)} | ${f(r.floor.wallUs)} | ${(r.op.wallUs / r.floor.wallUs).toFixed(2)}× | ${f(r.op.cpuUs)} | ${f(r.floor.cpuUs)} | ${(r.op.cpuUs / r.floor.cpuUs).toFixed(2)}× | ${f(r.full.wallUs)} / ${f(r.full.cpuUs)} | ${(r.op.wallUs / r.full.wallUs).toFixed(2)}× / ${(r.op.cpuUs / r.full.cpuUs).toFixed(2)}× | ${load} |`,
+        `| ${preset} | ${r.recipients.toLocaleString('en')}${note} | ${f(r.op.wallUs)} | ${f(r.floor.wallUs)} | ${(r.op.wallUs / r.floor.wallUs).toFixed(2)}× | ${f(r.op.cpuUs)} | ${f(r.floor.cpuUs)} | ${(r.op.cpuUs / r.floor.cpuUs).toFixed(2)}× | ${f(r.full.wallUs)} / ${f(r.full.cpuUs)} | ${(r.op.wallUs / r.full.wallUs).toFixed(2)}× / ${(r.op.cpuUs / r.full.cpuUs).toFixed(2)}× | ${f(r.mean.op.wallUs)} / ${f(r.mean.full.wallUs)} (${(r.mean.op.wallUs / r.mean.full.wallUs).toFixed(2)}×) | ${load} |`,
       );
     }
     const t = nearest(targets, 1000);

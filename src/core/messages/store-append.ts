@@ -49,7 +49,7 @@ export function newestStoredId(store: MessageStore): number {
  * Appends one message and its UserMessage rows (`rows`: a `RowBatch`, or [user id, flag bits]
  * pairs; one per user, any order). The cost is O(rows + log n) with no object per recipient: the
  * last message chunk, each recipient's row buffer and the last chunk of each index list grow in
- * place (`grow.ts`, `row-tail.ts`); the new state's row lengths are copied 64 users at a time
+ * place (`grow.ts`, `row-tail.ts`); the new state's row lengths are copied 32 users at a time
  * (`RowTable.appendAll`), and the interners learn a new topic or conversation. Every index
  * (`byChannel`, `byTopic`, `byConversation`, `bySender`, row holders, direct-message partners, the
  * search index) stays in step.

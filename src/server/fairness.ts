@@ -177,26 +177,8 @@ export class FairScheduler {
     // requests, and the cheapest way: no promise of our own around the task's).
     if (user.head === user.pending.length && user.inFlight < this.mostInFlight) {
       const alone = !this.othersActive(key, at);
-      if (user.inFlight < this.limitOf(user, alone) && this.paid(user, alone, at)) {
-        user.inFlight++;
-        const started = this.enter();
-        let ran: Promise<T>;
-        try {
-          ran = task();
-        } catch (error) {
-          ran = Promise.reject(error as Error);
-        }
-        return ran.then(
-          (value) => {
-            this.finish(key, user, started);
-            return value;
-          },
-          (error: unknown) => {
-            this.finish(key, user, started);
-            throw error;
-          },
-        );
-      }
+      if (user.inFlight < this.limitOf(user, alone) && this.paid(user, alone, at))
+        return this.start(key, user, task);
     }
     return new Promise<T>((resolve, reject) => {
       user.pending.push({ task, resolve: resolve as (value: unknown) => void, reject });
@@ -204,25 +186,26 @@ export class FairScheduler {
     });
   }
 
-  /** Starts a request of `user` in the realm. */
-  private start(waiting: Waiting, key: string, user: UserState): void {
+  /** Starts a request of `user` in the realm; settles as the task does, once the user has left. */
+  private start<T>(key: string, user: UserState, task: () => Promise<T>): Promise<T> {
+    user.inFlight++;
     const started = this.enter();
-    let ran: Promise<unknown>;
+    let ran: Promise<T>;
     try {
-      ran = waiting.task();
+      ran = task();
     } catch (error) {
       ran = Promise.reject(error as Error);
     }
     // The user leaves the realm before its caller goes on, so a request the caller makes next is
     // charged nothing of this one's time.
-    ran.then(
+    return ran.then(
       (value) => {
         this.finish(key, user, started);
-        waiting.resolve(value);
+        return value;
       },
       (error: unknown) => {
         this.finish(key, user, started);
-        waiting.reject(error);
+        throw error;
       },
     );
   }
@@ -343,9 +326,9 @@ export class FairScheduler {
         this.wakeLater(key, user);
         return;
       }
-      user.inFlight++;
       // Started in this same turn as the user's others: a realm handle puts them in one batch.
-      this.start(user.pending[user.head++]!, key, user);
+      const waiting = user.pending[user.head++]!;
+      this.start(key, user, waiting.task).then(waiting.resolve, waiting.reject);
     }
     if (user.head === user.pending.length) {
       user.pending = [];

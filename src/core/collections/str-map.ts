@@ -39,7 +39,11 @@ export class StrMap<V> {
   get(key: string): V | undefined {
     const bucket = this.buckets.get(hash(key));
     if (bucket === undefined) return undefined;
-    for (const [k, v] of bucket) if (k === key) return v;
+    // By index, no destructuring: a lookup is on every send's path (topics, names).
+    for (let i = 0; i < bucket.length; i++) {
+      const entry = bucket[i]!;
+      if (entry[0] === key) return entry[1];
+    }
     return undefined;
   }
 

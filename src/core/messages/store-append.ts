@@ -199,16 +199,18 @@ function appendToChunks(
   const fresh = last === undefined || last.ids.length >= MESSAGE_CHUNK;
   const n = fresh ? 0 : last.ids.length;
   let tail = fresh ? undefined : TailChunk.tailOf(last);
-  // An immer-produced state freezes the plain content array: such a tail is copied like a fork.
+  // An immer-produced state freezes the plain content array: such a tail is copied like a fork
+  // (the text is written first, and a refused write is how a frozen column is found).
   if (
     tail === undefined ||
     tail.frontier !== n ||
     n >= tail.ids.length ||
-    !Object.isExtensible(tail.content)
+    !writeText(tail.content, n, m.content)
   ) {
     // A new chunk gets its full size at once; a copy (fork, rebuilt chunk) twice what it holds.
     tail = newMessageTail(fresh ? MESSAGE_CHUNK : Math.min(MESSAGE_CHUNK, Math.max(16, 2 * (n + 1))));
     if (!fresh) copyInto(tail, last);
+    tail.content[n] = m.content;
   }
   tail.ids[n] = m.id;
   tail.recipient[n] = recipient;
@@ -217,12 +219,26 @@ function appendToChunks(
   tail.sender[n] = m.sender;
   tail.timestamp[n] = m.timestamp;
   tail.bits[n] = m.bits;
-  tail.content[n] = m.content;
   tail.frontier = n + 1;
   const chunk = new TailChunk(tail, n + 1);
   if (fresh) out.push(chunk);
   else out[out.length - 1] = chunk;
   return out;
+}
+
+/**
+ * Whether `text` could be written at `n` of a tail's content column: false when the column is
+ * frozen. The write is tried rather than `Object.isExtensible` asked first, a runtime call on
+ * every send; a frozen array refuses it with a TypeError in strict code (and ignores it in
+ * sloppy code, which the read-back catches).
+ */
+function writeText(content: string[], n: number, text: string): boolean {
+  try {
+    content[n] = text;
+  } catch {
+    return false;
+  }
+  return content[n] === text;
 }
 
 function newMessageTail(cap: number): MessageTail {

@@ -190,7 +190,8 @@ export function parseParams(
       if (transform !== undefined) {
         const payload = transformPayload;
         payload.value = raw;
-        payload.issues.length = 0;
+        // Emptied only when a failed parse left issues: setting an array's length is a call.
+        if (payload.issues.length !== 0) payload.issues.length = 0;
         const out = transform(raw, payload);
         if (payload.issues.length === 0 && !(out instanceof Promise)) {
           values[spec.name] = out;

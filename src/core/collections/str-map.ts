@@ -21,6 +21,16 @@ type Bucket<V> = ReadonlyArray<readonly [string, V]>;
  * ```
  */
 export class StrMap<V> {
+  /**
+   * Answers `get` gave on this map (which never changes), by key: the engine's own string hash
+   * instead of a hash of every character and a walk down seven trie levels (a cache miss each in
+   * a large map). Made at the second lookup (a map looked up once, such as a topic interner the
+   * next new topic replaces, makes none) and emptied when full, so it stays small. A private
+   * field: invisible to readers and to deep equality.
+   */
+  #memo: Map<string, V | undefined> | undefined;
+  #lookups = 0;
+
   private constructor(
     private readonly buckets: IntMap<Bucket<V>>,
     readonly size: number,
@@ -37,9 +47,28 @@ export class StrMap<V> {
   }
 
   get(key: string): V | undefined {
+    const memo = this.#memo;
+    if (memo !== undefined) {
+      const known = memo.get(key);
+      if (known !== undefined || memo.has(key)) return known;
+      if (memo.size >= MEMO_SIZE) memo.clear();
+      const value = this.lookup(key);
+      memo.set(key, value);
+      return value;
+    }
+    const value = this.lookup(key);
+    if (++this.#lookups > 1) (this.#memo = new Map()).set(key, value);
+    return value;
+  }
+
+  private lookup(key: string): V | undefined {
     const bucket = this.buckets.get(hash(key));
     if (bucket === undefined) return undefined;
-    for (const [k, v] of bucket) if (k === key) return v;
+    // By index, no destructuring: a lookup is on every send's path (topics, names).
+    for (let i = 0; i < bucket.length; i++) {
+      const entry = bucket[i]!;
+      if (entry[0] === key) return entry[1];
+    }
     return undefined;
   }
 
@@ -70,6 +99,9 @@ export class StrMap<V> {
     for (const bucket of this.buckets.values()) yield* bucket;
   }
 }
+
+/** The most answers a map's `get` memo keeps before it is emptied. */
+const MEMO_SIZE = 64;
 
 /** FNV-1a over UTF-16 code units, folded to 31 bits. */
 function hash(key: string): number {

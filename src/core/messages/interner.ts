@@ -33,10 +33,10 @@ export function conversationParticipants(key: string): number[] {
  * in its checks and again for the sender's topic policy, and the next send of a conversation asks
  * the same of the same table (interners are persistent: same table, same answer).
  */
-let lastFold: {
-  readonly table: Interner | undefined;
-  readonly topic: string;
-  readonly id: number | undefined;
+const lastFold: {
+  table: Interner | undefined;
+  topic: string;
+  id: number | undefined;
 } = {
   table: undefined,
   topic: '',
@@ -48,6 +48,9 @@ export function foldedTopicId(table: Interner, topic: string): number | undefine
   const memo = lastFold;
   if (memo.table === table && memo.topic === topic) return memo.id;
   const id = table.ids.get(topic.toLowerCase());
-  lastFold = { table, topic, id };
+  // Written in place: a new memo object per miss was a send's allocation when topics alternate.
+  memo.table = table;
+  memo.topic = topic;
+  memo.id = id;
   return id;
 }

@@ -142,6 +142,11 @@ function intern(table: Interner, name: string): [Interner, number] {
 type MessageTail = Omit<MessageChunk, 'content'> & {
   /** Plain and growable here; each chunk sees its own prefix of it. */
   readonly content: string[];
+  /**
+   * Each column's buffer, read once when the tail is made: a view built on a kept buffer costs
+   * about half of one built on `column.buffer` (the getter is a call per column per send).
+   */
+  readonly buffers: { readonly [K in keyof Omit<MessageChunk, 'content'>]: ArrayBufferLike };
   frontier: number;
 };
 
@@ -164,13 +169,14 @@ class TailChunk implements MessageChunk {
   constructor(tail: MessageTail, n: number) {
     // Views by constructor, not `subarray`: no species lookup, about half the cost per view (a
     // tail's columns are whole buffers of their own, at offset 0).
-    this.ids = new Int32Array(tail.ids.buffer, 0, n);
-    this.recipient = new Int32Array(tail.recipient.buffer, 0, n);
-    this.topic = new Int32Array(tail.topic.buffer, 0, n);
-    this.topicKey = new Int32Array(tail.topicKey.buffer, 0, n);
-    this.sender = new Int32Array(tail.sender.buffer, 0, n);
-    this.timestamp = new Float64Array(tail.timestamp.buffer, 0, n);
-    this.bits = new Uint8Array(tail.bits.buffer, 0, n);
+    const b = tail.buffers;
+    this.ids = new Int32Array(b.ids, 0, n);
+    this.recipient = new Int32Array(b.recipient, 0, n);
+    this.topic = new Int32Array(b.topic, 0, n);
+    this.topicKey = new Int32Array(b.topicKey, 0, n);
+    this.sender = new Int32Array(b.sender, 0, n);
+    this.timestamp = new Float64Array(b.timestamp, 0, n);
+    this.bits = new Uint8Array(b.bits, 0, n);
     this.content = tail.content;
     this.#tail = tail;
   }
@@ -193,16 +199,18 @@ function appendToChunks(
   const fresh = last === undefined || last.ids.length >= MESSAGE_CHUNK;
   const n = fresh ? 0 : last.ids.length;
   let tail = fresh ? undefined : TailChunk.tailOf(last);
-  // An immer-produced state freezes the plain content array: such a tail is copied like a fork.
+  // An immer-produced state freezes the plain content array: such a tail is copied like a fork
+  // (the text is written first, and a refused write is how a frozen column is found).
   if (
     tail === undefined ||
     tail.frontier !== n ||
     n >= tail.ids.length ||
-    !Object.isExtensible(tail.content)
+    !writeText(tail.content, n, m.content)
   ) {
     // A new chunk gets its full size at once; a copy (fork, rebuilt chunk) twice what it holds.
     tail = newMessageTail(fresh ? MESSAGE_CHUNK : Math.min(MESSAGE_CHUNK, Math.max(16, 2 * (n + 1))));
     if (!fresh) copyInto(tail, last);
+    tail.content[n] = m.content;
   }
   tail.ids[n] = m.id;
   tail.recipient[n] = recipient;
@@ -211,7 +219,6 @@ function appendToChunks(
   tail.sender[n] = m.sender;
   tail.timestamp[n] = m.timestamp;
   tail.bits[n] = m.bits;
-  tail.content[n] = m.content;
   tail.frontier = n + 1;
   const chunk = new TailChunk(tail, n + 1);
   if (fresh) out.push(chunk);
@@ -219,16 +226,47 @@ function appendToChunks(
   return out;
 }
 
+/**
+ * Whether `text` could be written at `n` of a tail's content column: false when the column is
+ * frozen. The write is tried rather than `Object.isExtensible` asked first, a runtime call on
+ * every send; a frozen array refuses it with a TypeError in strict code (and ignores it in
+ * sloppy code, which the read-back catches).
+ */
+function writeText(content: string[], n: number, text: string): boolean {
+  try {
+    content[n] = text;
+  } catch {
+    return false;
+  }
+  return content[n] === text;
+}
+
 function newMessageTail(cap: number): MessageTail {
+  const ids = new Int32Array(cap);
+  const recipient = new Int32Array(cap);
+  const topic = new Int32Array(cap);
+  const topicKey = new Int32Array(cap);
+  const sender = new Int32Array(cap);
+  const timestamp = new Float64Array(cap);
+  const bits = new Uint8Array(cap);
   return {
-    ids: new Int32Array(cap),
-    recipient: new Int32Array(cap),
-    topic: new Int32Array(cap),
-    topicKey: new Int32Array(cap),
-    sender: new Int32Array(cap),
-    timestamp: new Float64Array(cap),
-    bits: new Uint8Array(cap),
+    ids,
+    recipient,
+    topic,
+    topicKey,
+    sender,
+    timestamp,
+    bits,
     content: [],
+    buffers: {
+      ids: ids.buffer,
+      recipient: recipient.buffer,
+      topic: topic.buffer,
+      topicKey: topicKey.buffer,
+      sender: sender.buffer,
+      timestamp: timestamp.buffer,
+      bits: bits.buffer,
+    },
     frontier: 0,
   };
 }

@@ -59,8 +59,10 @@ function escapeHtml(s: string): string {
  *
  * Differences (docs/differences/messages.md): mirroring clients, forged senders and widgets are not
  * modelled (`sender` is refused as Zulip refuses it from a normal client; `forged` is refused; a
- * `widget_content` is validated as Zulip validates it, then dropped); `read_by_sender` defaults to false (Zulip guesses from the
- * client's name, and API clients get false); no bot-owner notices for sends to empty channels.
+ * `widget_content` is validated as Zulip validates it, then dropped); no bot-owner notices for sends
+ * to empty channels. The sending client is `client` (over HTTP the User-Agent's name when not
+ * sent; a library call without one records "API"), and `read_by_sender` defaults from it as
+ * Zulip's `Client.default_read_by_sender` (client-names.ts).
  *
  * @example
  * ```ts

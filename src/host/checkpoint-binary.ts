@@ -56,6 +56,11 @@ interface BinaryHeader {
    * times). Absent in older checkpoints (written before edits were carried): none.
    */
   readonly edits?: ReadonlyArray<readonly [number, MessageEdits]>;
+  /**
+   * Format 3: [message id, client name] for sending clients outside `KNOWN_CLIENTS` (the others
+   * are in the bits column). Absent in older checkpoints: none.
+   */
+  readonly clients?: ReadonlyArray<readonly [number, string]>;
 }
 
 /** A lone (unpaired) UTF-16 surrogate: UTF-8 would turn it into U+FFFD. */
@@ -162,6 +167,7 @@ export function* encodeCheckpoint(state: RealmState, version: number, chain: num
     exact,
     lastId: store.lastId,
     edits: [...store.edits],
+    clients: [...store.clients],
   };
   const json = encoder.encode(JSON.stringify(header));
   yield json;
@@ -255,6 +261,7 @@ function decodeSections(payload: Uint8Array, from: number, end: number, header: 
     header.reactions,
     header.lastId,
     header.edits,
+    header.clients,
   );
   return Object.freeze({ ...base, messages });
 }

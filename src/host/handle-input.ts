@@ -7,6 +7,7 @@ import { runDecoded, type Actor, type AnyOperation } from '../core/operation';
 import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import type { User } from '../core/model/records';
+import { clientFromUserAgent } from '../core/messages/client-names';
 import { basicAuthHeader } from '../wire/auth';
 import { forEachFormField, setField } from '../wire/form';
 import { decodedPath, handleApiRequest, type ApiRequest } from '../wire/handle';
@@ -37,7 +38,15 @@ export function applyInput(
   const user = 'userId' in input.actor ? state.users.get(input.actor.userId) : undefined;
   // One literal per case rather than spreads: this runs on every write.
   const headers = user === undefined ? undefined : { authorization: authorizationOf(user) };
-  const body = input.body;
+  let body = input.body;
+  // A send stored before clients were recorded (`requestInput` now always stores one) was made
+  // with "API" as its client: without this, its replay would take "Unspecified" (no User-Agent).
+  if (
+    typeof body === 'object' &&
+    body['client'] === undefined &&
+    parameterNames(input.method, input.url)?.readsClient === true
+  )
+    body = { ...body, client: 'API' };
   let request: ApiRequest;
   if (headers === undefined)
     request =
@@ -104,6 +113,10 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
   if (typeof body === 'string') forEachFormField(body, into, keep);
   else if (body !== undefined && body !== null)
     for (const [k, v] of Object.entries(body)) keep(into, k, String(v));
+  // Headers are not stored: the client a send took from its User-Agent (wire/handle.ts) is
+  // recorded as the field a replay reads instead, so the replayed message names the same client.
+  if (names.readsClient && !Object.hasOwn(fields, 'client'))
+    setField(fields, 'client', clientFromUserAgent(headerOf(request.headers, 'user-agent')));
   return { kind: 'request', actor, method: request.method, url: path, body: fields };
 }
 
@@ -121,6 +134,8 @@ function keep({ fields, names }: Keeping, k: string, v: string): void {
 interface ParameterNames {
   readonly read: ReadonlySet<string>;
   readonly fromPath: ReadonlySet<string>;
+  /** The operation reads `client` (a send): one is recorded whatever the request spelled. */
+  readonly readsClient: boolean;
 }
 
 /**
@@ -153,7 +168,7 @@ function findParameterNames(method: string, rawPath: string): ParameterNames | u
       read.add(spec.name);
       if (spec.alias !== undefined) read.add(spec.alias);
     }
-    names = { read, fromPath };
+    names = { read, fromPath, readsClient: read.has('client') };
     namesByOp.set(match.op, names);
   }
   return names;

@@ -4,6 +4,7 @@ import { invoke } from '../core/operation';
 import { failure, type OpResult } from '../core/result';
 import { decodePercentOrRaw } from '../core/url';
 import type { RealmState } from '../core/state';
+import { clientFromUserAgent } from '../core/messages/client-names';
 import { authenticate } from './auth';
 import { forEachFormField, setField } from './form';
 import { matchRoute } from './routes';
@@ -77,11 +78,24 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
       setField(input, k, String(body[k]));
     }
   }
+  // Zulip names every request's client (`parse_client`): its `client` field, else its User-Agent.
+  // Only an operation that stores it (a send) is given one; others would list it as ignored.
+  if (readsClient(match.op.def) && !Object.hasOwn(input, 'client'))
+    setField(input, 'client', clientFromUserAgent(header(request.headers, 'user-agent')));
   // Path parameters are the URL's: they override same-named form fields and are never "ignored".
   const pathParams = match.pathParams;
   const params = Object.keys(pathParams);
   for (let i = 0; i < params.length; i++) setField(input, params[i]!, pathParams[params[i]!]);
   return invoke(match.op.def, state, actor, input, ctx, 'wire');
+}
+
+const clientReaders = new WeakMap<object, boolean>();
+
+/** Whether an operation reads a `client` parameter (decided once per operation). */
+function readsClient(def: { readonly params: ReadonlyArray<{ readonly name: string }> }): boolean {
+  let reads = clientReaders.get(def);
+  if (reads === undefined) clientReaders.set(def, (reads = def.params.some((p) => p.name === 'client')));
+  return reads;
 }
 
 /** The decoded path and the raw query (without `?`). Runs on every request: no work it can skip. */

@@ -20,6 +20,8 @@ export interface AppendedMessage {
   readonly topic: string;
   /** Direct messages: every participant, sender included. */
   readonly participants: readonly number[];
+  /** The sending client's name when `bits` says `OTHER_CLIENT` (client-names.ts). */
+  readonly client?: string;
 }
 
 /**
@@ -114,6 +116,7 @@ export function appendMessage(
     byConversation,
     bySender,
     edits: store.edits,
+    clients: message.client === undefined ? store.clients : store.clients.set(id, message.client),
   });
   carrySearchIndex(store, next, [id]);
   return next;

@@ -1,4 +1,5 @@
 import type { Reaction } from '../model/records';
+import { CLIENT_SHIFT, OTHER_CLIENT, clientBits } from './client-names';
 import { conversationKey } from './interner';
 import { MESSAGE_BITS } from './flags';
 import { buildMessageStoreFromColumns, type RowsInput } from './store-build';
@@ -18,6 +19,8 @@ export interface MessageInput {
   readonly has_attachment?: boolean | undefined;
   readonly has_image?: boolean | undefined;
   readonly reactions?: readonly Reaction[] | undefined;
+  /** The sending client's name (client-names.ts); absent: "API". */
+  readonly client?: string | undefined;
 }
 
 /**
@@ -38,6 +41,7 @@ export function buildMessageStore(messages: readonly MessageInput[], rows: RowsI
     conversations: new Array<string>(n),
   };
   const reactions: Array<readonly [number, readonly Reaction[]]> = [];
+  const clients: Array<readonly [number, string]> = [];
   for (let i = 0; i < n; i++) {
     const m = messages[i]!;
     cols.ids[i] = m.id;
@@ -56,7 +60,10 @@ export function buildMessageStore(messages: readonly MessageInput[], rows: RowsI
       (m.has_link ? MESSAGE_BITS.has_link : 0) |
       (m.has_attachment ? MESSAGE_BITS.has_attachment : 0) |
       (m.has_image ? MESSAGE_BITS.has_image : 0) |
-      (hasReaction ? MESSAGE_BITS.has_reaction : 0);
+      (hasReaction ? MESSAGE_BITS.has_reaction : 0) |
+      (m.client === undefined ? 0 : clientBits(m.client));
+    if (m.client !== undefined && clientBits(m.client) === OTHER_CLIENT << CLIENT_SHIFT)
+      clients.push([m.id, m.client]);
   }
-  return buildMessageStoreFromColumns(cols, rows, reactions);
+  return buildMessageStoreFromColumns(cols, rows, reactions, 0, [], clients);
 }

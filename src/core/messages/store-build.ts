@@ -43,6 +43,8 @@ export function buildMessageStoreFromColumns(
   lastId = 0,
   /** [message id, its edits] (snapshots and checkpoints carry the edit history). */
   editList: Iterable<readonly [number, MessageEdits]> = [],
+  /** [message id, client name] for messages whose bits say `OTHER_CLIENT` (client-names.ts). */
+  clientList: Iterable<readonly [number, string]> = [],
 ): MessageStore {
   const n = cols.ids.length;
   const topicIds = new Map<string, number>();
@@ -126,6 +128,7 @@ export function buildMessageStoreFromColumns(
     byConversation: idLists(byConversation),
     bySender: idLists(bySender),
     edits: IntMap.from(editList),
+    clients: IntMap.from([...clientList].sort((a, b) => a[0] - b[0])),
   });
 }
 

@@ -60,6 +60,8 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   carryRowHolders(store, rows);
   let reactions = store.reactions;
   for (const id of ids) reactions = reactions.delete(id);
+  let clients = store.clients;
+  if (clients.size > 0) for (const id of ids) clients = clients.delete(id);
   let byChannel = store.byChannel;
   let byTopic = store.byTopic;
   for (const [streamId, channel] of channels) {
@@ -78,6 +80,7 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
     count: store.count - found,
     rows,
     reactions,
+    clients,
     byChannel,
     byTopic,
     byConversation,

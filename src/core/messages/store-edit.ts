@@ -7,6 +7,7 @@ import { movedChunk, topicKeys } from './moved-columns';
 import { chunkIndexOf } from './store-chunks';
 import { messagesChanged } from './store-hooks';
 import type { MessageEdits, MessageStore } from './store-types';
+import { CLIENT_MASK } from './client-names';
 
 /**
  * Editing stored messages in place (PATCH /messages/{id}): content, topic, edit history. A content
@@ -24,7 +25,7 @@ export function intern(table: Interner, name: string): [Interner, number] {
   return [{ ids: table.ids.set(name, next), names: table.names.set(next, name) }, next];
 }
 
-/** The store with message `id`'s content and `MESSAGE_BITS` replaced. */
+/** The store with message `id`'s content and `MESSAGE_BITS` replaced (its sending client kept). */
 export function replaceContent(store: MessageStore, id: number, content: string, bits: number): MessageStore {
   const ci = chunkIndexOf(store.chunks, id);
   if (ci < 0) return store;
@@ -34,7 +35,7 @@ export function replaceContent(store: MessageStore, id: number, content: string,
   const texts = c.content.slice(0, c.ids.length);
   texts[i] = content;
   const bitColumn = new Uint8Array(c.bits);
-  bitColumn[i] = bits;
+  bitColumn[i] = (c.bits[i]! & CLIENT_MASK) | (bits & ~CLIENT_MASK);
   const chunks = store.chunks.slice();
   chunks[ci] = { ...c, content: texts, bits: bitColumn };
   return messagesChanged(store, Object.freeze({ ...store, chunks }), [id], 'content');

@@ -1,4 +1,5 @@
 import type { Reaction } from '../model/records';
+import { clientName } from './client-names';
 import { conversationParticipants, nameOf } from './interner';
 import { MESSAGE_BITS } from './flags';
 import { lowerBound } from './rows';
@@ -20,6 +21,8 @@ export interface MessageRecord {
   readonly has_attachment: boolean;
   readonly has_image: boolean;
   readonly reactions: readonly Reaction[];
+  /** The sending client's name (client-names.ts). */
+  readonly client: string;
 }
 
 /** Where message `id` lives, or undefined. */
@@ -61,5 +64,6 @@ export function decode(store: MessageStore, c: MessageChunk, i: number): Message
     has_attachment: (bits & MESSAGE_BITS.has_attachment) !== 0,
     has_image: (bits & MESSAGE_BITS.has_image) !== 0,
     reactions: store.reactions.get(id) ?? [],
+    client: clientName(bits, id, store.clients),
   };
 }

@@ -51,6 +51,11 @@ export interface MessageStore {
   readonly bySender: IntMap<IdList>;
   /** message id → its edit history and edit/move times (only messages ever edited or moved). */
   readonly edits: IntMap<MessageEdits>;
+  /**
+   * message id → its sending client's name, only for a client outside `KNOWN_CLIENTS` (the
+   * others are in the message's bits: client-names.ts).
+   */
+  readonly clients: IntMap<string>;
 }
 
 /**
@@ -89,4 +94,5 @@ export const EMPTY_STORE: MessageStore = {
   byConversation: IntMap.empty(),
   bySender: IntMap.empty(),
   edits: IntMap.empty(),
+  clients: IntMap.empty(),
 };

@@ -121,7 +121,9 @@ export type MessageFields = SnapshotMessage extends infer M
  * `edits` entry of the message), its edit history fields after `reactions`.
  */
 export function messageSnapshotFields(m: MessageRecord, edits?: MessageEdits): MessageFields {
-  const fields = baseFields(m);
+  let fields = baseFields(m);
+  // Only a client other than "API" is written: a snapshot of library sends stays as it was.
+  if (m.client !== 'API') fields = { ...fields, client: m.client };
   return edits === undefined ? fields : { ...fields, ...editFields(edits) };
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { CLIENT_NAME_MAX } from '../messages/client-names';
 import { FLAG_NAMES, type FlagName } from '../messages/flags';
 import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
@@ -79,6 +80,12 @@ const flagsSchema = z.record(
   z.array(z.enum(FLAG_NAMES as readonly [FlagName, ...FlagName[]])),
 );
 
+/**
+ * The sending client's name (Zulip's `Message.sending_client`, at most 30 characters); absent
+ * means "API", what a message stored without one (a library send, an older snapshot) shows.
+ */
+const clientSchema = z.string().check(z.maxLength(CLIENT_NAME_MAX));
+
 const messageFields = {
   id,
   sender_id: id,
@@ -88,6 +95,7 @@ const messageFields = {
   has_attachment: z.optional(z.boolean()),
   has_image: z.optional(z.boolean()),
   reactions: z.optional(z.array(reactionSchema)),
+  client: z.optional(clientSchema),
   ...editFields,
   flags: z.optional(flagsSchema),
 };
@@ -127,6 +135,7 @@ const canonicalMessageFields = {
   has_attachment: z.boolean(),
   has_image: z.boolean(),
   reactions: z.array(reactionSchema),
+  client: z.optional(clientSchema),
   ...editFields,
   flags: flagsSchema,
 };

@@ -1,4 +1,5 @@
 import type { IntMap } from '../collections/int-map';
+import { CLIENT_SHIFT, OTHER_CLIENT, clientBits } from '../messages/client-names';
 import { FLAG_BITS, flagsToBits, MESSAGE_BITS, type FlagName } from '../messages/flags';
 import { conversationKey } from '../messages/interner';
 import { buildMessageStoreFromColumns } from '../messages/store-build';
@@ -35,6 +36,8 @@ export class MessageLoader {
   private readonly topicNames = new Map<string, string>();
   private readonly conversations: Array<string | undefined> = [];
   private readonly reactions: Array<readonly [number, readonly Reaction[]]> = [];
+  /** [message id, client name] for clients outside `KNOWN_CLIENTS`. */
+  private readonly clients: Array<readonly [number, string]> = [];
   private readonly edits: Array<readonly [number, MessageEdits]> = [];
   /** Per user: row ids and flag bits, and how many are used. */
   private readonly rowIds: Array<Int32Array | undefined> = [];
@@ -183,6 +186,14 @@ export class MessageLoader {
     this.exactRows = true;
   }
 
+  /** A message's client bits; a name outside `KNOWN_CLIENTS` is kept for the store's table. */
+  private client(m: MessageSnapshotInput): number {
+    if (m.client === undefined) return 0;
+    const bits = clientBits(m.client);
+    if (bits === OTHER_CLIENT << CLIENT_SHIFT) this.clients.push([m.id, m.client]);
+    return bits;
+  }
+
   private keep(m: MessageSnapshotInput, rows: FlagRows | undefined): void {
     const k = this.n++;
     if (k === this.ids.length) this.grow();
@@ -200,7 +211,8 @@ export class MessageLoader {
       (m.has_link === true ? MESSAGE_BITS.has_link : 0) |
       (m.has_attachment === true ? MESSAGE_BITS.has_attachment : 0) |
       (m.has_image === true ? MESSAGE_BITS.has_image : 0) |
-      (hasReaction ? MESSAGE_BITS.has_reaction : 0);
+      (hasReaction ? MESSAGE_BITS.has_reaction : 0) |
+      this.client(m);
     const channel = m.stream_id !== undefined;
     if (channel) {
       this.recipient[k] = m.stream_id!;
@@ -319,7 +331,14 @@ export class MessageLoader {
       if (!this.sorted) [userIds, userFlags] = sortRows(userIds, userFlags);
       rows.set(u, { ids: userIds, flags: userFlags });
     }
-    return buildMessageStoreFromColumns(cols, rows, this.reactions, this.lastMessageId, this.edits);
+    return buildMessageStoreFromColumns(
+      cols,
+      rows,
+      this.reactions,
+      this.lastMessageId,
+      this.edits,
+      this.clients,
+    );
   }
 }
 

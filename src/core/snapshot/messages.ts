@@ -1,3 +1,4 @@
+import { CLIENT_NAME_MAX } from '../messages/client-names';
 import { FLAG_NAMES, isFlagName } from '../messages/flags';
 import type { MessageInput } from '../messages/store';
 import type { Reaction } from '../model/records';
@@ -22,6 +23,7 @@ const MESSAGE_KEYS = new Set([
   'has_attachment',
   'has_image',
   'reactions',
+  'client',
   'flags',
   ...EDIT_KEYS,
 ]);
@@ -35,6 +37,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 const isPlainArray = (v: unknown): v is unknown[] =>
   Array.isArray(v) && Object.getPrototypeOf(v) === Array.prototype;
+const isClientName = (v: unknown): v is string => typeof v === 'string' && v.length <= CLIENT_NAME_MAX;
 const isOptionalBoolean = (v: unknown) => v === undefined || typeof v === 'boolean';
 
 /**
@@ -52,6 +55,7 @@ function isPlainMessage(m: unknown): m is MessageSnapshotInput {
   if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0) return false;
   if (!isOptionalBoolean(m['has_link']) || !isOptionalBoolean(m['has_attachment'])) return false;
   if (!isOptionalBoolean(m['has_image']) || m['flags'] !== undefined) return false;
+  if (m['client'] !== undefined && !isClientName(m['client'])) return false;
   // Edited messages are rare: their edit fields get the full check.
   if (m['edit_history'] !== undefined || m['last_edit_timestamp'] !== undefined) return false;
   if (m['last_moved_timestamp'] !== undefined) return false;
@@ -130,6 +134,8 @@ export function checkMessage(m: unknown, index: number, issues: IssueList): Mess
   for (const key of ['has_link', 'has_attachment', 'has_image']) {
     if (r[key] !== undefined && typeof r[key] !== 'boolean') bad(key, 'expected a boolean');
   }
+  if (r['client'] !== undefined && !isClientName(r['client']))
+    bad('client', `expected a string of at most ${CLIENT_NAME_MAX} characters`);
   if (r['reactions'] !== undefined) {
     const reactions = r['reactions'];
     if (!Array.isArray(reactions) || nonJsonReason(reactions) !== undefined)

@@ -34,6 +34,7 @@ export function* messageLinesV1(state: RealmState, json: boolean): Generator<str
         `{"id":${m.id},"sender_id":${m.sender_id},${target},"content":${JSON.stringify(m.content)},` +
         `"timestamp":${m.timestamp},"has_link":${m.has_link},"has_attachment":${m.has_attachment},` +
         `"has_image":${m.has_image},"reactions":${m.reactions.length === 0 ? '[]' : JSON.stringify(m.reactions)}` +
+        `${m.client === 'API' ? '' : `,"client":${JSON.stringify(m.client)}`}` +
         `${editFieldsJson(edits.get(m.id))},"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}`;
     }
     if (json) {

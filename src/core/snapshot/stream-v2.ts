@@ -1,4 +1,5 @@
 import { MESSAGE_BITS } from '../messages/flags';
+import { CLIENT_MASK, clientName } from '../messages/client-names';
 import { conversationParticipants, nameOf } from '../messages/interner';
 import type { MessageStore } from '../messages/store-types';
 import type { RealmState } from '../state';
@@ -62,6 +63,7 @@ function* messageLines(store: MessageStore): Generator<string, void, undefined> 
         `"has_attachment":${(bits & MESSAGE_BITS.has_attachment) !== 0},` +
         `"has_image":${(bits & MESSAGE_BITS.has_image) !== 0},` +
         `"reactions":${reactions === undefined || reactions.length === 0 ? '[]' : JSON.stringify(reactions)}` +
+        `${(bits & CLIENT_MASK) === 0 ? '' : `,"client":${JSON.stringify(clientName(bits, id, store.clients))}`}` +
         `${editFieldsJson(store.edits.get(id))}}`;
     }
     yield `${lines.join('\n')}\n`;

@@ -7,6 +7,7 @@ import {
   type TemplateKey,
 } from '../../core/messages/rendered';
 import { FLAG_BITS, FLAG_NAMES, MESSAGE_BITS } from '../../core/messages/flags';
+import { clientName } from '../../core/messages/client-names';
 import { nameOf } from '../../core/messages/interner';
 import type { MessageChunk, MessageRecord } from '../../core/messages/store';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../core/model/realm';
@@ -21,7 +22,7 @@ import { INACCESSIBLE_USER_AVATAR_URL, INACCESSIBLE_USER_NAME } from '../../core
  * /messages, GET /messages/{id} and `message` events.
  *
  * Edited messages carry `edit_history` (per the realm's visibility policy), `last_edit_timestamp`
- * and `last_moved_timestamp`. Not modelled: submessages and topic links (always empty), the sending client (always `"API"`), and Zulip's
+ * and `last_moved_timestamp`. Not modelled: submessages and topic links (always empty), and Zulip's
  * `recipient_id` (its Recipient table's ids, which the model has no table for): we number channels
  * `3·stream_id`, one-to-one conversations `3·user_id + 1` (the other user, as Zulip's personal
  * recipient) and group conversations `3·conversation id + 2`. See docs/differences/messages.md.
@@ -304,7 +305,7 @@ export function messageDict(
         content,
         recipient_id: recipientId(m),
         timestamp: m.timestamp,
-        client: 'API',
+        client: m.client,
         subject: topic,
         topic_links: [],
         is_me_message: isMe,
@@ -325,7 +326,7 @@ export function messageDict(
         content,
         recipient_id: recipientId(m),
         timestamp: m.timestamp,
-        client: 'API',
+        client: m.client,
         subject: topic,
         topic_links: [],
         is_me_message: isMe,
@@ -359,6 +360,7 @@ export function sentChannelDict(
   timestamp: number,
   content: string,
   html: string,
+  client: string,
 ): Record<string, unknown> {
   return {
     id,
@@ -366,7 +368,7 @@ export function sentChannelDict(
     content: html,
     recipient_id: 3 * channel.stream_id,
     timestamp,
-    client: 'API',
+    client,
     subject: topic,
     topic_links: [],
     is_me_message: isMeMessage(content),
@@ -464,7 +466,7 @@ export function channelDictAt(
     content: opts.applyMarkdown ? cache.content.html(chunk.content, index, id) : raw,
     recipient_id: 3 * streamId,
     timestamp: chunk.timestamp[index]!,
-    client: 'API',
+    client: clientName(chunk.bits[index]!, id, store.clients),
     subject: topic,
     topic_links: NONE,
     is_me_message: cache.content.isMe(chunk.content, index, id),

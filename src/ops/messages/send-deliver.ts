@@ -10,6 +10,7 @@ import { decode, locateMessage } from '../../core/messages/store';
 import type { MessageStore } from '../../core/messages/store-types';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
+import { CLIENT_SHIFT, OTHER_CLIENT, clientBits } from '../../core/messages/client-names';
 import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
@@ -46,6 +47,8 @@ export type Addressee =
 export interface DeliverOptions {
   readonly now: number;
   readonly readBySender: boolean;
+  /** The sending client's name (client-names.ts); absent: "API". */
+  readonly client?: string | undefined;
   readonly localId: string | undefined;
   readonly queueId: string | undefined;
   readonly ignored: readonly string[];
@@ -159,6 +162,7 @@ export function deliverMessage(
 
   const id = nextMessageId(state.messages);
   const timestamp = Math.floor(opts.now);
+  const client = opts.client === undefined ? 0 : clientBits(opts.client);
   const wasActive = isStream && recentlyActiveBefore(state, target.channel.stream_id, timestamp);
   const store = appendMessage(
     state.messages,
@@ -166,11 +170,14 @@ export function deliverMessage(
       id,
       sender: sender.user_id,
       timestamp,
-      bits: linkBits(content),
+      bits: linkBits(content) | client,
       content,
       streamId: isStream ? target.channel.stream_id : null,
       topic: isStream ? target.topic : '',
       participants: isStream ? NO_PARTICIPANTS : target.participants,
+      ...(client === OTHER_CLIENT << CLIENT_SHIFT && opts.client !== undefined
+        ? { client: opts.client }
+        : {}),
     },
     rows,
   );
@@ -259,6 +266,7 @@ export function deliverMessage(
         timestamp,
         content,
         renderStored(last.content, newest),
+        opts.client ?? 'API',
       )
     : messageDict(next, decode(store, last, newest), PRIVATE_EVENT_DICT);
   return {

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { errors, type ZulipError } from '../../core/errors';
 import { defineOperation } from '../../core/operation';
+import { cutClientName, defaultReadBySender } from '../../core/messages/client-names';
 import { param, rawParam } from '../../core/params';
 import { failure } from '../../core/result';
 import type { User } from '../../core/model/records';
@@ -58,8 +59,10 @@ function escapeHtml(s: string): string {
  *
  * Differences (docs/differences/messages.md): mirroring clients, forged senders and widgets are not
  * modelled (`sender` is refused as Zulip refuses it from a normal client; `forged` is refused; a
- * `widget_content` is validated as Zulip validates it, then dropped); `read_by_sender` defaults to false (Zulip guesses from the
- * client's name, and API clients get false); no bot-owner notices for sends to empty channels.
+ * `widget_content` is validated as Zulip validates it, then dropped); no bot-owner notices for sends
+ * to empty channels. The sending client is `client` (over HTTP the User-Agent's name when not
+ * sent; a library call without one records "API"), and `read_by_sender` defaults from it as
+ * Zulip's `Client.default_read_by_sender` (client-names.ts).
  *
  * @example
  * ```ts
@@ -73,6 +76,9 @@ export const sendMessage = defineOperation({
   path: '/messages',
   operationId: 'send-message',
   params: [
+    // Zulip takes `client` on every request (`parse_client`); a send stores it. Over HTTP a
+    // request without it gets its User-Agent's name (wire/handle.ts); a library call, "API".
+    rawParam('client', z.string()),
     rawParam('forged', z.string()),
     rawParam('local_id', z.string()),
     rawParam('content', z.string(), { required: true }),
@@ -109,9 +115,12 @@ export const sendMessage = defineOperation({
     const widget =
       params.widget_content === undefined ? undefined : checkWidgetContent(params.widget_content);
     if (widget) return failure(state, widget);
+    const client = params.client === undefined ? undefined : cutClientName(params.client);
     return deliverMessage(state, user, target, content, {
       now: ctx.now,
-      readBySender: params.read_by_sender ?? false,
+      // `Client.default_read_by_sender`: only a full-UI client's message is read by its sender.
+      readBySender: params.read_by_sender ?? (client !== undefined && defaultReadBySender(client)),
+      client,
       localId: params.local_id,
       queueId: params.queue_id,
       ignored,

@@ -225,13 +225,14 @@ export function parseParams(
     values[spec.name] = parsed.data;
   }
   // Most requests ignore nothing: one shared, frozen empty list, and no array of the input's keys.
+  // `client` is never ignored: Zulip reads it on every request (`parse_client`), whatever the view.
   let ignored: string[] | undefined;
   let keys = 0;
   // Every enumerable key, inherited ones too: any key not among the `found` ones is looked at below.
   for (const _key in input) keys++;
   if (!distinct || keys !== found)
     for (const key in input)
-      if (Object.hasOwn(input, key) && !known.has(key) && !pathParams.includes(key))
+      if (Object.hasOwn(input, key) && !known.has(key) && !pathParams.includes(key) && key !== 'client')
         (ignored ??= []).push(key);
   return { ok: true, values, ignored: ignored === undefined ? NOTHING_IGNORED : ignored.sort() };
 }

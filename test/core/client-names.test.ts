@@ -68,3 +68,11 @@ describe('client bits', () => {
     expect(clientName(MESSAGE_BITS.has_reaction, 7, new Map())).toBe('API');
   });
 });
+
+describe('names cut as Zulip cuts them', () => {
+  it('counts code points, as Python does, not UTF-16 units', () => {
+    const astral = '😀'.repeat(20); // 20 code points, 40 UTF-16 units
+    expect(clientFromUserAgent(astral)).toBe(astral);
+    expect(clientFromUserAgent('😀'.repeat(31))).toBe('😀'.repeat(30));
+  });
+});

@@ -265,3 +265,16 @@ describe('the sending client through a handle', () => {
     await again.close();
   });
 });
+
+describe('the client parameter elsewhere', () => {
+  it('is never listed as ignored: Zulip reads it on every request', () => {
+    const r = wire(devRealm(), 'hamlet', 'POST', '/saved_snippets', {
+      title: 't',
+      content: 'c',
+      client: 'ZulipTerminal',
+      junk: 'x',
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ ignored_parameters_unsupported: ['junk'] });
+  });
+});

@@ -67,13 +67,26 @@ const USER_AGENT = /^([^/ ]*[^0-9/(]*)(\/([^/ ]*))?([ /].*)?$/;
  */
 export function clientFromUserAgent(userAgent: string | undefined): string {
   if (userAgent === undefined) return 'Unspecified';
+  // A client sends the same header on every request: its last answer saves the expression.
+  if (userAgent === lastAgent.header) return lastAgent.name;
   const m = USER_AGENT.exec(userAgent);
-  if (m === null) return 'Unspecified';
-  return cutClientName(m[1] ?? '');
+  const name = m === null ? 'Unspecified' : cutClientName(m[1] ?? '');
+  lastAgent = { header: userAgent, name };
+  return name;
 }
 
+let lastAgent = { header: '', name: '' };
+
+/** A name as Zulip stores it: at most 30 characters (Python counts code points, not UTF-16 units). */
 export function cutClientName(name: string): string {
-  return name.length > CLIENT_NAME_MAX ? name.slice(0, CLIENT_NAME_MAX) : name;
+  if (name.length <= CLIENT_NAME_MAX) return name;
+  const points = Array.from(name);
+  return points.length <= CLIENT_NAME_MAX ? name : points.slice(0, CLIENT_NAME_MAX).join('');
+}
+
+/** Whether a stored name fits Zulip's column (30 code points). */
+export function isClientName(v: unknown): v is string {
+  return typeof v === 'string' && (v.length <= CLIENT_NAME_MAX || Array.from(v).length <= CLIENT_NAME_MAX);
 }
 
 /** The full-UI clients (`Client.default_read_by_sender`): a message sent from one is read by its sender. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CLIENT_NAME_MAX } from '../messages/client-names';
+import { CLIENT_NAME_MAX, isClientName } from '../messages/client-names';
 import { FLAG_NAMES, type FlagName } from '../messages/flags';
 import { REALM_GROUP_SETTING_NAMES } from '../model/realm';
 import { CHANNEL_GROUP_SETTING_NAMES, USER_GROUP_SETTING_NAMES } from '../model/records';
@@ -84,7 +84,8 @@ const flagsSchema = z.record(
  * The sending client's name (Zulip's `Message.sending_client`, at most 30 characters); absent
  * means "API", what a message stored without one (a library send, an older snapshot) shows.
  */
-const clientSchema = z.string().check(z.maxLength(CLIENT_NAME_MAX));
+// Counted in code points as Zulip counts them (`isClientName`), which `maxLength` would not.
+const clientSchema = z.string().check(z.refine(isClientName, `at most ${CLIENT_NAME_MAX} characters`));
 
 const messageFields = {
   id,

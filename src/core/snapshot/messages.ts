@@ -1,4 +1,4 @@
-import { CLIENT_NAME_MAX } from '../messages/client-names';
+import { CLIENT_NAME_MAX, isClientName } from '../messages/client-names';
 import { FLAG_NAMES, isFlagName } from '../messages/flags';
 import type { MessageInput } from '../messages/store';
 import type { Reaction } from '../model/records';
@@ -37,7 +37,6 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 const isPlainArray = (v: unknown): v is unknown[] =>
   Array.isArray(v) && Object.getPrototypeOf(v) === Array.prototype;
-const isClientName = (v: unknown): v is string => typeof v === 'string' && v.length <= CLIENT_NAME_MAX;
 const isOptionalBoolean = (v: unknown) => v === undefined || typeof v === 'boolean';
 
 /**

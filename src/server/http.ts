@@ -87,8 +87,17 @@ export const INTERNAL_ERROR: Json = {
 const NOT_FOUND: Json = { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' };
 const ABORTED: HttpAnswer = { status: 400, headers: {}, body: null };
 
+/**
+ * The headers of nearly every answer: one object for all of them (an adapter that sees this one
+ * knows there is nothing else to copy).
+ */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+});
+
 /** The answer for a result or an error body: JSON, with the headers Zulip sends with it. */
 export function jsonAnswer(status: number, body: Json): HttpAnswer {
+  if (status !== 401 && status !== 405) return { status, headers: JSON_HEADERS, body: bodyJson(body) };
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (status === 401) headers['www-authenticate'] = 'Basic realm="zulip"';
   const allowed = body['allowed_methods'];

@@ -14,6 +14,7 @@ import {
   concatChunks,
   createHttpCore,
   INTERNAL_ERROR as INTERNAL_ERROR_BODY,
+  JSON_HEADERS,
   type HttpBody,
   type HttpHead,
   type HttpOptions,
@@ -185,11 +186,14 @@ export function createNodeRealmHandler(options: HttpOptions): NodeListener {
       res.destroy();
       return;
     }
-    const headers: Record<string, string | number> = {
-      ...answer.headers,
-      'content-length': Buffer.byteLength(answer.body),
-    };
-    res.writeHead(answer.status, headers);
+    const length = Buffer.byteLength(answer.body);
+    // The usual headers as a literal: no copy of the answer's object per request.
+    res.writeHead(
+      answer.status,
+      answer.headers === JSON_HEADERS
+        ? { 'content-type': 'application/json', 'content-length': length }
+        : { ...answer.headers, 'content-length': length },
+    );
     res.end(method === 'HEAD' ? undefined : answer.body);
   };
 }

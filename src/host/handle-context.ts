@@ -55,10 +55,8 @@ export function opContext(
   const dt = deleteTopic
     ? { batchSize: deleteTopic.batchSize, maxBatches: deleteTopic.maxBatches ?? Number.POSITIVE_INFINITY }
     : ctx?.deleteTopic;
-  return {
-    now,
-    random: random ?? randomSource(ctx),
-    passwords: passwords ?? liveHasher(ctx),
-    ...(dt ? { deleteTopic: dt } : {}),
-  };
+  const r = random ?? randomSource(ctx);
+  const p = passwords ?? liveHasher(ctx);
+  // Two literals rather than a spread of an optional field: every run builds one.
+  return dt ? { now, random: r, passwords: p, deleteTopic: dt } : { now, random: r, passwords: p };
 }

@@ -179,23 +179,30 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
 
 type Route = 'register' | 'events' | 'ephemeral' | 'handle';
 
-/** Routes by method and path, remembered: clients call the same few paths again and again. Bounded. */
-const routes = new Map<string, Route>();
+/**
+ * Routes by method and path, remembered: clients call the same few paths again and again. One
+ * table per method, keyed by the path as given: no key string is built per request. Bounded (16 methods, 4096 paths each).
+ */
+const routes = new Map<string, Map<string, Route>>();
 
 function routeOf(method: string, url: string): Route {
   const q = url.indexOf('?');
-  const key = `${method} ${q < 0 ? url : url.slice(0, q)}`;
-  let route = routes.get(key);
+  const target = q < 0 ? url : url.slice(0, q);
+  let byPath = routes.get(method);
+  if (byPath === undefined) {
+    if (routes.size >= 16) routes.clear();
+    byPath = new Map();
+    routes.set(method, byPath);
+  }
+  let route = byPath.get(target);
   if (route === undefined) {
-    const path = (q < 0 ? url : url.slice(0, q))
-      .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
-      .replace(/\/+$/, '');
+    const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/\/+$/, '');
     if (path === '/api/v1/register' && method === 'POST') route = 'register';
     else if (path === '/api/v1/events' && (method === 'GET' || method === 'DELETE')) route = 'events';
     else if (isEphemeralRoute(method, path)) route = 'ephemeral';
     else route = 'handle';
-    if (routes.size >= 4096) routes.clear();
-    routes.set(key, route);
+    if (byPath.size >= 4096) byPath.clear();
+    byPath.set(target, route);
   }
   return route;
 }

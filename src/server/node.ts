@@ -14,6 +14,7 @@ import {
   concatChunks,
   createHttpCore,
   INTERNAL_ERROR as INTERNAL_ERROR_BODY,
+  JSON_HEADERS,
   type HttpBody,
   type HttpHead,
   type HttpOptions,
@@ -185,11 +186,14 @@ export function createNodeRealmHandler(options: HttpOptions): NodeListener {
       res.destroy();
       return;
     }
-    const headers: Record<string, string | number> = {
-      ...answer.headers,
-      'content-length': Buffer.byteLength(answer.body),
-    };
-    res.writeHead(answer.status, headers);
+    const length = Buffer.byteLength(answer.body);
+    // The usual headers as a literal: no copy of the answer's object per request.
+    res.writeHead(
+      answer.status,
+      answer.headers === JSON_HEADERS
+        ? { 'content-type': 'application/json', 'content-length': length }
+        : { ...answer.headers, 'content-length': length },
+    );
     res.end(method === 'HEAD' ? undefined : answer.body);
   };
 }
@@ -242,34 +246,50 @@ function nodeBody(req: IncomingMessage): HttpBody {
   return new NodeBody(req);
 }
 
+/** Where a request's `NodeBody` hangs on the request, for the listeners below. */
+const BODY = Symbol('chat-realm body');
+type WithBody = IncomingMessage & { [BODY]?: NodeBody };
+
+/*
+ * The body's listeners are module functions, not closures: the request is `this` for them and
+ * carries its body, so reading a body makes no function objects (every POST reads one).
+ */
+function onBodyData(this: WithBody, chunk: Buffer): void {
+  this[BODY]!.data(chunk);
+}
+function onBodyEnd(this: WithBody): void {
+  this[BODY]!.end();
+}
+function onBodyAbort(this: WithBody): void {
+  this[BODY]!.settle('aborted');
+}
+
 /**
  * A Node request's body, read once up to a limit. A class rather than closures: one object per
- * request, its listeners made only when the body is read.
+ * request, its listeners added only when the body is read.
  */
 class NodeBody implements HttpBody {
-  private chunks: Buffer[] = [];
+  /** The first chunk, and the others after it (a small body comes in one: no array, no copy). */
+  private first: Buffer | undefined;
+  private more: Buffer[] | undefined;
   private total = 0;
   private limit = 0;
   private settled = false;
   private resolve: ((v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted') => void) | undefined;
 
-  constructor(private readonly req: IncomingMessage) {}
+  constructor(private readonly req: WithBody) {}
 
   read(limit: number): Promise<Uint8Array<ArrayBuffer> | 'too_large' | 'aborted'> {
     this.limit = limit;
     return new Promise((resolve) => {
       this.resolve = resolve;
       const req = this.req;
-      // Not joined once settled: after a body over the limit was drained, `total` is its size.
-      const onEnd = () => {
-        if (!this.settled) this.settle(concatChunks(this.chunks, this.total));
-      };
-      const onAbort = () => this.settle('aborted');
-      req.on('data', (chunk: Buffer) => this.data(chunk));
-      req.on('end', onEnd);
-      req.on('error', onAbort);
-      req.on('aborted', onAbort);
-      if (req.readableEnded) onEnd();
+      req[BODY] = this;
+      req.on('data', onBodyData);
+      req.on('end', onBodyEnd);
+      req.on('error', onBodyAbort);
+      req.on('aborted', onBodyAbort);
+      if (req.readableEnded) this.end();
     });
   }
 
@@ -278,7 +298,7 @@ class NodeBody implements HttpBody {
     return Promise.resolve();
   }
 
-  private data(chunk: Buffer): void {
+  data(chunk: Buffer): void {
     this.total += chunk.byteLength;
     if (this.total > this.limit) {
       // Drain the rest instead of destroying the socket, so the 413 still reaches the client.
@@ -286,7 +306,22 @@ class NodeBody implements HttpBody {
       this.settle('too_large');
       return;
     }
-    this.chunks.push(chunk);
+    if (this.first === undefined) this.first = chunk;
+    else (this.more ??= []).push(chunk);
+  }
+
+  /** Not joined once settled: after a body over the limit was drained, `total` is its size. */
+  end(): void {
+    if (this.settled) return;
+    const first = this.first;
+    if (first === undefined) {
+      this.settle(new Uint8Array(0));
+    } else if (this.more === undefined && first.buffer instanceof ArrayBuffer) {
+      // One chunk: a view of Node's own buffer (the parser gives each chunk its own bytes).
+      this.settle(new Uint8Array(first.buffer, first.byteOffset, first.byteLength));
+    } else {
+      this.settle(concatChunks(this.more === undefined ? [first] : [first, ...this.more], this.total));
+    }
   }
 
   /**
@@ -294,7 +329,7 @@ class NodeBody implements HttpBody {
    * they hear after this is ignored (`settled`; past the limit, `data` only drains). Removing four
    * listeners cost every POST more than that.
    */
-  private settle(v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted'): void {
+  settle(v: Uint8Array<ArrayBuffer> | 'too_large' | 'aborted'): void {
     if (this.settled) return;
     this.settled = true;
     this.resolve!(v);

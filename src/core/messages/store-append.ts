@@ -1,4 +1,5 @@
 import { IntMap } from '../collections/int-map';
+import { CLIENT_MASK, CLIENT_SHIFT, OTHER_CLIENT } from './client-names';
 import { carryConversationIndexes } from '../indexes/conversation-indexes';
 import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, foldedTopicId, type Interner } from './interner';
@@ -20,8 +21,8 @@ export interface AppendedMessage {
   readonly topic: string;
   /** Direct messages: every participant, sender included. */
   readonly participants: readonly number[];
-  /** The sending client's name when `bits` says `OTHER_CLIENT` (client-names.ts). */
-  readonly client?: string;
+  /** The sending client's name, kept in `MessageStore.clients` when `bits` says `OTHER_CLIENT`. */
+  readonly client?: string | undefined;
 }
 
 /**
@@ -116,7 +117,10 @@ export function appendMessage(
     byConversation,
     bySender,
     edits: store.edits,
-    clients: message.client === undefined ? store.clients : store.clients.set(id, message.client),
+    clients:
+      (message.bits & CLIENT_MASK) === OTHER_CLIENT << CLIENT_SHIFT && message.client !== undefined
+        ? store.clients.set(id, message.client)
+        : store.clients,
   });
   carrySearchIndex(store, next, [id]);
   return next;

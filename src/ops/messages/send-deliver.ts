@@ -10,7 +10,7 @@ import { decode, locateMessage } from '../../core/messages/store';
 import type { MessageStore } from '../../core/messages/store-types';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
-import { CLIENT_SHIFT, OTHER_CLIENT, clientBits } from '../../core/messages/client-names';
+import { clientBits } from '../../core/messages/client-names';
 import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
@@ -175,9 +175,8 @@ export function deliverMessage(
       streamId: isStream ? target.channel.stream_id : null,
       topic: isStream ? target.topic : '',
       participants: isStream ? NO_PARTICIPANTS : target.participants,
-      ...(client === OTHER_CLIENT << CLIENT_SHIFT && opts.client !== undefined
-        ? { client: opts.client }
-        : {}),
+      // Always set (no conditional spread: that takes the slow generic path on every send).
+      client: opts.client,
     },
     rows,
   );

@@ -7,10 +7,10 @@ import { runDecoded, type Actor, type AnyOperation } from '../core/operation';
 import type { OpResult } from '../core/result';
 import type { RealmState } from '../core/state';
 import type { User } from '../core/model/records';
-import { clientFromUserAgent } from '../core/messages/client-names';
+import { LIBRARY_CLIENT, clientFromUserAgent } from '../core/messages/client-names';
 import { basicAuthHeader } from '../wire/auth';
 import { forEachFormField, setField } from '../wire/form';
-import { decodedPath, handleApiRequest, type ApiRequest } from '../wire/handle';
+import { decodedPath, handleApiRequest, readsClient, type ApiRequest } from '../wire/handle';
 import { PathMemo } from '../wire/path-memo';
 import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
@@ -46,7 +46,7 @@ export function applyInput(
     body['client'] === undefined &&
     parameterNames(input.method, input.url)?.readsClient === true
   )
-    body = { ...body, client: 'API' };
+    body = { ...body, client: LIBRARY_CLIENT };
   let request: ApiRequest;
   if (headers === undefined)
     request =
@@ -168,7 +168,7 @@ function findParameterNames(method: string, rawPath: string): ParameterNames | u
       read.add(spec.name);
       if (spec.alias !== undefined) read.add(spec.alias);
     }
-    names = { read, fromPath, readsClient: read.has('client') };
+    names = { read, fromPath, readsClient: readsClient(match.op.def) };
     namesByOp.set(match.op, names);
   }
   return names;

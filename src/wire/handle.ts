@@ -92,7 +92,7 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
 const clientReaders = new WeakMap<object, boolean>();
 
 /** Whether an operation reads a `client` parameter (decided once per operation). */
-function readsClient(def: { readonly params: ReadonlyArray<{ readonly name: string }> }): boolean {
+export function readsClient(def: { readonly params: ReadonlyArray<{ readonly name: string }> }): boolean {
   let reads = clientReaders.get(def);
   if (reads === undefined) clientReaders.set(def, (reads = def.params.some((p) => p.name === 'client')));
   return reads;

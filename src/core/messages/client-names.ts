@@ -9,6 +9,9 @@
  * list is stored as `OTHER_CLIENT` and spelled in `MessageStore.clients` (message id → name).
  */
 
+/** What a library send without a client records, and what a message stored without one reads as. */
+export const LIBRARY_CLIENT = 'API';
+
 /** The clients a message's bits can name; fixed forever (stored data refers to them by place). */
 export const KNOWN_CLIENTS = [
   'API',
@@ -44,14 +47,34 @@ export function clientBits(name: string): number {
   return (placeOf.get(name) ?? OTHER_CLIENT) << CLIENT_SHIFT;
 }
 
+/** Whether a message's bits say its client is spelled in `MessageStore.clients`. */
+export function isOtherClient(bits: number): boolean {
+  return (bits & CLIENT_MASK) === OTHER_CLIENT << CLIENT_SHIFT;
+}
+
+/**
+ * The client bits of a message being loaded (none for no client), adding its [id, name] to
+ * `others` when the name is outside `KNOWN_CLIENTS` (the builders' `clientList`).
+ */
+export function loadedClientBits(
+  id: number,
+  name: string | undefined,
+  others: Array<readonly [number, string]>,
+): number {
+  if (name === undefined) return 0;
+  const bits = clientBits(name);
+  if (isOtherClient(bits)) others.push([id, name]);
+  return bits;
+}
+
 /** The name stored for a message from its bits, and the store's names of other clients. */
 export function clientName(
   bits: number,
   id: number,
   others: { get(id: number): string | undefined },
 ): string {
-  const place = (bits & CLIENT_MASK) >> CLIENT_SHIFT;
-  return place === OTHER_CLIENT ? (others.get(id) ?? 'API') : KNOWN_CLIENTS[place]!;
+  if (isOtherClient(bits)) return others.get(id) ?? LIBRARY_CLIENT;
+  return KNOWN_CLIENTS[(bits & CLIENT_MASK) >> CLIENT_SHIFT]!;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { IntMap } from '../collections/int-map';
-import { CLIENT_MASK, CLIENT_SHIFT, OTHER_CLIENT } from './client-names';
+import { isOtherClient } from './client-names';
 import { carryConversationIndexes } from '../indexes/conversation-indexes';
 import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, foldedTopicId, type Interner } from './interner';
@@ -118,7 +118,7 @@ export function appendMessage(
     bySender,
     edits: store.edits,
     clients:
-      (message.bits & CLIENT_MASK) === OTHER_CLIENT << CLIENT_SHIFT && message.client !== undefined
+      isOtherClient(message.bits) && message.client !== undefined
         ? store.clients.set(id, message.client)
         : store.clients,
   });

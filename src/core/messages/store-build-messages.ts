@@ -1,5 +1,5 @@
 import type { Reaction } from '../model/records';
-import { CLIENT_SHIFT, OTHER_CLIENT, clientBits } from './client-names';
+import { loadedClientBits } from './client-names';
 import { conversationKey } from './interner';
 import { MESSAGE_BITS } from './flags';
 import { buildMessageStoreFromColumns, type RowsInput } from './store-build';
@@ -61,9 +61,7 @@ export function buildMessageStore(messages: readonly MessageInput[], rows: RowsI
       (m.has_attachment ? MESSAGE_BITS.has_attachment : 0) |
       (m.has_image ? MESSAGE_BITS.has_image : 0) |
       (hasReaction ? MESSAGE_BITS.has_reaction : 0) |
-      (m.client === undefined ? 0 : clientBits(m.client));
-    if (m.client !== undefined && clientBits(m.client) === OTHER_CLIENT << CLIENT_SHIFT)
-      clients.push([m.id, m.client]);
+      loadedClientBits(m.id, m.client, clients);
   }
   return buildMessageStoreFromColumns(cols, rows, reactions, 0, [], clients);
 }

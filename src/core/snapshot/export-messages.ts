@@ -1,3 +1,4 @@
+import { LIBRARY_CLIENT } from '../messages/client-names';
 import { bitsToFlags } from '../messages/flags';
 import { decode, type MessageRecord } from '../messages/store-read';
 import type { MessageChunk, MessageEdits } from '../messages/store-types';
@@ -123,7 +124,7 @@ export type MessageFields = SnapshotMessage extends infer M
 export function messageSnapshotFields(m: MessageRecord, edits?: MessageEdits): MessageFields {
   let fields = baseFields(m);
   // Only a client other than "API" is written: a snapshot of library sends stays as it was.
-  if (m.client !== 'API') fields = { ...fields, client: m.client };
+  if (m.client !== LIBRARY_CLIENT) fields = { ...fields, client: m.client };
   return edits === undefined ? fields : { ...fields, ...editFields(edits) };
 }
 

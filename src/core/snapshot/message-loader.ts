@@ -1,5 +1,5 @@
 import type { IntMap } from '../collections/int-map';
-import { CLIENT_SHIFT, OTHER_CLIENT, clientBits } from '../messages/client-names';
+import { loadedClientBits } from '../messages/client-names';
 import { FLAG_BITS, flagsToBits, MESSAGE_BITS, type FlagName } from '../messages/flags';
 import { conversationKey } from '../messages/interner';
 import { buildMessageStoreFromColumns } from '../messages/store-build';
@@ -186,14 +186,6 @@ export class MessageLoader {
     this.exactRows = true;
   }
 
-  /** A message's client bits; a name outside `KNOWN_CLIENTS` is kept for the store's table. */
-  private client(m: MessageSnapshotInput): number {
-    if (m.client === undefined) return 0;
-    const bits = clientBits(m.client);
-    if (bits === OTHER_CLIENT << CLIENT_SHIFT) this.clients.push([m.id, m.client]);
-    return bits;
-  }
-
   private keep(m: MessageSnapshotInput, rows: FlagRows | undefined): void {
     const k = this.n++;
     if (k === this.ids.length) this.grow();
@@ -212,7 +204,7 @@ export class MessageLoader {
       (m.has_attachment === true ? MESSAGE_BITS.has_attachment : 0) |
       (m.has_image === true ? MESSAGE_BITS.has_image : 0) |
       (hasReaction ? MESSAGE_BITS.has_reaction : 0) |
-      this.client(m);
+      loadedClientBits(m.id, m.client, this.clients);
     const channel = m.stream_id !== undefined;
     if (channel) {
       this.recipient[k] = m.stream_id!;

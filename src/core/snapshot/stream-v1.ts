@@ -1,3 +1,4 @@
+import { LIBRARY_CLIENT } from '../messages/client-names';
 import { FLAG_BITS, isFlagName, type FlagName } from '../messages/flags';
 import type { RealmState } from '../state';
 import { dmRecipients, FlagNames, flagsJson, messageBlocks } from './export-messages';
@@ -34,7 +35,7 @@ export function* messageLinesV1(state: RealmState, json: boolean): Generator<str
         `{"id":${m.id},"sender_id":${m.sender_id},${target},"content":${JSON.stringify(m.content)},` +
         `"timestamp":${m.timestamp},"has_link":${m.has_link},"has_attachment":${m.has_attachment},` +
         `"has_image":${m.has_image},"reactions":${m.reactions.length === 0 ? '[]' : JSON.stringify(m.reactions)}` +
-        `${m.client === 'API' ? '' : `,"client":${JSON.stringify(m.client)}`}` +
+        `${m.client === LIBRARY_CLIENT ? '' : `,"client":${JSON.stringify(m.client)}`}` +
         `${editFieldsJson(edits.get(m.id))},"flags":${flagsJson(names, users, bits, start[k]!, start[k + 1]!)}}`;
     }
     if (json) {

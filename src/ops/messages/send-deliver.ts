@@ -10,7 +10,7 @@ import { decode, locateMessage } from '../../core/messages/store';
 import type { MessageStore } from '../../core/messages/store-types';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
-import { clientBits } from '../../core/messages/client-names';
+import { LIBRARY_CLIENT, clientBits } from '../../core/messages/client-names';
 import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
 import {
   AutoPolicy,
@@ -265,7 +265,7 @@ export function deliverMessage(
         timestamp,
         content,
         renderStored(last.content, newest),
-        opts.client ?? 'API',
+        opts.client ?? LIBRARY_CLIENT,
       )
     : messageDict(next, decode(store, last, newest), PRIVATE_EVENT_DICT);
   return {

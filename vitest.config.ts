@@ -18,6 +18,8 @@ export default defineConfig({
   resolve: { alias: PACKAGE_ALIASES },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // Deep equality of message chunks by their columns (appended chunks make their views lazily).
+    setupFiles: ['test/support/chunk-equality.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -114,6 +114,30 @@ describe('IntMap', () => {
     );
   });
 
+  it('setWith equals a get and a set of the function of the old value, and leaves the older version alone', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer()), { maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 70_000 }), { maxLength: 100 }),
+        (start, keys) => {
+          const base = IntMap.from(start);
+          const before = [...base.entries()];
+          let one = base;
+          let withFn = base;
+          keys.forEach((k, i) => {
+            one = one.set(k, (one.get(k) ?? 0) * 2 + i);
+            withFn = withFn.setWith(k, (old: number | undefined, arg: number) => (old ?? 0) * 2 + arg, i);
+          });
+          expect([...withFn.entries()]).toEqual([...one.entries()]);
+          expect(withFn.size).toBe(one.size);
+          expect([...base.entries()]).toEqual(before);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(() => IntMap.empty<number>().setWith(-1, () => 1, 0)).toThrow(RangeError);
+  });
+
   it('refuses keys it cannot hold', () => {
     expect(() => IntMap.empty().set(-1, 1)).toThrow(RangeError);
     expect(() => IntMap.empty().set(2 ** 31, 1)).toThrow(RangeError);

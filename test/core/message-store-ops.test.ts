@@ -531,6 +531,33 @@ describe('appendMessage', () => {
     );
   });
 
+  it('an appended chunk reads as a plain chunk of the same columns, each state its own prefix, however late its views are made', () => {
+    const base = randomStore({ seed: 5, messages: 20, users: 4, channels: 2 });
+    const states = appendRandom(base, 12, 3, 4);
+    // Read only now, after every later append (and a fork onto the middle state).
+    appendRandom(states[6]!, 5, 9, 4);
+    states.forEach((s, k) => {
+      const last = s.chunks[s.chunks.length - 1]!;
+      const plain = {
+        ids: last.ids.slice(),
+        recipient: last.recipient.slice(),
+        topic: last.topic.slice(),
+        topicKey: last.topicKey.slice(),
+        sender: last.sender.slice(),
+        timestamp: last.timestamp.slice(),
+        bits: last.bits.slice(),
+        content: last.content.slice(0, last.ids.length),
+      };
+      expect(last.ids.length).toBe(20 + k);
+      // Deep equality compares an appended chunk by its columns (test/support/chunk-equality.ts).
+      if (k > 0) {
+        expect(last).toEqual(plain);
+        expect(last).not.toEqual({ ...plain, sender: plain.sender.map((x) => x + 1) });
+        expect(last).not.toEqual(states[k - 1]!.chunks[states[k - 1]!.chunks.length - 1]);
+      }
+    });
+  });
+
   it('a fork (two appends onto one store) keeps both branches apart, across chunk boundaries', () => {
     const base = randomStore({ seed: 7, messages: MESSAGE_CHUNK - 3, users: 4, channels: 2 });
     const [, ...left] = appendRandom(base, 10, 1, 4);

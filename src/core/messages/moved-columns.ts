@@ -1,4 +1,4 @@
-import { MESSAGE_CHUNK, type MessageChunk } from './store-types';
+import { chunkColumns, MESSAGE_CHUNK, type MessageChunk } from './store-types';
 
 /**
  * Moving messages without copying whole chunk columns (issue 25, item 5).
@@ -60,7 +60,7 @@ export function movedChunk(c: MessageChunk, patches: readonly Patch[]): MessageC
   const prior = pendingOf.get(c);
   const base = prior?.base ?? c;
   const all = prior === undefined ? patches : [...prior.patches, ...patches];
-  if (all.length > FOLD_AT) return { ...c, ...fold(base, all) };
+  if (all.length > FOLD_AT) return { ...chunkColumns(c), ...fold(base, all) };
   // The folded columns, once read (own accessors, so that a spread or a serializer folds them).
   const cache: { topic?: Int32Array; topicKey?: Int32Array; recipient?: Int32Array } = {};
   const out: MessageChunk = Object.freeze({

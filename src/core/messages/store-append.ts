@@ -5,7 +5,7 @@ import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, foldedTopicId, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
-import { MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
+import { chunkColumns, MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
 
 /** A new message, newer than every message in the store. */
 export interface AppendedMessage {
@@ -45,7 +45,21 @@ export function nextMessageId(store: MessageStore): number {
 /** The newest stored message's id, or 0 when the store is empty. */
 export function newestStoredId(store: MessageStore): number {
   const last = store.chunks[store.chunks.length - 1];
-  return last === undefined ? 0 : last.ids[last.ids.length - 1]!;
+  return last === undefined ? 0 : newestInChunk(last, 'ids');
+}
+
+/**
+ * The last entry of one of a chunk's number columns (an empty chunk: 0), read without making the
+ * column's view when appends built the chunk: a send asks this of the previous state's newest
+ * chunk, which is never read otherwise.
+ */
+export function newestInChunk(chunk: MessageChunk, column: 'ids' | 'timestamp'): number {
+  return TailChunk.newest(chunk, column);
+}
+
+/** How many messages a chunk holds (`ids.length`), without making a view of an appended chunk's ids. */
+export function chunkLength(chunk: MessageChunk): number {
+  return TailChunk.lengthOf(chunk);
 }
 
 /**
@@ -84,9 +98,9 @@ export function appendMessage(
       topicKey = foldedTopics.names.maxKey() + 1;
       foldedTopics = interned(foldedTopics, topic.toLowerCase(), topicKey);
     } else topicKey = folded;
-    byChannel = byChannel.set(recipient, appendId(byChannel.get(recipient), id));
+    byChannel = byChannel.setWith(recipient, appendId, id);
     const perTopic = byTopic.get(recipient) ?? IntMap.empty<IdList>();
-    byTopic = byTopic.set(recipient, perTopic.set(topicKey, appendId(perTopic.get(topicKey), id)));
+    byTopic = byTopic.set(recipient, perTopic.setWith(topicKey, appendId, id));
   } else {
     const key = conversationKey(message.participants);
     let cid: number;
@@ -94,9 +108,9 @@ export function appendMessage(
     [conversations, cid] = intern(conversations, key);
     if (conversations !== before) carryConversationIndexes(before, conversations, message.participants);
     recipient = -cid;
-    byConversation = byConversation.set(cid, appendId(byConversation.get(cid), id));
+    byConversation = byConversation.setWith(cid, appendId, id);
   }
-  const bySender = store.bySender.set(message.sender, appendId(store.bySender.get(message.sender), id));
+  const bySender = store.bySender.setWith(message.sender, appendId, id);
   const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
 
   const { userIds, flags } = batch;
@@ -163,34 +177,68 @@ type MessageTail = Omit<MessageChunk, 'content'> & {
  * not a side table: a `WeakMap` entry per send cost more than the rest of the chunk append.
  */
 class TailChunk implements MessageChunk {
-  readonly ids: Int32Array;
-  readonly recipient: Int32Array;
-  readonly topic: Int32Array;
-  readonly topicKey: Int32Array;
-  readonly sender: Int32Array;
-  readonly timestamp: Float64Array;
-  readonly bits: Uint8Array;
-  readonly content: readonly string[];
   readonly #tail: MessageTail;
+  readonly #n: number;
+  #ids: Int32Array | undefined;
+  #recipient: Int32Array | undefined;
+  #topic: Int32Array | undefined;
+  #topicKey: Int32Array | undefined;
+  #sender: Int32Array | undefined;
+  #timestamp: Float64Array | undefined;
+  #bits: Uint8Array | undefined;
 
   constructor(tail: MessageTail, n: number) {
-    // Views by constructor, not `subarray`: no species lookup, about half the cost per view (a
-    // tail's columns are whole buffers of their own, at offset 0).
-    const b = tail.buffers;
-    this.ids = new Int32Array(b.ids, 0, n);
-    this.recipient = new Int32Array(b.recipient, 0, n);
-    this.topic = new Int32Array(b.topic, 0, n);
-    this.topicKey = new Int32Array(b.topicKey, 0, n);
-    this.sender = new Int32Array(b.sender, 0, n);
-    this.timestamp = new Float64Array(b.timestamp, 0, n);
-    this.bits = new Uint8Array(b.bits, 0, n);
-    this.content = tail.content;
     this.#tail = tail;
+    this.#n = n;
+  }
+
+  // Each column's view is made when first read: most states' newest chunk is read for its ids and
+  // times only (by the next send) before it is replaced. Views by constructor, not `subarray`: no
+  // species lookup (a tail's columns are whole buffers of their own, at offset 0).
+  get ids(): Int32Array {
+    return (this.#ids ??= new Int32Array(this.#tail.buffers.ids, 0, this.#n));
+  }
+  get recipient(): Int32Array {
+    return (this.#recipient ??= new Int32Array(this.#tail.buffers.recipient, 0, this.#n));
+  }
+  get topic(): Int32Array {
+    return (this.#topic ??= new Int32Array(this.#tail.buffers.topic, 0, this.#n));
+  }
+  get topicKey(): Int32Array {
+    return (this.#topicKey ??= new Int32Array(this.#tail.buffers.topicKey, 0, this.#n));
+  }
+  get sender(): Int32Array {
+    return (this.#sender ??= new Int32Array(this.#tail.buffers.sender, 0, this.#n));
+  }
+  get timestamp(): Float64Array {
+    return (this.#timestamp ??= new Float64Array(this.#tail.buffers.timestamp, 0, this.#n));
+  }
+  get bits(): Uint8Array {
+    return (this.#bits ??= new Uint8Array(this.#tail.buffers.bits, 0, this.#n));
+  }
+  get content(): readonly string[] {
+    return this.#tail.content;
+  }
+
+  /** The chunk as a plain object of its columns (what serializers and test diffs show). */
+  toJSON(): MessageChunk {
+    return chunkColumns(this);
   }
 
   /** The tail behind `chunk` when appends built it. */
   static tailOf(chunk: MessageChunk): MessageTail | undefined {
     return chunk instanceof TailChunk ? chunk.#tail : undefined;
+  }
+
+  static lengthOf(chunk: MessageChunk): number {
+    return chunk instanceof TailChunk ? chunk.#n : chunk.ids.length;
+  }
+
+  static newest(chunk: MessageChunk, column: 'ids' | 'timestamp'): number {
+    // A tail's slots below a state's length are never written again (appends write at the frontier).
+    if (chunk instanceof TailChunk) return chunk.#n === 0 ? 0 : chunk.#tail[column][chunk.#n - 1]!;
+    const values = chunk[column];
+    return values.length === 0 ? 0 : values[values.length - 1]!;
   }
 }
 
@@ -203,8 +251,9 @@ function appendToChunks(
 ): readonly MessageChunk[] {
   const last = chunks[chunks.length - 1];
   const out = chunks.slice();
-  const fresh = last === undefined || last.ids.length >= MESSAGE_CHUNK;
-  const n = fresh ? 0 : last.ids.length;
+  const length = last === undefined ? 0 : TailChunk.lengthOf(last);
+  const fresh = last === undefined || length >= MESSAGE_CHUNK;
+  const n = fresh ? 0 : length;
   let tail = fresh ? undefined : TailChunk.tailOf(last);
   // An immer-produced state freezes the plain content array: such a tail is copied like a fork
   // (the text is written first, and a refused write is how a frozen column is found).

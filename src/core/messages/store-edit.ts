@@ -6,7 +6,7 @@ import { lowerBound } from './rows';
 import { movedChunk, topicKeys } from './moved-columns';
 import { chunkIndexOf } from './store-chunks';
 import { messagesChanged } from './store-hooks';
-import type { MessageEdits, MessageStore } from './store-types';
+import { chunkColumns, type MessageEdits, type MessageStore } from './store-types';
 import { CLIENT_MASK } from './client-names';
 
 /**
@@ -37,7 +37,7 @@ export function replaceContent(store: MessageStore, id: number, content: string,
   const bitColumn = new Uint8Array(c.bits);
   bitColumn[i] = (c.bits[i]! & CLIENT_MASK) | (bits & ~CLIENT_MASK);
   const chunks = store.chunks.slice();
-  chunks[ci] = { ...c, content: texts, bits: bitColumn };
+  chunks[ci] = { ...chunkColumns(c), content: texts, bits: bitColumn };
   return messagesChanged(store, Object.freeze({ ...store, chunks }), [id], 'content');
 }
 

@@ -4,7 +4,7 @@ import { frozenReactions } from './frozen-reactions';
 import { lowerBound } from './rows';
 import { chunkIndexOf } from './store-chunks';
 import { messagesChanged } from './store-hooks';
-import type { MessageStore } from './store-types';
+import { chunkColumns, type MessageStore } from './store-types';
 
 /**
  * The store with message `id`'s reactions replaced by `reactions` (in the order Zulip returns
@@ -25,6 +25,6 @@ export function setReactions(store: MessageStore, id: number, reactions: readonl
   const bits = new Uint8Array(c.bits);
   bits[i] = had ? bits[i]! & ~MESSAGE_BITS.has_reaction : bits[i]! | MESSAGE_BITS.has_reaction;
   const chunks = store.chunks.slice();
-  chunks[ci] = { ...c, bits };
+  chunks[ci] = { ...chunkColumns(c), bits };
   return messagesChanged(store, Object.freeze({ ...store, chunks, reactions: map }), [id], 'reaction');
 }

@@ -10,6 +10,7 @@ import type { IdList } from './idlist';
  */
 export const MESSAGE_CHUNK = 4096;
 
+/** Never spread a chunk: copy its columns with `chunkColumns`. */
 export interface MessageChunk {
   readonly ids: Int32Array;
   /** A channel message's stream_id, or minus the conversation id of a direct message. */
@@ -23,6 +24,24 @@ export interface MessageChunk {
   /** `MESSAGE_BITS`. */
   readonly bits: Uint8Array;
   readonly content: readonly string[];
+}
+
+/**
+ * A chunk's columns as a plain object, to copy with a column replaced (`{ ...chunkColumns(c),
+ * bits }`). Never spread a chunk itself: the newest chunk as appends leave it has its columns as
+ * getters (its views are made when first read), which a spread drops.
+ */
+export function chunkColumns(c: MessageChunk): MessageChunk {
+  return {
+    ids: c.ids,
+    recipient: c.recipient,
+    topic: c.topic,
+    topicKey: c.topicKey,
+    sender: c.sender,
+    timestamp: c.timestamp,
+    bits: c.bits,
+    content: c.content,
+  };
 }
 
 export interface MessageStore {

@@ -11,7 +11,14 @@ import type { MessageStore } from '../../core/messages/store-types';
 import { renderStored } from '../../core/messages/rendered';
 import { foldedTopicId } from '../../core/messages/interner';
 import { LIBRARY_CLIENT, clientBits } from '../../core/messages/client-names';
-import { appendMessage, lastIdOf, nextMessageId, type RowBatch } from '../../core/messages/store-append';
+import {
+  appendMessage,
+  chunkLength,
+  lastIdOf,
+  newestInChunk,
+  nextMessageId,
+  type RowBatch,
+} from '../../core/messages/store-append';
 import {
   AutoPolicy,
   canAccessChannelHistory,
@@ -252,7 +259,7 @@ export function deliverMessage(
   // channel message's HTML rendered once into that chunk's derived column, where reads of recent
   // messages find it (a direct message's dict reads the text-keyed memo, as before).
   const last = store.chunks[store.chunks.length - 1]!;
-  const newest = last.ids.length - 1;
+  const newest = chunkLength(last) - 1;
   // A channel message's dict is built from what this send knows (no decoded record, no dict
   // cache: `sentChannelDict`); a direct message's goes through `messageDict` as before.
   const message = isStream
@@ -557,10 +564,8 @@ const LINK = /\bhttps?:\/\/|\bmailto:/i;
  */
 function timestampOf(store: MessageStore, lastId: number): number {
   const last = store.chunks[store.chunks.length - 1];
-  if (last !== undefined) {
-    const n = last.ids.length;
-    if (n > 0 && last.ids[n - 1] === lastId) return last.timestamp[n - 1]!;
-  }
+  if (last !== undefined && chunkLength(last) > 0 && newestInChunk(last, 'ids') === lastId)
+    return newestInChunk(last, 'timestamp');
   const at = locateMessage(store, lastId);
   return at === undefined ? -Infinity : at.chunk.timestamp[at.index]!;
 }

@@ -172,9 +172,10 @@ type MessageTail = Omit<MessageChunk, 'content'> & {
 };
 
 /**
- * The newest chunk as appends leave it: views of its tail's prefix, and the tail itself in a private
- * field (invisible to deep equality and to every reader, who sees a plain `MessageChunk`). A field,
- * not a side table: a `WeakMap` entry per send cost more than the rest of the chunk append.
+ * The newest chunk as appends leave it: its tail and how many of the tail's messages it holds, in
+ * private fields (a field, not a side table: a `WeakMap` entry per send cost more than the rest of
+ * the chunk append). Readers see a `MessageChunk` whose columns are getters making views of the
+ * tail's prefix, so a spread of it has no columns: copy one with `chunkColumns` (store-types.ts).
  */
 class TailChunk implements MessageChunk {
   readonly #tail: MessageTail;

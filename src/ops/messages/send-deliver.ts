@@ -564,8 +564,8 @@ const LINK = /\bhttps?:\/\/|\bmailto:/i;
  */
 function timestampOf(store: MessageStore, lastId: number): number {
   const last = store.chunks[store.chunks.length - 1];
-  if (last !== undefined && chunkLength(last) > 0 && newestInChunk(last, 'ids') === lastId)
-    return newestInChunk(last, 'timestamp');
+  // (An empty chunk answers 0, never a message id.)
+  if (last !== undefined && newestInChunk(last, 'ids') === lastId) return newestInChunk(last, 'timestamp');
   const at = locateMessage(store, lastId);
   return at === undefined ? -Infinity : at.chunk.timestamp[at.index]!;
 }

@@ -421,7 +421,7 @@ export function simulateRealm(options: SimulateOptions = {}): RealmState {
     reactions,
   );
   progress('store', 1, 1);
-  const built: RealmState = { ...base, messages: Object.freeze(messages) };
+  const built: RealmState = { ...base, messages };
   const traffic = options.traffic ?? 0;
   if (traffic <= 0) return built;
   return applyTraffic(built, { messages: traffic, seed: (options.seed ?? 1) + 1, start: NOW }).state;

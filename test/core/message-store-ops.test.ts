@@ -429,7 +429,7 @@ describe('unreadInChannel / markChannelsRead', () => {
           );
         }
         expect(r.events.map((e) => (e.event as { messages?: unknown }).messages)).toEqual(messages);
-        expect(contents(r.store)).toEqual(contents({ ...store, rows: expectedRows }));
+        expect(contents(r.store)).toEqual(contents(store.with({ rows: expectedRows })));
         for (const { user, channel } of removals)
           expect(unreadInChannel(r.store, user.user_id, channel.stream_id)).toEqual([]);
       }),
@@ -569,5 +569,65 @@ describe('appendMessage', () => {
     expect([...allMessages(l)].slice(-10).map((m) => m.content)).toEqual(
       Array.from({ length: 10 }, (_, k) => `appended ${k}`),
     );
+  });
+});
+
+describe('MessageStore chunk list', () => {
+  const append = (s: MessageStore, k: number): MessageStore =>
+    appendMessage(
+      s,
+      {
+        id: nextMessageId(s),
+        sender: 1,
+        timestamp: 1_700_000_000 + k,
+        bits: 0,
+        content: `m ${k}`,
+        streamId: 1,
+        topic: 'a',
+        participants: [],
+      },
+      [[1, 0]],
+    );
+
+  it('appends put the list together only when read, and each store keeps its own list', () => {
+    const base = randomStore({ seed: 4, messages: MESSAGE_CHUNK - 2, users: 3, channels: 2 });
+    const states = [base];
+    for (let k = 0; k < 5; k++) states.push(append(states[states.length - 1]!, k));
+    // Across the chunk boundary: one full chunk, then a new one.
+    expect(states.map((s) => s.chunkCount)).toEqual([1, 1, 1, 2, 2, 2]);
+    states.forEach((s, k) => {
+      expect(s.chunks.length).toBe(s.chunkCount);
+      expect(s.lastChunk).toBe(s.chunks[s.chunks.length - 1]);
+      expect(s.chunks.reduce((n, c) => n + c.ids.length, 0)).toBe(MESSAGE_CHUNK - 2 + k);
+      // Read twice: the same list.
+      expect(s.chunks).toBe(s.chunks);
+    });
+    expect(new Set(states.map((s) => s.chunksKey)).size).toBe(states.length);
+    expect(contents(states[5]!)).toEqual(contents(rebuilt(states[5]!)));
+  });
+
+  it('`with` keeps the chunk list (and its key) unless it is given one', () => {
+    const s = append(randomStore({ seed: 2, messages: 30, users: 3, channels: 2 }), 0);
+    const key = s.chunksKey;
+    const rows = s.with({ rows: s.rows.delete(2) });
+    expect(rows.chunksKey).toBe(key);
+    expect(rows.chunks).toEqual(s.chunks);
+    expect(rows.rows.has(2)).toBe(false);
+    expect(rows.count).toBe(s.count);
+    const chunks = s.with({ chunks: s.chunks.slice(0, 0), count: 0 });
+    expect(chunks.chunksKey).not.toBe(key);
+    expect(chunks.chunks).toEqual([]);
+    expect(chunks.lastChunk).toBeUndefined();
+    expect(Object.isFrozen(rows)).toBe(true);
+  });
+
+  it('deep equality sees the chunk list (a getter), and JSON holds it', () => {
+    const base = randomStore({ seed: 6, messages: 12, users: 3, channels: 2 });
+    const a = append(base, 0);
+    const b = append(base, 0);
+    const c = append(base, 1);
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(c);
+    expect(Object.keys(JSON.parse(JSON.stringify(a)) as object)).toContain('chunks');
   });
 });

@@ -182,7 +182,7 @@ describe('starred_messages over flag columns at any offset', () => {
       });
     const moved: RealmState = {
       ...state,
-      messages: { ...state.messages, rows: state.messages.rows.set(userId, { chunks, count: rows.count }) },
+      messages: state.messages.with({ rows: state.messages.rows.set(userId, { chunks, count: rows.count }) }),
     };
     const expected = all.filter((_, k) => (flags[lead + k]! & FLAG_BITS.starred) !== 0).map(([id]) => id);
     expect(expected.length).toBeGreaterThan(0);

@@ -45,7 +45,7 @@ describe('DictCache.edited', () => {
     // Edit records on a spread of messages (first, last, middle of the store), none, or all.
     for (const picked of [[], [ids[0]!], [ids[ids.length - 1]!], ids.filter((_, i) => i % 7 === 3), ids]) {
       const edits = base.messages.edits.setAll(picked.map((id) => [id, { history: [] }] as const));
-      const state = { ...base, messages: { ...base.messages, edits } };
+      const state = { ...base, messages: base.messages.with({ edits }) };
       const cache = new DictCache(state, true, undefined);
       const cursor = new MessageCursor(state.messages);
       for (const id of [...ids, ...ids.slice().reverse()]) {

@@ -78,7 +78,7 @@ describe('GET /messages: HTML by position', () => {
   it('reads old history through the memo and new messages through the columns, alike', () => {
     const content = ['**bold**', '/me waves', 'plain', '/me two\nlines'];
     // Ids up to 1,000,000 - 16 chunks take the memo; newer ones the columns.
-    const reader = new ContentReader({ ...base.messages, lastId: 1_000_000 });
+    const reader = new ContentReader(base.messages.with({ lastId: 1_000_000 }));
     for (const id of [1, 999_999])
       for (const [index, text] of content.entries()) {
         expect(reader.html(content, index, id)).toBe(renderMarkdown(text));

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { MessageStore } from '../../src/core/messages/store-types';
 
 /** The columns of a `MessageChunk`. */
 const COLUMNS = ['ids', 'recipient', 'topic', 'topicKey', 'sender', 'timestamp', 'bits', 'content'] as const;
@@ -39,3 +40,18 @@ expect.addEqualityTesters([
     );
   },
 ]);
+
+/**
+ * Deep equality compares message stores by every field, the chunk list included: a store's
+ * `chunks` is a getter (put together when first read), which deep equality would otherwise skip.
+ */
+/** Vitest's equality tester type (its package's own type is not a dependency of ours). */
+type Tester = Parameters<typeof expect.addEqualityTesters>[0][number];
+
+const messageStoreFields: Tester = function (a, b, testers) {
+  if (!(a instanceof MessageStore) && !(b instanceof MessageStore)) return undefined;
+  if (!(a instanceof MessageStore) || !(b instanceof MessageStore)) return false;
+  // With the testers: the chunks inside are compared by their columns.
+  return this.equals(a.toJSON(), b.toJSON(), testers);
+};
+expect.addEqualityTesters([messageStoreFields]);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { defineOperation, type DefinedOperation } from '../../src/core/operation';
 import { param } from '../../src/core/params';
 import { edit, failure, success } from '../../src/core/result';
+import { castDraft } from 'immer';
 import { errors } from '../../src/core/errors';
 import { to } from '../../src/core/events';
 import { putUser } from '../../src/core/state-edit';
@@ -96,10 +97,7 @@ export const toggleStars = defineOperation({
     const set = starred * 2 < ids.length ? FLAG_BITS.starred : 0;
     const next = updateRowFlags(rows, ids, set, set === 0 ? FLAG_BITS.starred : 0);
     const changed = edit(state, (draft) => {
-      draft.messages = {
-        ...draft.messages,
-        rows: draft.messages.rows.set(user!.user_id, next),
-      } as typeof draft.messages;
+      draft.messages = castDraft(state.messages.with({ rows: state.messages.rows.set(user!.user_id, next) }));
     });
     return success(changed, {
       events: [

@@ -157,7 +157,7 @@ export function markChannelsRead(
     const rows = current.rows.get(user.user_id)!;
     const rowsByUser = current.rows.set(user.user_id, updateRowFlags(rows, unread, FLAG_BITS.read, 0));
     carryRowHolders(current, rowsByUser);
-    current = { ...current, rows: rowsByUser };
+    current = current.with({ rows: rowsByUser });
     events.push(
       to([user.user_id], {
         type: 'update_message_flags',

@@ -53,7 +53,7 @@ export function withUserRows(store: MessageStore, userId: number, rows: UserRows
   const rowsByUser = store.rows.set(userId, rows);
   if (rowsByUser === store.rows) return store;
   carryRowHolders(store, rowsByUser);
-  return { ...store, rows: rowsByUser };
+  return store.with({ rows: rowsByUser });
 }
 
 /** The store with the read flag set on the user's rows for `ids` (ascending, all held). */

@@ -5,7 +5,7 @@ import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, foldedTopicId, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
-import { chunkColumns, MESSAGE_CHUNK, type MessageChunk, type MessageStore } from './store-types';
+import { chunkColumns, MESSAGE_CHUNK, MessageStore, type MessageChunk } from './store-types';
 
 /** A new message, newer than every message in the store. */
 export interface AppendedMessage {
@@ -44,7 +44,7 @@ export function nextMessageId(store: MessageStore): number {
 
 /** The newest stored message's id, or 0 when the store is empty. */
 export function newestStoredId(store: MessageStore): number {
-  const last = store.chunks[store.chunks.length - 1];
+  const last = store.lastChunk;
   return last === undefined ? 0 : newestInChunk(last, 'ids');
 }
 
@@ -111,31 +111,35 @@ export function appendMessage(
     byConversation = byConversation.setWith(cid, appendId, id);
   }
   const bySender = store.bySender.setWith(message.sender, appendId, id);
-  const chunks = appendToChunks(store.chunks, message, recipient, topicId, topicKey);
+  const { older, last } = MessageStore.appendPoint(store);
+  const newest = appendToChunk(last, message, recipient, topicId, topicKey);
 
   const { userIds, flags } = batch;
   const userRows = store.rows.appendAll(userIds, id, flags);
   carryRowHoldersOnAppend(store, userRows, recipient, userIds);
-  // A literal, not a spread: V8 copies a spread of a frozen object on its slow path.
-  const next: MessageStore = Object.freeze({
-    chunks,
-    count: store.count + 1,
-    lastId: id,
-    topics,
-    conversations,
-    reactions: store.reactions,
-    rows: userRows,
-    foldedTopics,
-    byChannel,
-    byTopic,
-    byConversation,
-    bySender,
-    edits: store.edits,
-    clients:
-      isOtherClient(message.bits) && message.client !== undefined
-        ? store.clients.set(id, message.client)
-        : store.clients,
-  });
+  const next = MessageStore.appended(
+    {
+      count: store.count + 1,
+      lastId: id,
+      topics,
+      conversations,
+      reactions: store.reactions,
+      rows: userRows,
+      foldedTopics,
+      byChannel,
+      byTopic,
+      byConversation,
+      bySender,
+      edits: store.edits,
+      clients:
+        isOtherClient(message.bits) && message.client !== undefined
+          ? store.clients.set(id, message.client)
+          : store.clients,
+    },
+    // A full chunk joins the older ones (a copy of the list once per 4,096 messages).
+    newest.fresh && last !== undefined ? [...older, last] : older,
+    newest.chunk,
+  );
   carrySearchIndex(store, next, [id]);
   return next;
 }
@@ -243,15 +247,14 @@ class TailChunk implements MessageChunk {
   }
 }
 
-function appendToChunks(
-  chunks: readonly MessageChunk[],
+/** `m` appended to `last` (the store's newest chunk), or to a new chunk when `fresh` (none, or full). */
+function appendToChunk(
+  last: MessageChunk | undefined,
   m: AppendedMessage,
   recipient: number,
   topicId: number,
   topicKey: number,
-): readonly MessageChunk[] {
-  const last = chunks[chunks.length - 1];
-  const out = chunks.slice();
+): { readonly chunk: MessageChunk; readonly fresh: boolean } {
   const length = last === undefined ? 0 : TailChunk.lengthOf(last);
   const fresh = last === undefined || length >= MESSAGE_CHUNK;
   const n = fresh ? 0 : length;
@@ -277,10 +280,7 @@ function appendToChunks(
   tail.timestamp[n] = m.timestamp;
   tail.bits[n] = m.bits;
   tail.frontier = n + 1;
-  const chunk = new TailChunk(tail, n + 1);
-  if (fresh) out.push(chunk);
-  else out[out.length - 1] = chunk;
-  return out;
+  return { chunk: new TailChunk(tail, n + 1), fresh };
 }
 
 /**

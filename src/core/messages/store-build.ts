@@ -9,7 +9,7 @@ import { RowTable } from './row-table';
 import { buildIdList, type IdList } from './idlist';
 import { pushTo } from './multimap';
 import { allocChunk } from './store-chunks';
-import { MESSAGE_CHUNK, type MessageChunk, type MessageEdits, type MessageStore } from './store-types';
+import { MESSAGE_CHUNK, MessageStore, type MessageChunk, type MessageEdits } from './store-types';
 
 /** Each user's rows as parallel arrays sorted by message id. */
 export type RowsInput = ReadonlyMap<number, { ids: ArrayLike<number>; flags: ArrayLike<number> }>;
@@ -112,8 +112,8 @@ export function buildMessageStoreFromColumns(
   const userRows = RowTable.of(
     IntMap.from(entries.map(([userId, r]) => [userId, buildRows(r.ids, r.flags)] as const)),
   );
-  // Frozen (shallowly: the typed arrays cannot be) so immer never walks into the store.
-  return Object.freeze({
+  // A class instance, frozen (shallowly: the typed arrays cannot be): immer never walks into it.
+  return MessageStore.of({
     chunks,
     count: n,
     // Ids are sorted: the last is the largest stored; a caller that knows of larger (deleted) ones says so.

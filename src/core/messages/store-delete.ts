@@ -74,8 +74,7 @@ export function deleteMessages(store: MessageStore, ids: ReadonlySet<number>): M
   for (const [cid, convIds] of conversations) byConversation = shrink(byConversation, cid, convIds);
   let bySender = store.bySender;
   for (const [sender, senderIds] of senders) bySender = shrink(bySender, sender, senderIds);
-  const after = Object.freeze({
-    ...store,
+  const after = store.with({
     chunks,
     count: store.count - found,
     rows,

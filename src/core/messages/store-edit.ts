@@ -38,7 +38,7 @@ export function replaceContent(store: MessageStore, id: number, content: string,
   bitColumn[i] = (c.bits[i]! & CLIENT_MASK) | (bits & ~CLIENT_MASK);
   const chunks = store.chunks.slice();
   chunks[ci] = { ...chunkColumns(c), content: texts, bits: bitColumn };
-  return messagesChanged(store, Object.freeze({ ...store, chunks }), [id], 'content');
+  return messagesChanged(store, store.with({ chunks }), [id], 'content');
 }
 
 /**
@@ -106,7 +106,7 @@ export function moveMessages(
   // Join the new topic.
   const newTopics = byTopic.get(newStreamId) ?? IntMap.empty<IdList>();
   byTopic = byTopic.set(newStreamId, newTopics.set(topicKey, insertIds(newTopics.get(topicKey), ids)));
-  const next = Object.freeze({ ...store, chunks, topics, foldedTopics, byTopic, byChannel });
+  const next = store.with({ chunks, topics, foldedTopics, byTopic, byChannel });
   // The rows stay with their messages: their possible holders now hold rows in the new channel.
   if (newStreamId !== streamId) growRowHolders(next, newStreamId, rowHolderCandidates(store, ids));
   return messagesChanged(store, next, ids, 'topic');
@@ -118,5 +118,5 @@ export function setEdits(
   entries: ReadonlyArray<readonly [number, MessageEdits]>,
 ): MessageStore {
   if (entries.length === 0) return store;
-  return Object.freeze({ ...store, edits: store.edits.setAll(entries) });
+  return store.with({ edits: store.edits.setAll(entries) });
 }

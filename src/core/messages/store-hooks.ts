@@ -17,13 +17,13 @@ export function messagesChanged(
   ids: readonly number[],
   kind: MessageChangeKind,
 ): MessageStore {
-  // The full-text index (keyed by the chunks, so it follows `after` whatever object carries them).
+  // The full-text index (keyed by the chunk list, so it follows `after` whatever object carries them).
   carrySearchIndex(before, after, ids);
   if (kind === 'delete') {
     // Deleted messages leave no edit history behind.
     let edits = after.edits;
     for (const id of ids) edits = edits.delete(id);
-    if (edits !== after.edits) return Object.freeze({ ...after, edits });
+    if (edits !== after.edits) return after.with({ edits });
   }
   return after;
 }

@@ -21,10 +21,10 @@ export function setReactions(store: MessageStore, id: number, reactions: readonl
   const map =
     reactions.length === 0 ? store.reactions.delete(id) : store.reactions.set(id, frozenReactions(reactions));
   const had = (c.bits[i]! & MESSAGE_BITS.has_reaction) !== 0;
-  if (had === reactions.length > 0) return Object.freeze({ ...store, reactions: map });
+  if (had === reactions.length > 0) return store.with({ reactions: map });
   const bits = new Uint8Array(c.bits);
   bits[i] = had ? bits[i]! & ~MESSAGE_BITS.has_reaction : bits[i]! | MESSAGE_BITS.has_reaction;
   const chunks = store.chunks.slice();
   chunks[ci] = { ...chunkColumns(c), bits };
-  return messagesChanged(store, Object.freeze({ ...store, chunks, reactions: map }), [id], 'reaction');
+  return messagesChanged(store, store.with({ chunks, reactions: map }), [id], 'reaction');
 }

@@ -44,7 +44,8 @@ export function chunkColumns(c: MessageChunk): MessageChunk {
   };
 }
 
-export interface MessageStore {
+/** What a message store holds: `MessageStore.of` takes these and `MessageStore.with` patches them. */
+export interface MessageStoreFields {
   readonly chunks: readonly MessageChunk[];
   readonly count: number;
   /**
@@ -78,6 +79,161 @@ export interface MessageStore {
 }
 
 /**
+ * The message store. Its chunk list is kept as the chunks before the newest and, for a store an
+ * append made, the newest chunk apart: a send replaces only the newest, so it copies no list of
+ * chunks (the list grows a chunk every 4,096 messages: a copy per send cost more the longer the
+ * realm lived). `chunks` puts the list together when first read and keeps it.
+ *
+ * A class with private fields, so a spread of a store does not type-check as a store (it would
+ * drop `chunks`, a getter): change one with `store.with({ rows })`.
+ */
+export class MessageStore implements MessageStoreFields {
+  readonly #older: readonly MessageChunk[];
+  readonly #newest: MessageChunk | undefined;
+  #chunks: readonly MessageChunk[] | undefined;
+
+  // Positional, not an object of fields: a send makes one store, and an object per send to carry
+  // the fields was an allocation of its own.
+  private constructor(
+    older: readonly MessageChunk[],
+    newest: MessageChunk | undefined,
+    readonly count: number,
+    readonly lastId: number,
+    readonly topics: Interner,
+    readonly conversations: Interner,
+    readonly reactions: IntMap<readonly Reaction[]>,
+    readonly rows: RowTable,
+    readonly foldedTopics: Interner,
+    readonly byChannel: IntMap<IdList>,
+    readonly byTopic: IntMap<IntMap<IdList>>,
+    readonly byConversation: IntMap<IdList>,
+    readonly bySender: IntMap<IdList>,
+    readonly edits: IntMap<MessageEdits>,
+    readonly clients: IntMap<string>,
+  ) {
+    this.#older = older;
+    this.#newest = newest;
+    this.#chunks = newest === undefined ? older : undefined;
+    Object.freeze(this);
+  }
+
+  /** A store of these fields. */
+  static of(f: MessageStoreFields): MessageStore {
+    return new MessageStore(
+      f.chunks,
+      undefined,
+      f.count,
+      f.lastId,
+      f.topics,
+      f.conversations,
+      f.reactions,
+      f.rows,
+      f.foldedTopics,
+      f.byChannel,
+      f.byTopic,
+      f.byConversation,
+      f.bySender,
+      f.edits,
+      f.clients,
+    );
+  }
+
+  /**
+   * A store an append made: `older` (shared with the store before) and `newest`, the chunk the
+   * message went into; every other field as `f` has it.
+   */
+  static appended(
+    f: Omit<MessageStoreFields, 'chunks'>,
+    older: readonly MessageChunk[],
+    newest: MessageChunk,
+  ): MessageStore {
+    return new MessageStore(
+      older,
+      newest,
+      f.count,
+      f.lastId,
+      f.topics,
+      f.conversations,
+      f.reactions,
+      f.rows,
+      f.foldedTopics,
+      f.byChannel,
+      f.byTopic,
+      f.byConversation,
+      f.bySender,
+      f.edits,
+      f.clients,
+    );
+  }
+
+  /** This store with the fields of `patch` replaced (the chunk list kept as it is when `patch` has none). */
+  with(patch: Partial<MessageStoreFields>): MessageStore {
+    const chunks = patch.chunks;
+    return new MessageStore(
+      chunks ?? this.#older,
+      chunks === undefined ? this.#newest : undefined,
+      patch.count ?? this.count,
+      patch.lastId ?? this.lastId,
+      patch.topics ?? this.topics,
+      patch.conversations ?? this.conversations,
+      patch.reactions ?? this.reactions,
+      patch.rows ?? this.rows,
+      patch.foldedTopics ?? this.foldedTopics,
+      patch.byChannel ?? this.byChannel,
+      patch.byTopic ?? this.byTopic,
+      patch.byConversation ?? this.byConversation,
+      patch.bySender ?? this.bySender,
+      patch.edits ?? this.edits,
+      patch.clients ?? this.clients,
+    );
+  }
+
+  /** Every chunk, oldest first. */
+  get chunks(): readonly MessageChunk[] {
+    return (this.#chunks ??= [...this.#older, this.#newest!]);
+  }
+
+  /** The newest chunk (undefined when there is none), without putting the list together. */
+  get lastChunk(): MessageChunk | undefined {
+    return this.#newest ?? this.#older[this.#older.length - 1];
+  }
+
+  /** How many chunks `chunks` has, without putting the list together. */
+  get chunkCount(): number {
+    return this.#older.length + (this.#newest === undefined ? 0 : 1);
+  }
+
+  /**
+   * The chunks before the newest that an append keeps, and the chunk it appends to (undefined:
+   * start a new one): the list is copied only when a chunk fills or the store was not made by
+   * an append (once, not per send).
+   */
+  static appendPoint(store: MessageStore): {
+    readonly older: readonly MessageChunk[];
+    readonly last: MessageChunk | undefined;
+  } {
+    const newest = store.#newest;
+    if (newest !== undefined) return { older: store.#older, last: newest };
+    const older = store.#older;
+    const last = older[older.length - 1];
+    return { older: last === undefined ? older : older.slice(0, -1), last };
+  }
+
+  /**
+   * An object standing for this store's chunk list: the same for two stores exactly when their
+   * lists are the same (caches of what is derived from the messages are keyed by it).
+   */
+  get chunksKey(): object {
+    return this.#newest ?? this.#older;
+  }
+
+  /** The fields as a plain object (what serializers and test diffs show). */
+  toJSON(): MessageStoreFields {
+    return { ...this, chunks: this.chunks };
+  }
+}
+
+/**
  * One entry of a message's edit history, as Zulip stores it (`EditHistoryEvent`): who and when,
  * plus the fields the edit changed (previous and new topic and channel, previous content).
  */
@@ -99,7 +255,7 @@ export interface MessageEdits {
   readonly last_moved_timestamp?: number;
 }
 
-export const EMPTY_STORE: MessageStore = {
+export const EMPTY_STORE: MessageStore = MessageStore.of({
   chunks: [],
   count: 0,
   lastId: 0,
@@ -114,4 +270,4 @@ export const EMPTY_STORE: MessageStore = {
   bySender: IntMap.empty(),
   edits: IntMap.empty(),
   clients: IntMap.empty(),
-};
+});

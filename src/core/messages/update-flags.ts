@@ -46,5 +46,5 @@ export function commitRows(
   const rowsByUser = store.rows.set(userId, rows);
   // Created rows may make the user a holder of a channel they had no row in.
   carryRowHolders(store, rowsByUser, userId, created);
-  return { ...store, rows: rowsByUser };
+  return store.with({ rows: rowsByUser });
 }

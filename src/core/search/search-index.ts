@@ -3,7 +3,7 @@ import { StrMap } from '../collections/str-map';
 import { buildIdList, insertIds, removeIds, type IdList } from '../messages/idlist';
 import { nameOf } from '../messages/interner';
 import { locateMessage } from '../messages/store-read';
-import type { MessageChunk, MessageStore } from '../messages/store-types';
+import type { MessageStore } from '../messages/store-types';
 import { forEachWord, indexedText, lexemeOf, messageLexemes } from './text';
 
 /**
@@ -12,8 +12,8 @@ import { forEachWord, indexedText, lexemeOf, messageLexemes } from './text';
  * posting lists are `IdList`s and the map a `StrMap`, so an update copies O(lexemes · log n) and
  * every older state keeps its own index.
  *
- * It is derived, not a state field: cached per `store.chunks` (the array is replaced whenever a
- * message is added, changed or removed), built on first use and carried forward by the store's
+ * It is derived, not a state field: cached per `store.chunksKey` (which changes whenever a message
+ * is added, changed or removed), built on first use and carried forward by the store's
  * mutators through `carrySearchIndex`. A store changed without carrying it just has its index
  * rebuilt on the next search, so the index is always exact.
  */
@@ -23,21 +23,22 @@ export interface SearchIndex {
   readonly size: number;
 }
 
-const indexes = new WeakMap<readonly MessageChunk[], SearchIndex>();
+/** Keyed by `MessageStore.chunksKey`: the same for every store whose messages are the same. */
+const indexes = new WeakMap<object, SearchIndex>();
 
 /** The store's index (built now if no state before it had one carried). */
 export function searchIndexOf(store: MessageStore): SearchIndex {
-  let index = indexes.get(store.chunks);
+  let index = indexes.get(store.chunksKey);
   if (index === undefined) {
     index = buildSearchIndex(store);
-    indexes.set(store.chunks, index);
+    indexes.set(store.chunksKey, index);
   }
   return index;
 }
 
 /** Whether the store's index is built (a host may build it ahead of the first search). */
 export function hasSearchIndex(store: MessageStore): boolean {
-  return indexes.has(store.chunks);
+  return indexes.has(store.chunksKey);
 }
 
 /** One lexeme's ids while building, with the last id added (a message adds each lexeme once). */
@@ -115,9 +116,9 @@ function lexemesIn(store: MessageStore, id: number): Set<string> | null {
  * (a change that left content and topics alone, e.g. reaction bits) the index is carried as is.
  */
 export function carrySearchIndex(before: MessageStore, after: MessageStore, ids: Iterable<number>): void {
-  if (before.chunks === after.chunks) return;
-  const index = indexes.get(before.chunks);
-  if (index === undefined || indexes.has(after.chunks)) return;
+  if (before.chunksKey === after.chunksKey) return;
+  const index = indexes.get(before.chunksKey);
+  if (index === undefined || indexes.has(after.chunksKey)) return;
   // lexeme → ids that gain it / lose it
   const gain = new Map<string, number[]>();
   const lose = new Map<string, Set<number>>();
@@ -154,5 +155,5 @@ export function carrySearchIndex(before: MessageStore, after: MessageStore, ids:
     added.sort((a, b) => a - b);
     postings = postings.set(l, insertIds(postings.get(l), added));
   }
-  indexes.set(after.chunks, { postings, size });
+  indexes.set(after.chunksKey, { postings, size });
 }

@@ -258,7 +258,7 @@ export function deliverMessage(
   // The message just appended is the newest chunk's last: decoded there (no lookup by id), and a
   // channel message's HTML rendered once into that chunk's derived column, where reads of recent
   // messages find it (a direct message's dict reads the text-keyed memo, as before).
-  const last = store.chunks[store.chunks.length - 1]!;
+  const last = store.lastChunk!;
   const newest = chunkLength(last) - 1;
   // A channel message's dict is built from what this send knows (no decoded record, no dict
   // cache: `sentChannelDict`); a direct message's goes through `messageDict` as before.
@@ -563,7 +563,7 @@ const LINK = /\bhttps?:\/\/|\bmailto:/i;
  * over every chunk.
  */
 function timestampOf(store: MessageStore, lastId: number): number {
-  const last = store.chunks[store.chunks.length - 1];
+  const last = store.lastChunk;
   // (An empty chunk answers 0, never a message id.)
   if (last !== undefined && newestInChunk(last, 'ids') === lastId) return newestInChunk(last, 'timestamp');
   const at = locateMessage(store, lastId);

@@ -272,7 +272,7 @@ function updateMentionFlags(store: MessageStore, record: MessageRecord, u: Messa
   }
   if (rows === store.rows) return store;
   carryRowHolders(store, rows);
-  return Object.freeze({ ...store, rows });
+  return store.with({ rows });
 }
 
 /** Senders and reactors in the message's topic (Zulip's `participants_for_topic`). */
@@ -347,7 +347,7 @@ function moveRows(
     }
   }
   carryRowHolders(store, rows);
-  const next: MessageStore = Object.freeze({ ...store, rows });
+  const next = store.with({ rows });
   // The messages' earlier holders were added under the new channel by `moveMessages`.
   growRowHolders(next, dest.stream_id, gaining);
   return { store: next, losingAccess };

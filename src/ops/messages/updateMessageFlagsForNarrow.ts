@@ -98,7 +98,7 @@ export const updateMessageFlagsForNarrow = defineOperation({
     // Only the message store changes: a frozen shallow copy of the root instead of an immer draft
     // (the same result; immer's proxy and finalize pass cost more than the whole flag update).
     const next: RealmState =
-      w.store === state.messages ? state : Object.freeze({ ...state, messages: Object.freeze(w.store) });
+      w.store === state.messages ? state : Object.freeze({ ...state, messages: w.store });
     const event: ZulipEvent = {
       type: 'update_message_flags',
       op,

@@ -119,23 +119,7 @@ export class MessageStore implements MessageStoreFields {
 
   /** A store of these fields. */
   static of(f: MessageStoreFields): MessageStore {
-    return new MessageStore(
-      f.chunks,
-      undefined,
-      f.count,
-      f.lastId,
-      f.topics,
-      f.conversations,
-      f.reactions,
-      f.rows,
-      f.foldedTopics,
-      f.byChannel,
-      f.byTopic,
-      f.byConversation,
-      f.bySender,
-      f.edits,
-      f.clients,
-    );
+    return MessageStore.make(f, f.chunks, undefined);
   }
 
   /**
@@ -146,6 +130,14 @@ export class MessageStore implements MessageStoreFields {
     f: Omit<MessageStoreFields, 'chunks'>,
     older: readonly MessageChunk[],
     newest: MessageChunk,
+  ): MessageStore {
+    return MessageStore.make(f, older, newest);
+  }
+
+  private static make(
+    f: Omit<MessageStoreFields, 'chunks'>,
+    older: readonly MessageChunk[],
+    newest: MessageChunk | undefined,
   ): MessageStore {
     return new MessageStore(
       older,

@@ -107,6 +107,66 @@ describe('RowTable', () => {
     );
   });
 
+  // A send to thousands of users (from 2,048: a large channel) appends in blocks of passes: every
+  // version must read as if the users had been appended one by one, whichever way each user's rows
+  // are held (a tail at its frontier, a full or forked tail, plain rows after a flag change, none),
+  // and when a user out of order or listed twice comes part way, the rest goes one by one.
+  it('appends to thousands of users at once as it would one by one', () => {
+    const step = fc.record({
+      back: fc.nat({ max: 2 }),
+      // Every user from `first`, but those `(user + phase) % gap === 0` left out.
+      first: fc.nat({ max: 200 }),
+      gap: fc.integer({ min: 2, max: 40 }),
+      phase: fc.nat({ max: 39 }),
+      // A user repeated or out of order at this position (none past the end).
+      breakAt: fc.nat({ max: 4000 }),
+      repeat: fc.boolean(),
+      flags: fc.nat({ max: 3 }),
+      // Before the append: this user's rows become plain (a flag change) or go (a deletion).
+      touched: fc.nat({ max: 2600 }),
+      touch: fc.constantFrom('none', 'flag', 'delete'),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 10 }), (steps) => {
+        const versions: Array<{ table: RowTable; model: Map<number, Array<readonly [number, number]>> }> = [
+          { table: RowTable.empty(), model: new Map() },
+        ];
+        let id = 1;
+        for (const s of steps) {
+          const from = versions[Math.max(0, versions.length - 1 - s.back)]!;
+          let table = from.table;
+          const model = new Map(from.model);
+          const rows = model.get(s.touched);
+          if (s.touch === 'flag' && rows !== undefined) {
+            const [flagged] = rows[rows.length - 1]!;
+            table = table.set(s.touched, updateRowFlags(table.get(s.touched)!, [flagged], 4, 0));
+            model.set(
+              s.touched,
+              rows.map(([i, f]) => [i, i === flagged ? f | 4 : f] as const),
+            );
+          } else if (s.touch === 'delete' && rows !== undefined) {
+            table = table.delete(s.touched);
+            model.delete(s.touched);
+          }
+          const users: number[] = [];
+          for (let u = s.first; u < s.first + 2600; u++) if ((u + s.phase) % s.gap !== 0) users.push(u);
+          if (s.breakAt < users.length) users.splice(s.breakAt, 0, s.repeat ? users[s.breakAt]! : 0);
+          // Now and then a big step, to fill and seal buffers in few appends.
+          id += s.flags === 3 ? ROW_CHUNK : 1;
+          const flags = users.map((u) => (s.flags === 1 ? u & 7 : 0));
+          table = table.appendAll(users, id, flags);
+          users.forEach((u, k) => model.set(u, [...(model.get(u) ?? []), [id, flags[k]!] as const]));
+          versions.push({ table, model });
+        }
+        for (const v of versions) {
+          expect(contents(v.table)).toEqual(v.model);
+          for (const [u, list] of v.model) expect(v.table.get(u)!.count).toBe(list.length);
+        }
+      }),
+      { numRuns: 12 },
+    );
+  });
+
   // Row lengths live in per-state chunks copied on write (64 users each; a two-level layout was
   // tried and reverted at stop 41, and this test guards either): a send to users in any order,
   // across chunk boundaries and past users never seen (missing chunks), and two sends onto one

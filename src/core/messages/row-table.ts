@@ -15,6 +15,19 @@ const LEN_CHUNK = 1 << LEN_BITS;
 const LEN_MASK = LEN_CHUNK - 1;
 /** A chunk of lengths no state has written: shared, never written (copied first like any other). */
 const NO_LENGTHS: readonly number[] = new Array<number>(LEN_CHUNK).fill(0);
+/**
+ * From how many recipients `RowTable.appendAll` goes in blocks of passes (below, the rows are
+ * few or in cache and the passes would only add work), the block's size (its tails, columns and
+ * slots stay in the first-level cache between passes), and the blocks' scratch, reused by every
+ * call and emptied after it. `BLOCK_WARM` keeps the slot reads from being optimized away.
+ */
+const BLOCKED_FROM = 2048;
+const BLOCK = 64;
+const BLOCK_HELD = new Array<RowTail | undefined>(BLOCK).fill(undefined);
+const BLOCK_LENGTH = new Array<number>(BLOCK).fill(0);
+const BLOCK_IDS = new Array<Int32Array | undefined>(BLOCK).fill(undefined);
+const BLOCK_LENS = new Array<number[] | undefined>(BLOCK).fill(undefined);
+const BLOCK_WARM = [0];
 /** A chunk of the tail index with no tail: shared, never written. */
 const NO_TAILS: ReadonlyArray<RowTail | undefined> = new Array<RowTail | undefined>(LEN_CHUNK).fill(
   undefined,
@@ -118,13 +131,81 @@ export class RowTable implements Iterable<[number, UserRows]> {
     let ci = -1;
     let chunk: number[] = [];
     let tailChunk: ReadonlyArray<RowTail | undefined> | undefined;
-    for (let k = 0; k < n; k++) {
+    let k = 0;
+    if (n >= BLOCKED_FROM) {
+      // Many recipients (a large channel) go in blocks of ascending users, each block in passes
+      // that touch one kind of memory at a time: a tail, then its id column, then the slot
+      // written. A pass's loads do not depend on each other, so the processor overlaps a block's
+      // cache misses instead of taking three in a row per recipient (the tails of a large
+      // channel's members are scattered over the heap; those misses were most of its send).
+      const heldAt = BLOCK_HELD;
+      const lengthAt = BLOCK_LENGTH;
+      const idsAt = BLOCK_IDS;
+      const lensAt = BLOCK_LENS;
+      let last = -1;
+      let warm = 0;
+      blocks: while (k < n) {
+        const end = k + BLOCK < n ? k + BLOCK : n;
+        // Pass 1, in recipient order: the lengths (each 32-user chunk copied once) and the tails.
+        for (let j = k; j < end; j++) {
+          const userId = userIds[j]!;
+          // Not ascending (a user listed twice, say): this block and the rest one by one, below.
+          if (userId <= last) break blocks;
+          last = userId;
+          if (userId >>> LEN_BITS !== ci) {
+            ci = userId >>> LEN_BITS;
+            chunk = ownedChunk(lengths, before, ci);
+            tailChunk = index[ci];
+          }
+          const b = j - k;
+          lengthAt[b] = chunk[userId & LEN_MASK]!;
+          lensAt[b] = chunk;
+          heldAt[b] = tailChunk?.[userId & LEN_MASK];
+        }
+        const count = end - k;
+        // Pass 2: the id column of each tail this state's rows end at the frontier of.
+        for (let b = 0; b < count; b++) {
+          const held = heldAt[b];
+          idsAt[b] = held !== undefined && held.frontier === lengthAt[b] ? held.ids : undefined;
+        }
+        // Pass 3: the column's length, and a read of the slot to be written (brings its line in).
+        for (let b = 0; b < count; b++) {
+          const ids = idsAt[b];
+          const length = lengthAt[b]!;
+          if (ids !== undefined && length < ids.length) warm ^= ids[length]!;
+          else idsAt[b] = undefined;
+        }
+        // Pass 4: the writes; a full, forked or first buffer goes the general way.
+        for (let b = 0; b < count; b++) {
+          const ids = idsAt[b];
+          const length = lengthAt[b]!;
+          const userId = userIds[k + b]!;
+          const f = flags[k + b]!;
+          if (ids !== undefined) {
+            ids[length] = id;
+            const held = heldAt[b]!;
+            if (f !== 0) held.flags[length] = f;
+            held.frontier = length + 1;
+            lensAt[b]![userId & LEN_MASK] = length + 1;
+          } else {
+            const held = heldAt[b] ?? byUser.get(userId);
+            const tail = appendedTail(held, length, id, f);
+            if (tail !== held) (moved ??= new Map()).set(userId, tail);
+            lensAt[b]![userId & LEN_MASK] = tail.frontier;
+          }
+        }
+        k = end;
+      }
+      BLOCK_WARM[0] = warm;
+      heldAt.fill(undefined);
+      idsAt.fill(undefined);
+      lensAt.fill(undefined);
+    }
+    for (; k < n; k++) {
       const userId = userIds[k]!;
       if (userId >>> LEN_BITS !== ci) {
         ci = userId >>> LEN_BITS;
-        const have = lengths[ci] as number[] | undefined;
-        chunk =
-          have === undefined || have === before[ci] || have === NO_LENGTHS ? own(lengths, before, ci) : have;
+        chunk = ownedChunk(lengths, before, ci);
         tailChunk = index[ci];
       }
       const at = userId & LEN_MASK;
@@ -143,14 +224,10 @@ export class RowTable implements Iterable<[number, UserRows]> {
           held.frontier = chunk[at] = length + 1;
           continue;
         }
-        const tail = held.append(length, id, flags[k]!);
-        if (tail !== held) (moved ??= new Map()).set(userId, tail);
-        chunk[at] = tail.frontier;
-      } else {
-        const tail = tailAfter(held, id, flags[k]!);
-        (moved ??= new Map()).set(userId, tail);
-        chunk[at] = tail.frontier;
       }
+      const tail = appendedTail(held, length, id, flags[k]!);
+      if (tail !== held) (moved ??= new Map()).set(userId, tail);
+      chunk[at] = tail.frontier;
     }
     if (moved === undefined) return new RowTable(byUser, lengths, index);
     const keys = [...moved.keys()];
@@ -185,6 +262,30 @@ export class RowTable implements Iterable<[number, UserRows]> {
   private lengthOf(userId: number): number {
     return this.lengths[userId >>> LEN_BITS]?.[userId & LEN_MASK] ?? 0;
   }
+}
+
+/** Chunk `ci` of `lengths` (a copy of `before`), copied from `before` on this call's first visit. */
+function ownedChunk(
+  lengths: Array<readonly number[]>,
+  before: ReadonlyArray<readonly number[]>,
+  ci: number,
+): number[] {
+  const have = lengths[ci] as number[] | undefined;
+  return have === undefined || have === before[ci] || have === NO_LENGTHS ? own(lengths, before, ci) : have;
+}
+
+/**
+ * The general case of one user's append: the tail holding their rows with (id, flags) after the
+ * first `length` rows of `held` (a tail, rows held as they are, or none); `held` itself when it
+ * grew in place.
+ */
+function appendedTail(
+  held: UserRows | RowTail | undefined,
+  length: number,
+  id: number,
+  flags: number,
+): RowTail {
+  return held instanceof RowTail ? held.append(length, id, flags) : tailAfter(held, id, flags);
 }
 
 /**

@@ -161,22 +161,11 @@ export class MessageStore implements MessageStoreFields {
   /** This store with the fields of `patch` replaced (the chunk list kept as it is when `patch` has none). */
   with(patch: Partial<MessageStoreFields>): MessageStore {
     const chunks = patch.chunks;
-    return new MessageStore(
+    // A spread of the store has its public fields (not the private chunk list, nor the getter).
+    return MessageStore.make(
+      { ...this, ...patch },
       chunks ?? this.#older,
       chunks === undefined ? this.#newest : undefined,
-      patch.count ?? this.count,
-      patch.lastId ?? this.lastId,
-      patch.topics ?? this.topics,
-      patch.conversations ?? this.conversations,
-      patch.reactions ?? this.reactions,
-      patch.rows ?? this.rows,
-      patch.foldedTopics ?? this.foldedTopics,
-      patch.byChannel ?? this.byChannel,
-      patch.byTopic ?? this.byTopic,
-      patch.byConversation ?? this.byConversation,
-      patch.bySender ?? this.bySender,
-      patch.edits ?? this.edits,
-      patch.clients ?? this.clients,
     );
   }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { TailRows } from '../../src/core/messages/row-tail';
 import { appendRow } from '../../src/core/messages/row-tail';
 import {
   buildRows,
@@ -144,5 +145,32 @@ describe('lowerBoundFrom (galloping from a position)', () => {
     for (let id = 2; id <= 2 * ROW_CHUNK + 5; id++) rows = appendRow(rows, id, id & 1);
     expect(rows.chunks.map((c) => c.ids.length)).toEqual([ROW_CHUNK, ROW_CHUNK, 5]);
     expect(getRowFlags(rows, ROW_CHUNK + 1)).toBe(1);
+  });
+
+  it('a user starts small, and after a full chunk takes the next chunk whole (no growth per chunk)', () => {
+    let rows = appendRow(undefined, 1, 0);
+    const capacity = () => (rows as TailRows).tail.ids.length;
+    expect(capacity()).toBe(8);
+    for (let id = 2; id <= 9; id++) rows = appendRow(rows, id, 0);
+    expect(capacity()).toBe(32);
+    for (let id = 10; id <= ROW_CHUNK + 1; id++) rows = appendRow(rows, id, 0);
+    expect(capacity()).toBe(ROW_CHUNK);
+    const buffer = (rows as TailRows).tail.ids;
+    for (let id = ROW_CHUNK + 2; id <= 2 * ROW_CHUNK; id++) rows = appendRow(rows, id, id & 1);
+    // The second chunk was written into the buffer it started with.
+    expect((rows as TailRows).tail.ids).toBe(buffer);
+    expect(rows.count).toBe(2 * ROW_CHUNK);
+    expect(getRowFlags(rows, 2 * ROW_CHUNK - 1)).toBe(1);
+    // Rows built elsewhere whose last chunk is full go on the same way.
+    const built = buildRows(
+      Array.from({ length: ROW_CHUNK }, (_, i) => i + 1),
+      new Uint16Array(ROW_CHUNK),
+    );
+    const after = appendRow(built, ROW_CHUNK + 1, 0) as TailRows;
+    expect(after.tail.ids.length).toBe(ROW_CHUNK);
+    expect(toList(after).slice(-2)).toEqual([
+      [ROW_CHUNK, 0],
+      [ROW_CHUNK + 1, 0],
+    ]);
   });
 });

@@ -525,12 +525,14 @@ function measure(state: RealmState, t: Target, quick: boolean): SendFigures {
 }
 
 /**
- * Heap bytes per UserMessage row: the growth between `n` and `2n` sends into `t`, only the last
- * state alive, divided by the rows of those `n` sends. The first `n` absorb one-time costs (each
- * recipient's rows taken over by the append path, the topic's first message), so this is the
- * marginal cost of a row plus its share of the message.
+ * Heap bytes per UserMessage row: the growth between `warm` and `warm + n` sends into `t`, only the
+ * last state alive, divided by the rows of those `n` sends. The first `warm` absorb one-time costs
+ * (each recipient's rows taken over by the append path, the topic's first message), so this is the
+ * marginal cost of a row plus its share of the message. `n` should span whole row chunks: a user's
+ * tail buffer is allocated in steps (and a whole chunk at a time once one is full), so a window of
+ * a few hundred sends reads ±1 byte per row depending on which users' buffers grew inside it.
  */
-function heapPerRow(state: RealmState, t: Target, n: number): number | null {
+function heapPerRow(state: RealmState, t: Target, warm: number, n: number): number | null {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) return null;
   const sender = pickSender(state, t);
@@ -548,7 +550,7 @@ function heapPerRow(state: RealmState, t: Target, n: number): number | null {
       { type: 'stream', to: t.streamId, topic: t.topic, content: 'row' },
       { now: 1_795_300_000 },
     ).state);
-  for (let i = 0; i < n; i++) send();
+  for (let i = 0; i < warm; i++) send();
   const before = heap();
   for (let i = 0; i < n; i++) send();
   const after = heap();
@@ -561,7 +563,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 32-user chunks, as the store). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 1,000 sends into the ~1,000-subscriber channel, only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn. The medians drop the batches an old-generation GC lands in; the mean column keeps them (total time over total calls of the same batches), so where the two disagree a major GC is weighing on one side.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 32-user chunks, as the store). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 4,596 sends into the ~1,000-subscriber channel (4,096 sends: two whole 2,048-row chunks per recipient, so where each user’s row buffer stands in its growth does not decide the figure, as it did over the 500 sends measured until 2026-11-29), only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn. The medians drop the batches an old-generation GC lands in; the mean column keeps them (total time over total calls of the same batches), so where the two disagree a major GC is weighing on one side.',
     '',
     '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | floor + outputs wall / CPU | ratio to it, wall / CPU | mean wall incl. every GC: sendMessage / floor + outputs (ratio) | load (1, 5, 15 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -593,7 +595,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
       );
     }
     const t = nearest(targets, 1000);
-    const perRow = heapPerRow(state, t, 500);
+    const perRow = heapPerRow(state, t, 500, 2 * 2048);
     if (perRow !== null)
       heap.push(`${preset}: ${perRow.toFixed(1)} bytes per row (${t.subscribers.length} recipients)`);
   }

@@ -66,4 +66,23 @@ describe('appendId keeps every version of a list', () => {
     expect(list!.chunks.map((c) => c.length)).toEqual([ID_CHUNK, 40]);
     expect(lastIdOf(list!)).toBe(ID_CHUNK + 40);
   });
+
+  it('starts a new list small, and the chunk after a full one whole (no growth per chunk)', () => {
+    const capacity = (l: IdList) => l.chunks[l.chunks.length - 1]!.buffer.byteLength / 4;
+    let list = appendId(undefined, 1);
+    expect(capacity(list)).toBe(16);
+    for (let id = 2; id <= ID_CHUNK + 1; id++) list = appendId(list, id);
+    expect(capacity(list)).toBe(ID_CHUNK);
+    const buffer = list.chunks[1]!.buffer;
+    for (let id = ID_CHUNK + 2; id <= ID_CHUNK + 500; id++) list = appendId(list, id);
+    expect(list.chunks[1]!.buffer).toBe(buffer);
+    expect(idListToArray(list)).toEqual(Array.from({ length: ID_CHUNK + 500 }, (_, i) => i + 1));
+    // A list built elsewhere whose last chunk is full goes on the same way.
+    const built = appendId(
+      buildIdList(Array.from({ length: ID_CHUNK }, (_, i) => i + 1)),
+      ID_CHUNK + 1,
+    );
+    expect(capacity(built)).toBe(ID_CHUNK);
+    expect(lastIdOf(built)).toBe(ID_CHUNK + 1);
+  });
 });

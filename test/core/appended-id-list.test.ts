@@ -78,10 +78,7 @@ describe('appendId keeps every version of a list', () => {
     expect(list.chunks[1]!.buffer).toBe(buffer);
     expect(idListToArray(list)).toEqual(Array.from({ length: ID_CHUNK + 500 }, (_, i) => i + 1));
     // A list built elsewhere whose last chunk is full goes on the same way.
-    const built = appendId(
-      buildIdList(Array.from({ length: ID_CHUNK }, (_, i) => i + 1)),
-      ID_CHUNK + 1,
-    );
+    const built = appendId(buildIdList(Array.from({ length: ID_CHUNK }, (_, i) => i + 1)), ID_CHUNK + 1);
     expect(capacity(built)).toBe(ID_CHUNK);
     expect(lastIdOf(built)).toBe(ID_CHUNK + 1);
   });

@@ -108,8 +108,8 @@ export class TailRows implements UserRows {
  * 40 tails; a chunk's rows, once it is full, take the same 6 bytes each either way. A tail that
  * follows a full chunk (`least`: a chunk) starts at a whole chunk: its user has just received 2,048
  * rows and will receive the next, and the three growths it skips were three of every four off-heap
- * allocations of a busy user's rows (each 1–25 µs on the 2-CPU bench machines: V8 counts off-heap
- * bytes towards its next full GC). At most one partly filled chunk per such user, as before from
+ * allocations of a busy user's rows (each 1–46 µs on the 2-CPU bench machines, most of it the
+ * guest's page faults on fresh memory). At most one partly filled chunk per such user, as before from
  * its 512th row on; a user with fewer rows than a chunk still starts small.
  */
 function newTail(

@@ -441,7 +441,12 @@ export function appendId(list: IdList | undefined, id: number): IdList {
  * instead of eight growths and their copies (an allocation costs 1–45 µs on the 2-CPU bench
  * machines: the fresh pages' faults).
  */
-function withChunkStarted(sealed: readonly Int32Array[], count: number, id: number, capacity: number): IdList {
+function withChunkStarted(
+  sealed: readonly Int32Array[],
+  count: number,
+  id: number,
+  capacity: number,
+): IdList {
   const buffer = new Int32Array(capacity);
   buffer[0] = id;
   return new AppendedIdList(sealed, count + 1, { buffer, frontier: 1 }, 1);

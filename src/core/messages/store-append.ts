@@ -394,7 +394,7 @@ class AppendedIdList implements IdList {
     let tail = list.#tail;
     if (tail.frontier !== n || n >= tail.buffer.length) {
       // A fork, or a full buffer: copied once into one with room.
-      const buffer = new Int32Array(Math.min(ID_CHUNK, Math.max(16, 2 * n)));
+      const buffer = new Int32Array(grownIdCapacity(n));
       buffer.set(tail.buffer.subarray(0, n));
       tail = { buffer, frontier: n };
     }
@@ -420,7 +420,7 @@ export function lastIdOf(list: IdList): number | undefined {
 
 /** An id list with `id` (larger than all of its ids) appended. */
 export function appendId(list: IdList | undefined, id: number): IdList {
-  if (list === undefined || list.count === 0) return withChunkStarted([], 0, id, 16);
+  if (list === undefined || list.count === 0) return withChunkStarted([], 0, id, FIRST_IDS);
   const appended = AppendedIdList.appended(list, id);
   if (appended !== undefined) return appended;
   // A list built or changed elsewhere: its last chunk, when not full, is copied once into a tail.
@@ -428,18 +428,26 @@ export function appendId(list: IdList | undefined, id: number): IdList {
   const last = chunks[chunks.length - 1]!;
   const n = last.length;
   if (n >= ID_CHUNK) return withChunkStarted(chunks, list.count, id, ID_CHUNK);
-  const buffer = new Int32Array(Math.min(ID_CHUNK, Math.max(16, 2 * n)));
+  const buffer = new Int32Array(grownIdCapacity(n));
   buffer.set(last);
   buffer[n] = id;
   return new AppendedIdList(chunks.slice(0, -1), list.count + 1, { buffer, frontier: n + 1 }, n + 1);
 }
 
+/** A new id list's first tail, in ids: 64 bytes, so on V8's heap rather than an off-heap buffer. */
+const FIRST_IDS = 16;
+
+/** The capacity of a tail that must hold `n` ids and grow: doubled, at least `FIRST_IDS`, at most a chunk. */
+function grownIdCapacity(n: number): number {
+  return Math.min(ID_CHUNK, Math.max(FIRST_IDS, 2 * n));
+}
+
 /**
- * `sealed` (full chunks, shared) and a new tail holding `id`, of `capacity` ids: 16 for a new list
+ * `sealed` (full chunks, shared) and a new tail holding `id`, of `capacity` ids: `FIRST_IDS` for a new list
  * (on V8's heap, and doubled as it fills), a whole chunk after a full one. A list that filled 4,096
  * ids (a busy channel's, topic's or sender's) fills the next: one off-heap allocation per chunk
- * instead of eight growths and their copies (an allocation costs 1–45 µs on the 2-CPU bench
- * machines: the fresh pages' faults).
+ * instead of eight growths and their copies (an allocation costs 1–46 µs on the 2-CPU bench
+ * machines, most of it the guest's page faults on fresh memory).
  */
 function withChunkStarted(
   sealed: readonly Int32Array[],

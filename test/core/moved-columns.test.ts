@@ -4,12 +4,12 @@ import { FOLD_AT, hasPendingMoves } from '../../src/core/messages/moved-columns'
 import { buildSearchIndex, hasSearchIndex, searchIndexOf } from '../../src/core/search/search-index';
 import { allMessages, getMessage } from '../../src/core/messages/store';
 import { moveMessages } from '../../src/core/messages/store-edit';
-import type { MessageStore } from '../../src/core/messages/store-types';
+import { chunkColumns, type MessageStore } from '../../src/core/messages/store-types';
 import { simulateRealm } from '../../src/simulate/simulate';
 
 /**
  * Moved chunks keep their moves as patches until first read (issue 25, item 5): a move costs O(k),
- * older states keep their columns, and every reader (records, spreads, narrow predicates) sees
+ * older states keep their columns, and every reader (records, copies, narrow predicates) sees
  * the moved columns. Zulip has no such structure; the rule followed is `do_update_message`'s
  * (the moved messages' topic and channel change, nothing else).
  */
@@ -30,8 +30,8 @@ describe('moved columns', () => {
     const touched = moved.chunks.filter((c) => hasPendingMoves(c));
     expect(touched.length).toBeGreaterThan(0);
     for (const id of ids) expect(getMessage(moved, id)).toMatchObject({ stream_id: to, topic: 'moved' });
-    // A spread (as content edits do) reads the folded columns.
-    const spread = { ...touched[0]! };
+    // A copy (as content edits make: `chunkColumns`) reads the folded columns.
+    const spread = chunkColumns(touched[0]!);
     expect(Array.from(spread.topic)).toEqual(Array.from(touched[0]!.topic));
     expect(Array.from(spread.recipient)).toEqual(Array.from(touched[0]!.recipient));
     expect(snapshot(base)).toBe(before);

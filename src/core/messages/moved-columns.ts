@@ -13,8 +13,8 @@ import { chunkColumns, MESSAGE_CHUNK, type MessageChunk } from './store-types';
  * chunks are untouched. A chunk that collects more than `FOLD_AT` patches is folded at once, so a
  * copy always pays for at least that many moves and the patch lists stay short.
  *
- * Everything else sees an ordinary `MessageChunk`: the accessors are own enumerable properties, so
- * spreading a moved chunk (`{ ...c, content }`) or serializing it reads the folded columns.
+ * Everything else sees an ordinary `MessageChunk`; `chunkColumns` (never a spread) copies one with
+ * its columns folded, and serializing one folds them too (`toJSON`).
  */
 
 /** A message's new place: its position in the chunk and its new columns. */
@@ -36,17 +36,20 @@ interface Pending {
 /** Past this many patches a chunk's columns are copied right away (1/16 of a chunk). */
 export const FOLD_AT = MESSAGE_CHUNK / 16;
 
-const pendingOf = new WeakMap<MessageChunk, Pending>();
+/** A moved chunk's patches, or undefined for any other chunk. */
+function pendingOf(c: MessageChunk): Pending | undefined {
+  return c instanceof MovedChunk ? c.pending : undefined;
+}
 
 /** Whether `c` has moves none of its columns were read with yet (tests and benchmarks). */
 export function hasPendingMoves(c: MessageChunk): boolean {
-  const p = pendingOf.get(c);
+  const p = pendingOf(c);
   return p !== undefined && p.cache.topic === undefined && p.cache.recipient === undefined;
 }
 
 /** Reads `c`'s topic keys by position without folding the chunk's columns. */
 export function topicKeys(c: MessageChunk): (i: number) => number {
-  const p = pendingOf.get(c);
+  const p = pendingOf(c);
   if (p === undefined) return (i) => c.topicKey[i]!;
   const { base, patches } = p;
   return (i) => {
@@ -57,31 +60,54 @@ export function topicKeys(c: MessageChunk): (i: number) => number {
 
 /** Chunk `c` with the messages at the patches' positions moved (older states keep `c` unchanged). */
 export function movedChunk(c: MessageChunk, patches: readonly Patch[]): MessageChunk {
-  const prior = pendingOf.get(c);
+  const prior = pendingOf(c);
   const base = prior?.base ?? c;
   const all = prior === undefined ? patches : [...prior.patches, ...patches];
-  if (all.length > FOLD_AT) return { ...chunkColumns(c), ...fold(base, all) };
-  // The folded columns, once read (own accessors, so that a spread or a serializer folds them).
-  const cache: { topic?: Int32Array; topicKey?: Int32Array; recipient?: Int32Array } = {};
-  const out: MessageChunk = Object.freeze({
-    ids: c.ids,
-    get recipient(): Int32Array {
-      return (cache.recipient ??= foldRecipient(base, all));
-    },
-    get topic(): Int32Array {
-      return (cache.topic ??= foldTopics(base, all, cache));
-    },
-    get topicKey(): Int32Array {
-      if (cache.topicKey === undefined) foldTopics(base, all, cache);
-      return cache.topicKey!;
-    },
-    sender: c.sender,
-    timestamp: c.timestamp,
-    bits: c.bits,
-    content: c.content,
-  });
-  pendingOf.set(out, { base, patches: all, cache });
-  return out;
+  if (all.length > FOLD_AT) return chunkColumns(c, fold(base, all));
+  return new MovedChunk(c, base, all);
+}
+
+/**
+ * A chunk with moves not yet folded: its moved columns are getters that fold the patches the
+ * first time they are read. A class (its getters on the prototype) and not an object literal with
+ * getters: each such literal had a hidden class of its own, and readers that met more than four
+ * made every column load megamorphic (see `messageChunk`).
+ */
+class MovedChunk implements MessageChunk {
+  readonly ids: Int32Array;
+  readonly sender: Int32Array;
+  readonly timestamp: Float64Array;
+  readonly bits: Uint8Array;
+  readonly content: readonly string[];
+  readonly pending: Pending;
+
+  constructor(c: MessageChunk, base: MessageChunk, patches: readonly Patch[]) {
+    this.ids = c.ids;
+    this.sender = c.sender;
+    this.timestamp = c.timestamp;
+    this.bits = c.bits;
+    this.content = c.content;
+    this.pending = { base, patches, cache: {} };
+  }
+
+  get recipient(): Int32Array {
+    const { base, patches, cache } = this.pending;
+    return (cache.recipient ??= foldRecipient(base, patches));
+  }
+  get topic(): Int32Array {
+    const { base, patches, cache } = this.pending;
+    return (cache.topic ??= foldTopics(base, patches, cache));
+  }
+  get topicKey(): Int32Array {
+    const { base, patches, cache } = this.pending;
+    if (cache.topicKey === undefined) foldTopics(base, patches, cache);
+    return cache.topicKey!;
+  }
+
+  /** The chunk as a plain object of its columns, folded (what serializers and test diffs show). */
+  toJSON(): MessageChunk {
+    return chunkColumns(this);
+  }
 }
 
 function fold(base: MessageChunk, patches: readonly Patch[]) {
@@ -121,7 +147,7 @@ function foldRecipient(base: MessageChunk, patches: readonly Patch[]): Int32Arra
  * readers of a few messages of many chunks (the search index carried through a move).
  */
 export function placeAt(c: MessageChunk, i: number): { readonly recipient: number; readonly topic: number } {
-  const p = pendingOf.get(c);
+  const p = pendingOf(c);
   if (p === undefined) return { recipient: c.recipient[i]!, topic: c.topic[i]! };
   for (let j = p.patches.length - 1; j >= 0; j--) {
     const q = p.patches[j]!;

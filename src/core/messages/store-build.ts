@@ -8,7 +8,7 @@ import { buildRows } from './rows';
 import { RowTable } from './row-table';
 import { buildIdList, type IdList } from './idlist';
 import { pushTo } from './multimap';
-import { allocChunk } from './store-chunks';
+import { allocChunk, chunkOf } from './store-chunks';
 import { MESSAGE_CHUNK, MessageStore, type MessageChunk, type MessageEdits } from './store-types';
 
 /** Each user's rows as parallel arrays sorted by message id. */
@@ -106,7 +106,7 @@ export function buildMessageStoreFromColumns(
       c.bits[i] =
         (cols.bits[k]! & ~MESSAGE_BITS.has_reaction) | (reactionIds.has(id) ? MESSAGE_BITS.has_reaction : 0);
     }
-    chunks.push({ ...c, content });
+    chunks.push(chunkOf(c, content));
   }
   const entries = [...rows].sort((a, b) => a[0] - b[0]);
   const userRows = RowTable.of(

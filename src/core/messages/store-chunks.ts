@@ -1,5 +1,5 @@
 import { chunkContaining } from './rows';
-import type { MessageChunk } from './store-types';
+import { messageChunk, type MessageChunk } from './store-types';
 
 /** Column arrays for a chunk of `n` messages (content is filled separately: it is not a typed array). */
 export function allocChunk(n: number) {
@@ -12,6 +12,11 @@ export function allocChunk(n: number) {
     timestamp: new Float64Array(n),
     bits: new Uint8Array(n),
   };
+}
+
+/** A plain chunk of `allocChunk`'s columns and `content` (one hidden class for all: `messageChunk`). */
+export function chunkOf(c: ReturnType<typeof allocChunk>, content: readonly string[]): MessageChunk {
+  return messageChunk(c.ids, c.recipient, c.topic, c.topicKey, c.sender, c.timestamp, c.bits, content);
 }
 
 /** The chunk that would hold `id` (the last one whose first id is ≤ id), or -1 when there are none. */
@@ -44,5 +49,5 @@ export function withoutPositions(c: MessageChunk, positions: number[]): MessageC
     from = p + 1;
   }
   copyRun(c.ids.length);
-  return { ...out, content };
+  return chunkOf(out, content);
 }

@@ -37,7 +37,7 @@ export function replaceContent(store: MessageStore, id: number, content: string,
   const bitColumn = new Uint8Array(c.bits);
   bitColumn[i] = (c.bits[i]! & CLIENT_MASK) | (bits & ~CLIENT_MASK);
   const chunks = store.chunks.slice();
-  chunks[ci] = { ...chunkColumns(c), content: texts, bits: bitColumn };
+  chunks[ci] = chunkColumns(c, { content: texts, bits: bitColumn });
   return messagesChanged(store, store.with({ chunks }), [id], 'content');
 }
 

@@ -25,6 +25,6 @@ export function setReactions(store: MessageStore, id: number, reactions: readonl
   const bits = new Uint8Array(c.bits);
   bits[i] = had ? bits[i]! & ~MESSAGE_BITS.has_reaction : bits[i]! | MESSAGE_BITS.has_reaction;
   const chunks = store.chunks.slice();
-  chunks[ci] = { ...chunkColumns(c), bits };
+  chunks[ci] = chunkColumns(c, { bits });
   return messagesChanged(store, store.with({ chunks, reactions: map }), [id], 'reaction');
 }

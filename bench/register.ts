@@ -16,7 +16,7 @@ import { registerState } from '../src/core/register/register-state';
 import type { RegisterOptions } from '../src/core/register/options';
 import type { RealmState } from '../src/core/state';
 import { simulateRealm, type Preset } from '../src/simulate/simulate';
-import { interleaved } from './interleave';
+import { interleaved, interleavedSized } from './interleave';
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 
@@ -55,11 +55,14 @@ function measure(state: RealmState, log: (s: string) => void): { rows: Row[]; te
     const answer = registerState(state, member.user_id, opts, now);
     const flat = plain(answer);
     const bytes = JSON.stringify(answer).length;
-    const per = Math.max(3, Math.min(500, Math.round(2e6 / bytes)));
     gc();
-    const [reg, str] = interleaved(
+    // Batches of at least 100 ms each, each starting with an empty young generation and ending with
+    // a scavenge inside its timing: each side pays for the garbage it made. (Batches of a fixed
+    // 2 MB of answer were 3 calls for the largest answer: a scavenge the register's garbage made
+    // due landed in whichever batch came next, and a run's ratio moved by ±0.2 with the luck.)
+    const [reg, str] = interleavedSized(
       [() => JSON.stringify(registerState(state, member.user_id, opts, now)), () => JSON.stringify(flat)],
-      { per, batches: 11, warm: 1 },
+      { minBatchMs: 100, batches: 11, warm: 2 },
     );
     rows.push({ name, bytes, regWall: reg!.wall, regCpu: reg!.cpu, strWall: str!.wall, strCpu: str!.cpu });
     log(`register: ${name}: ${bytes} bytes`);
@@ -99,7 +102,7 @@ function markdown(state: RealmState, label: string, rows: Row[], tenK: string, l
   return [
     `## Register against its own JSON.stringify (${label}: ${state.users.size.toLocaleString('en')} users, ${state.channels.size.toLocaleString('en')} channels, ${state.messages.count.toLocaleString('en')} messages)`,
     '',
-    `Written by \`npm run bench -- --only=register\` (bench/register.ts). One ordinary member; register = \`JSON.stringify(registerState(...))\`, floor = \`JSON.stringify\` of the same answer rebuilt from plain objects (every object a fast-mode literal made by \`JSON.parse\`); the two interleaved batch by batch, medians of 11 batches, wall / CPU time per call (\`process.cpuUsage\`) from one run. Load average ${loadText}; ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC. The machine is shared (2 cores): read the CPU columns.`,
+    `Written by \`npm run bench -- --only=register\` (bench/register.ts). One ordinary member; register = \`JSON.stringify(registerState(...))\`, floor = \`JSON.stringify\` of the same answer rebuilt from plain objects (every object a fast-mode literal made by \`JSON.parse\`); the two interleaved batch by batch (each batch at least 100 ms, starting with an empty young generation and ending with a scavenge inside its timing, so each side pays for its own garbage), medians of 11 batches, wall / CPU time per call (\`process.cpuUsage\`) from one run. Load average ${loadText}; ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC. The machine is shared (2 cores): read the CPU columns.`,
     '',
     '| register with | answer | register wall / CPU | floor wall / CPU | ratio wall / CPU |',
     '|---|---:|---:|---:|---:|',

@@ -1,6 +1,6 @@
 import { scheduledMessageForApi } from '../../ops/scheduled/format';
 import { FLAG_BITS } from '../messages/flags';
-import { someRowHas } from '../messages/row-summary';
+import { someRowHas, starredIn } from '../messages/row-summary';
 import { USER_SETTING_NAMES } from '../model/user-settings';
 import type { User } from '../model/records';
 import { isGuest } from '../permissions/roles';
@@ -237,37 +237,17 @@ function maxMessageId(state: RealmState, userId: number): number {
   return last === undefined || last.ids.length === 0 ? -1 : last.ids[last.ids.length - 1]!;
 }
 
+/** Zulip's `starred_messages`: the user's starred message ids, ascending. */
 function starred(state: RealmState, userId: number): number[] {
-  const out: number[] = [];
   const rows = state.messages.rows.get(userId);
-  if (rows === undefined) return out;
-  // A plain loop over the flag columns: a callback per row was a visible share of a register for
-  // users with a million rows. Chunks without a starred row are skipped unread; the others are read
-  // eight flags at a time through a 32-bit view of the same memory (stars are rare: most groups
-  // fail one test), a quarter of the loop over a heavy user's 900,000 rows.
-  const STARRED = FLAG_BITS.starred;
-  const PAIR = (STARRED | (STARRED << 16)) >>> 0;
+  if (rows === undefined) return [];
+  const lists: Array<readonly number[]> = [];
   const chunks = rows.chunks;
-  for (let c = 0; c < chunks.length; c++) {
-    if (!someRowHas(chunks, c, STARRED)) continue;
-    const { ids, flags } = chunks[c]!;
-    const n = ids.length;
-    // The view must start on a 4-byte boundary: an unaligned first row is read alone.
-    let i = (flags.byteOffset & 3) === 0 ? 0 : 1;
-    if (i === 1 && n > 0 && (flags[0]! & STARRED) !== 0) out.push(ids[0]!);
-    const pairs = new Uint32Array(flags.buffer, flags.byteOffset + 2 * i, (n - i) >>> 1);
-    // Eight rows per test; a hit is read row by row (the test does not depend on byte order).
-    const m = pairs.length;
-    for (let p = 0; p < m; p += 4) {
-      if (((pairs[p]! | (pairs[p + 1] ?? 0) | (pairs[p + 2] ?? 0) | (pairs[p + 3] ?? 0)) & PAIR) === 0)
-        continue;
-      const end = Math.min(i + 2 * (p + 4), i + 2 * m);
-      for (let at = i + 2 * p; at < end; at++) if ((flags[at]! & STARRED) !== 0) out.push(ids[at]!);
-    }
-    i += 2 * pairs.length;
-    if (i < n && (flags[i]! & STARRED) !== 0) out.push(ids[i]!);
-  }
-  return out;
+  for (let c = 0; c < chunks.length; c++)
+    if (someRowHas(chunks, c, FLAG_BITS.starred)) lists.push(starredIn(chunks, c));
+  // One copy into an array of the exact length, packed (which `JSON.stringify` walks fastest),
+  // rather than pushes that leave each outgrown store behind.
+  return ([] as number[]).concat(...lists);
 }
 
 /** The legacy `muted_topics` (Zulip's `get_topic_mutes`): muted topics of unarchived channels. */

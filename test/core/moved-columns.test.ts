@@ -31,9 +31,9 @@ describe('moved columns', () => {
     expect(touched.length).toBeGreaterThan(0);
     for (const id of ids) expect(getMessage(moved, id)).toMatchObject({ stream_id: to, topic: 'moved' });
     // A copy (as content edits make: `chunkColumns`) reads the folded columns.
-    const spread = chunkColumns(touched[0]!);
-    expect(Array.from(spread.topic)).toEqual(Array.from(touched[0]!.topic));
-    expect(Array.from(spread.recipient)).toEqual(Array.from(touched[0]!.recipient));
+    const copy = chunkColumns(touched[0]!);
+    expect(Array.from(copy.topic)).toEqual(Array.from(touched[0]!.topic));
+    expect(Array.from(copy.recipient)).toEqual(Array.from(touched[0]!.recipient));
     expect(snapshot(base)).toBe(before);
   });
 

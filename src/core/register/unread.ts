@@ -336,7 +336,7 @@ function newTopicEntry(
  * The user's topic settings in channel `streamId` (most channels have none: one shared empty list).
  * A loop and a function of its own, not a `filter` closure in `newTopicEntry`: a closure capturing
  * a parameter makes V8 allocate a context on every call of the enclosing function, whether or not
- * the closure is made, and that was a fifth of what a register of a user with 10,000 unread topics
+ * the closure is made, and that was a sixth of what a register of a user with 10,000 unread topics
  * allocated.
  */
 function policiesIn(myTopics: readonly UserTopic[], streamId: number): readonly UserTopic[] {

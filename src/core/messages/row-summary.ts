@@ -18,10 +18,27 @@ const summaries = new WeakMap<Uint16Array, number>();
 
 /** OR of the flags of chunk `c` of `chunks` (bits 0–15) and their AND (bits 16–31, as a multiple of 65536). */
 function summary(chunks: readonly RowChunk[], c: number): number {
-  const flags = chunks[c]!.flags;
-  const last = c === chunks.length - 1;
-  const known = last ? undefined : summaries.get(flags);
-  if (known !== undefined) return known;
+  return remembered(summaries, chunks, c, summarize);
+}
+
+/**
+ * `derive(chunk c)`, remembered in `memo` by the chunk's flag column, except for the newest chunk
+ * (see `summaries`).
+ */
+function remembered<T>(
+  memo: WeakMap<Uint16Array, T>,
+  chunks: readonly RowChunk[],
+  c: number,
+  derive: (chunk: RowChunk) => T,
+): T {
+  const chunk = chunks[c]!;
+  if (c === chunks.length - 1) return derive(chunk);
+  let value = memo.get(chunk.flags);
+  if (value === undefined) memo.set(chunk.flags, (value = derive(chunk)));
+  return value;
+}
+
+function summarize({ flags }: RowChunk): number {
   let any = 0;
   let every = 0xffff;
   for (let i = 0; i < flags.length; i++) {
@@ -29,9 +46,7 @@ function summary(chunks: readonly RowChunk[], c: number): number {
     any |= f;
     every &= f;
   }
-  const value = any + every * 65536;
-  if (!last) summaries.set(flags, value);
-  return value;
+  return any + every * 65536;
 }
 
 /** Whether some row of chunk `c` has a bit of `bits`. */
@@ -53,15 +68,14 @@ export function everyRowHas(chunks: readonly RowChunk[], c: number, bits: number
 const starredLists = new WeakMap<Uint16Array, readonly number[]>();
 
 export function starredIn(chunks: readonly RowChunk[], c: number): readonly number[] {
-  const { ids, flags } = chunks[c]!;
-  const last = c === chunks.length - 1;
-  const known = last ? undefined : starredLists.get(flags);
-  if (known !== undefined) return known;
+  return remembered(starredLists, chunks, c, starredOf);
+}
+
+function starredOf({ ids, flags }: RowChunk): readonly number[] {
   const STARRED = FLAG_BITS.starred;
   // A plain array of small integers: most lists hold a few ids, and a typed array's own objects
   // would outweigh them.
   const out: number[] = [];
   for (let i = 0; i < flags.length; i++) if ((flags[i]! & STARRED) !== 0) out.push(ids[i]!);
-  if (!last) starredLists.set(flags, out);
   return out;
 }

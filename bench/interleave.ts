@@ -70,6 +70,15 @@ export function interleavedSized(
     fns.forEach((fn, k) => {
       for (let i = 0; i < per[k]!; i++) fn();
     });
+  // The sizes above came from cold calls (code not yet optimized): a side that got faster while
+  // warming is sized again so that its batches still last minBatchMs (never fewer calls).
+  fns.forEach((fn, k) => {
+    const n = per[k]!;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) fn();
+    const ms = performance.now() - t0;
+    if (ms < minBatchMs) per[k] = Math.ceil((n * minBatchMs) / Math.max(ms, 0.001));
+  });
   const wall: number[][] = fns.map(() => []);
   const cpu: number[][] = fns.map(() => []);
   for (let b = 0; b < batches; b++) {

@@ -414,7 +414,7 @@ interface Sized {
 function interleaved(fns: ReadonlyArray<() => void>, rounds: number, maxWarm: number) {
   // Warm each side a little before sizing it (the first calls are interpreted / baseline code).
   for (let i = 0; i < 3; i++) for (const fn of fns) batch(fn, 8);
-  const sized: Sized[] = fns.map((fn) => callsPerBatch(fn));
+  let sized: Sized[] = fns.map((fn) => callsPerBatch(fn));
   const warm: number[][] = fns.map(() => []);
   let last = fns.map(() => 0);
   for (let r = 0; r < maxWarm; r++) {
@@ -425,6 +425,12 @@ function interleaved(fns: ReadonlyArray<() => void>, rounds: number, maxWarm: nu
       last = now;
     }
   }
+  // Sized again now that every side is warm: a size taken from cold trials (the first side of a
+  // run meets code not yet optimized, and a heap its realm was just built on) can be several
+  // times too small, and the timed minor GC ending each batch is then shared by too few calls
+  // (seen: 1,087 sends per batch, 7 ms instead of the 40 ms the method asks for).
+  sized = fns.map((fn) => callsPerBatch(fn));
+  for (let r = 0; r < 3; r++) fns.forEach((fn, k) => batch(fn, sized[k]!.per));
   const samples: Sample[][] = fns.map(() => []);
   for (let r = 0; r < rounds; r++) fns.forEach((fn, k) => samples[k]!.push(batch(fn, sized[k]!.per)));
   const med = (xs: Sample[], key: keyof Sample) => median(xs.map((x) => x[key]));
@@ -563,7 +569,7 @@ export function runSendBench(opts: { quick: boolean; log: (s: string) => void })
   const lines = [
     '## Sending a message versus a persistent floor (issue 29, goal 1)',
     '',
-    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 32-user chunks, as the store). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 4,596 sends into the ~1,000-subscriber channel (4,096 sends: two whole 2,048-row chunks per recipient, so where each user’s row buffer stands in its growth does not decide the figure, as it did over the 500 sends measured until 2026-11-29), only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn. The medians drop the batches an old-generation GC lands in; the mean column keeps them (total time over total calls of the same batches), so where the two disagree a major GC is weighing on one side.',
+    'The whole `sendMessage` (validation, mentions, flags, the store append, events) against a floor that appends the same message and the same (id, flags) rows while keeping every older state valid (bench/send.ts: shared append-only row buffers written at their frontier, per-state row counts copied on write in 32-user chunks, as the store). Interleaved batches in one process, warmed until the medians settle; medians of wall time and of process CPU time (all threads, GC included). Before every batch, untimed, a minor GC empties the young generation, and each side’s batch is sized (again once every side is warm) to last at least 40 ms and to allocate at least 4 young generations of its own (at most 250 ms), and a timed minor GC ends each batch (its own tail of garbage), so each side pays for all of its own scavenges and none of the other’s. Heap per row: the growth of the heap per UserMessage row (with its share of the message) between 500 and 4,596 sends into the ~1,000-subscriber channel (4,096 sends: two whole 2,048-row chunks per recipient, so where each user’s row buffer stands in its growth does not decide the figure, as it did over the 500 sends measured until 2026-11-29), only the last state alive. The floor + outputs (bench/send.ts, `OutputFloor`) is the same store floor plus the rest of what a send must do and hand back, each in its cheapest form: the message’s other columns, its entries in the channel, topic and sender id lists a narrow reads (kept as the rows are), its HTML (escape and wrap), one message event (Zulip’s message dict, one literal) addressed to the recipients’ list as it is, and the answer; it still parses nothing, checks no access, computes no mentions. Consecutive sends (both sides) go to 8 topics of the channel in turn. The medians drop the batches an old-generation GC lands in; the mean column keeps them (total time over total calls of the same batches), so where the two disagree a major GC is weighing on one side.',
     '',
     '| preset | recipients | sendMessage wall | floor wall | wall ratio | sendMessage CPU | floor CPU | CPU ratio | floor + outputs wall / CPU | ratio to it, wall / CPU | mean wall incl. every GC: sendMessage / floor + outputs (ratio) | load (1, 5, 15 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -5,6 +5,7 @@ import { ID_CHUNK, type IdList } from './idlist';
 import { conversationKey, foldedTopicId, type Interner } from './interner';
 import { carryRowHoldersOnAppend } from './row-holders';
 import { carrySearchIndex } from '../search/search-index';
+import { flatString } from '../text/flat-string';
 import { chunkColumns, MESSAGE_CHUNK, MessageStore, type MessageChunk } from './store-types';
 
 /** A new message, newer than every message in the store. */
@@ -146,7 +147,8 @@ export function appendMessage(
 
 /** `table` with `name` added as `id` (one past the largest: ids are never reused). */
 function interned(table: Interner, name: string, id: number): Interner {
-  return { ids: table.ids.set(name, id), names: table.names.set(id, name) };
+  const kept = flatString(name);
+  return { ids: table.ids.set(kept, id), names: table.names.set(id, kept) };
 }
 
 /** The table with `name` interned (ids are never reused: the next is one past the largest). */

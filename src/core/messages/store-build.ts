@@ -9,6 +9,7 @@ import { RowTable } from './row-table';
 import { buildIdList, type IdList } from './idlist';
 import { pushTo } from './multimap';
 import { allocChunk, chunkOf } from './store-chunks';
+import { flatString } from '../text/flat-string';
 import { MESSAGE_CHUNK, MessageStore, type MessageChunk, type MessageEdits } from './store-types';
 
 /** Each user's rows as parallel arrays sorted by message id. */
@@ -139,6 +140,7 @@ function idLists(map: Map<number, number[]>): IntMap<IdList> {
 /** A persistent interner from a local name → id map whose ids are 1..size. */
 function internerFrom(map: Map<string, number>): Interner {
   if (map.size === 0) return emptyInterner;
-  const names = IntMap.from([...map].map(([name, id]) => [id, name] as const));
-  return { ids: StrMap.from(map), names };
+  // Each name kept as a string of its own (`flatString`): the table outlives what it was built from.
+  const kept = [...map].map(([name, id]) => [flatString(name), id] as const);
+  return { ids: StrMap.from(kept), names: IntMap.from(kept.map(([name, id]) => [id, name] as const)) };
 }

@@ -187,6 +187,8 @@ export function headerOf(
   name: string,
 ): string | undefined {
   if (!headers) return undefined;
-  for (const k of Object.keys(headers)) if (k.toLowerCase() === name) return headers[k];
+  // Runs on every request: `for … in` walks the names without making an array of them (inherited
+  // names are skipped, as `Object.keys` skipped them).
+  for (const k in headers) if (k.toLowerCase() === name && Object.hasOwn(headers, k)) return headers[k];
   return undefined;
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { seededRandom, type PasswordHasher } from '../../src/core/context';
@@ -284,6 +285,25 @@ describe('redaction', () => {
       ['old_password', 'new_password', 'NEW_PASSWORD', 'password', 'db_Password'].every(isSecretName),
     ).toBe(true);
     expect(['password_hash', 'passwords', 'full_name', 'email'].some(isSecretName)).toBe(false);
+  });
+
+  it('names exactly what a case-blind `password$` names, whatever the name', () => {
+    const suffixes = fc.constantFrom(
+      'password',
+      'PassWord',
+      'pASSWORD',
+      'passwor',
+      'ſassword',
+      'pa\u017fsword',
+      'p@ssword',
+      'password ',
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), suffixes, (head, tail) => {
+        const name = head + tail;
+        expect(isSecretName(name)).toBe(/password$/i.test(name));
+      }),
+    );
   });
 
   it('leaves inputs without secrets as they are (the same object)', () => {

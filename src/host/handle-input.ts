@@ -10,7 +10,7 @@ import type { User } from '../core/model/records';
 import { LIBRARY_CLIENT, clientFromUserAgent } from '../core/messages/client-names';
 import { basicAuthHeader } from '../wire/auth';
 import { forEachFormField, setField } from '../wire/form';
-import { decodedPath, handleApiRequest, readsClient, type ApiRequest } from '../wire/handle';
+import { decodedPath, handleApiRequest, headerValue, readsClient, type ApiRequest } from '../wire/handle';
 import { PathMemo } from '../wire/path-memo';
 import { matchRoute } from '../wire/routes';
 import type { ChangeInput } from './change';
@@ -116,7 +116,7 @@ export function requestInput(actor: Actor, request: ApiRequest): ChangeInput {
   // Headers are not stored: the client a send took from its User-Agent (wire/handle.ts) is
   // recorded as the field a replay reads instead, so the replayed message names the same client.
   if (names.readsClient && !Object.hasOwn(fields, 'client'))
-    setField(fields, 'client', clientFromUserAgent(headerOf(request.headers, 'user-agent')));
+    setField(fields, 'client', clientFromUserAgent(headerValue(request.headers, 'user-agent')));
   return { kind: 'request', actor, method: request.method, url: path, body: fields };
 }
 
@@ -180,15 +180,4 @@ const namesByOp = new WeakMap<object, ParameterNames>();
 /** Only the fields a stored actor has, whatever else the caller's object carried. */
 export function plainActor(actor: Actor): Actor {
   return 'anonymous' in actor ? { anonymous: true } : { userId: actor.userId };
-}
-
-export function headerOf(
-  headers: Readonly<Record<string, string>> | undefined,
-  name: string,
-): string | undefined {
-  if (!headers) return undefined;
-  // Runs on every request: `for … in` walks the names without making an array of them (inherited
-  // names are skipped, as `Object.keys` skipped them).
-  for (const k in headers) if (k.toLowerCase() === name && Object.hasOwn(headers, k)) return headers[k];
-  return undefined;
 }

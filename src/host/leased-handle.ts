@@ -18,7 +18,7 @@
  */
 import type { AnyOperation } from '../core/operation';
 import type { ZulipErrorBody, ZulipSuccess } from '../core/result';
-import type { ApiRequest } from '../wire/handle';
+import { headerValue, type ApiRequest } from '../wire/handle';
 import { LeaseLostError, PersistError } from './errors';
 import type { RealmHandle, HandleResult, RunArgs, RunResult } from './realm-handle';
 import type { Actor } from '../core/operation';
@@ -112,7 +112,11 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
   async function runBatch(req: ApiRequest): Promise<HandleResult> {
     const secret = lease.secret;
     const batch = readBatch(req.body);
-    if (secret === undefined || headerOf(req, FORWARD_SECRET_HEADER) !== secret || batch === undefined)
+    if (
+      secret === undefined ||
+      headerValue(req.headers, FORWARD_SECRET_HEADER) !== secret ||
+      batch === undefined
+    )
       return answer(404, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
     const answers = await Promise.all(
       batch.map(async (r) => {
@@ -142,7 +146,7 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
 
   /** Runs a write here, once per request id at a time. */
   function runHere(req: ApiRequest): Promise<HandleResult> {
-    const id = headerOf(req, REQUEST_ID_HEADER);
+    const id = headerValue(req.headers, REQUEST_ID_HEADER);
     if (id === undefined) return inner.request(req);
     const already = running.get(id);
     if (already !== undefined) return already;
@@ -152,10 +156,10 @@ export function leasedHandle(inner: RealmHandle, options: LeasedHandleOptions): 
   }
 
   async function write(req: ApiRequest): Promise<HandleResult> {
-    const hops = Number(headerOf(req, HOPS_HEADER) ?? 0) || 0;
+    const hops = Number(headerValue(req.headers, HOPS_HEADER) ?? 0) || 0;
     const deadline = performance.now() + waitMs;
     // One id for every attempt of this write (kept when it came forwarded with one).
-    const requestId = headerOf(req, REQUEST_ID_HEADER) ?? newRequestId();
+    const requestId = headerValue(req.headers, REQUEST_ID_HEADER) ?? newRequestId();
     let unknown = false;
     /** Once forwarded, the write may be committed under its id: a run here must carry it too. */
     let tagged: ApiRequest | undefined;
@@ -243,9 +247,4 @@ function randomRequestId(): string {
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q < 0 ? url : url.slice(0, q);
-}
-
-function headerOf(req: ApiRequest, name: string): string | undefined {
-  for (const [k, v] of Object.entries(req.headers ?? {})) if (k.toLowerCase() === name) return v;
-  return undefined;
 }

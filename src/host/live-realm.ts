@@ -16,7 +16,7 @@ import type { ClientCapabilities } from '../core/register/options';
 import { errorBody, type OpResult } from '../core/result';
 import { authenticate } from '../wire/auth';
 import { forEachFormField, setField } from '../wire/form';
-import { handleApiRequest, type ApiRequest } from '../wire/handle';
+import { handleApiRequest, headerValue, type ApiRequest } from '../wire/handle';
 import { EventQueues, type EventQueueOptions, type NewQueue } from './event-queues';
 import type { RealmHandle } from './realm-handle';
 import { PresenceTable } from './presence-table';
@@ -99,7 +99,7 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
     const state = handle.state;
     const result = handleApiRequest(state, req, { now: nowSecs(), presence });
     if (result.status !== 200) return result;
-    const actor = authenticate(state, header(req, 'authorization'));
+    const actor = authenticate(state, headerValue(req.headers, 'authorization'));
     if (!('userId' in actor)) return result;
     const input = inputOf(req);
     const queue = queues.create(actor.userId, queueRequest(input));
@@ -115,7 +115,7 @@ export function withEventQueues(handle: RealmHandle, options: EventQueueOptions 
       events: [],
       effects: [],
     });
-    const actor = authenticate(state, header(req, 'authorization'));
+    const actor = authenticate(state, headerValue(req.headers, 'authorization'));
     if ('code' in actor) return refuse(actor);
     if (!('userId' in actor)) return refuse(errors.notLoggedIn());
     const input = inputOf(req);
@@ -249,9 +249,4 @@ function inputOf(req: ApiRequest): Record<string, unknown> {
   else if (body !== undefined && body !== null)
     for (const [k, v] of Object.entries(body)) input[k] = String(v);
   return input;
-}
-
-function header(req: ApiRequest, name: string): string | undefined {
-  for (const [k, v] of Object.entries(req.headers ?? {})) if (k.toLowerCase() === name) return v;
-  return undefined;
 }

@@ -36,7 +36,7 @@ import type { RealmSnapshotInput } from '../core/snapshot/format';
 import type { RealmState } from '../core/state';
 import { OPERATIONS } from '../ops/index';
 import { authenticate } from '../wire/auth';
-import { handleApiRequest, type ApiRequest } from '../wire/handle';
+import { handleApiRequest, headerValue, type ApiRequest } from '../wire/handle';
 import type { Change, ChangeInput } from './change';
 import { checkpointStream, readCheckpoint } from './checkpoint';
 import { CheckpointSchedule, type CheckpointPolicy } from './checkpoint-policy';
@@ -51,7 +51,7 @@ import {
 } from './errors';
 import { Batches, type BatchEntry } from './handle-batch';
 import { clock, opContext, type HandleContext } from './handle-context';
-import { applyInput, headerOf, plainActor, requestInput } from './handle-input';
+import { applyInput, plainActor, requestInput } from './handle-input';
 import { checkChangeSize, checkHead, DEFAULT_MAX_CHANGE_BYTES } from './load-checks';
 import { TaskQueue } from './handle-queue';
 import { Listeners, type ChangeListener } from './listeners';
@@ -610,13 +610,13 @@ class Handle implements RealmHandle {
     let requestId: string | undefined;
     if (entry.work.kind === 'request') {
       const original = entry.work.request;
-      const actor = authenticate(tip, headerOf(original.headers, 'authorization'));
+      const actor = authenticate(tip, headerValue(original.headers, 'authorization'));
       // Not authenticated: the wire layer answers the error without touching the realm.
       if ('code' in actor) {
         const ctx = opContext(this.options.ctx, clock(this.options.ctx), undefined);
         return { entry, result: { ...handleApiRequest(tip, original, ctx), version } };
       }
-      requestId = headerOf(original.headers, REQUEST_ID_HEADER);
+      requestId = headerValue(original.headers, REQUEST_ID_HEADER);
       if (requestId !== undefined) {
         // A retry of a forwarded write that is already applied (this handle caught up before
         // running the batch, and runs it again caught up after a lost race): its first answer.

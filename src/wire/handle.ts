@@ -56,7 +56,7 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
 
   const actor = match.op.def.ignoresCredentials
     ? ({ anonymous: true } as const)
-    : authenticate(state, header(request.headers, 'authorization'));
+    : authenticate(state, headerValue(request.headers, 'authorization'));
   if ('code' in actor) return failure(state, actor);
   // Zulip's `rest_dispatch` serves spectators only on /json paths: an /api request without
   // credentials gets its authentication error (MissingAuthenticationError → 401, Basic challenge),
@@ -81,7 +81,7 @@ export function handleApiRequest(state: RealmState, request: ApiRequest, ctx?: O
   // Zulip names every request's client (`parse_client`): its `client` field, else its User-Agent.
   // Only an operation that stores it (a send) is given one; others would list it as ignored.
   if (readsClient(match.op.def) && !Object.hasOwn(input, 'client'))
-    setField(input, 'client', clientFromUserAgent(header(request.headers, 'user-agent')));
+    setField(input, 'client', clientFromUserAgent(headerValue(request.headers, 'user-agent')));
   // Path parameters are the URL's: they override same-named form fields and are never "ignored".
   const pathParams = match.pathParams;
   const params = Object.keys(pathParams);
@@ -111,7 +111,14 @@ export function decodedPath(rawPath: string): string {
   return path.startsWith('/') ? path : path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
 }
 
-function header(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {
+/**
+ * The value of header `name` (lower-case) in a request's headers, whatever case they spell it in:
+ * the first that matches. The one lookup every layer uses (wire, handle, live queues, leases).
+ */
+export function headerValue(
+  headers: Readonly<Record<string, string>> | undefined,
+  name: string,
+): string | undefined {
   if (!headers) return undefined;
   // Runs on every request: `for … in` walks the names without making an array of them (inherited
   // names are skipped, as `Object.keys` skipped them).
